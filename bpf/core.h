@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The few kernel types cowtop's BPF programs read, declared by hand with
+ * preserve_access_index so CO-RE relocates every field against the running
+ * kernel's BTF. Only the fields used are declared; layout comes from BTF. */
+#ifndef COWTOP_CORE_H
+#define COWTOP_CORE_H
+
+typedef unsigned char __u8;
+typedef unsigned short __u16;
+typedef unsigned int __u32;
+typedef unsigned long long __u64;
+typedef signed char __s8;
+typedef short __s16;
+typedef int __s32;
+typedef long long __s64;
+typedef __u16 __be16;
+typedef __u32 __be32;
+typedef __u32 __wsum;
+typedef _Bool bool;
+typedef int pid_t;
+typedef unsigned int gfp_t;
+
+enum {
+	false = 0,
+	true = 1,
+};
+
+enum bpf_map_type {
+	BPF_MAP_TYPE_HASH = 1,
+	BPF_MAP_TYPE_ARRAY = 2,
+	BPF_MAP_TYPE_PERCPU_ARRAY = 6,
+	BPF_MAP_TYPE_RINGBUF = 27,
+};
+
+enum {
+	BPF_ANY = 0,
+	BPF_NOEXIST = 1,
+	BPF_EXIST = 2,
+};
+
+struct bpf_raw_tracepoint_args {
+	__u64 args[0];
+};
+
+typedef struct {
+	int counter;
+} atomic_t;
+
+struct signal_struct {
+	atomic_t live;
+	int group_exit_code;
+	unsigned int flags;
+} __attribute__((preserve_access_index));
+
+struct task_struct {
+	pid_t pid;
+	pid_t tgid;
+	int exit_code;
+	unsigned int in_user_fault: 1;
+	__u64 start_boottime;
+	char comm[16];
+	struct task_struct *real_parent;
+	struct task_struct *group_leader;
+	struct signal_struct *signal;
+} __attribute__((preserve_access_index));
+
+#endif

@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: GPL-2.0
+/* cowtop's kernel side: counts copy-on-write copies per watched process in
+ * maps and follows watched processes across fork, exec and exit.
+ *
+ * Detection ("fault+alloc" mechanism): a write fault on a present page
+ * (error_code & 3 == 3) is remembered in a per-CPU slot; the next movable page
+ * allocation by the same thread while it is still inside that fault is the new
+ * page of a copy. A flagged fault that ends without an allocation was resolved
+ * by reusing the page. Every fault clears the slot, so a flag never outlives
+ * the fault that set it. */
+#include "core.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include "cowtop.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* Set by user space between open and load. */
+const volatile bool watch_all = false;     /* count every process */
+const volatile __u32 first_clone_of = 0;   /* --track-first-clone PID */
+const volatile __u32 gfp_movable = 0x08;   /* __GFP_MOVABLE of this kernel */
+const volatile __u32 gfp_zero = 0x100;     /* __GFP_ZERO of this kernel */
+const volatile __u64 user_addr_end = 0x00007ffffffff000ULL;
+
+/* Set once the first clone of first_clone_of has been taken. */
+__u64 first_clone_taken = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 32768);
+	__type(key, __u32);
+	__type(value, struct cowtop_proc);
+} procs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 256 * 1024);
+} events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, COWTOP_STAT_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} stats SEC(".maps");
+
+/* The write fault in progress on this CPU, if any. */
+struct fault_slot {
+	__u32 tid;
+	__u32 tgid;
+	__u32 flagged; /* a write to a present page is being handled */
+	__u32 kernel;  /* it came from a kernel-mode access */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct fault_slot);
+} slots SEC(".maps");
+
+/* Count one loss of kind idx. */
+static __always_inline void stat_inc(__u32 idx)
+{
+	__u64 *v = bpf_map_lookup_elem(&stats, &idx);
+
+	if (v)
+		*v += 1;
+}
+
+/* Start time of a task's thread group, as the kernel keeps it. */
+static __always_inline __u64 group_start_ns(struct task_struct *task)
+{
+	return BPF_CORE_READ(task, group_leader, start_boottime);
+}
+
+/* Add tgid to the watched map with zeroed counts; flags as for map update. */
+static __always_inline struct cowtop_proc *proc_add(__u32 tgid, __u32 ppid,
+						    __u64 start_ns, __u64 flags)
+{
+	struct cowtop_proc p = { .start_ns = start_ns, .ppid = ppid };
+	long err = bpf_map_update_elem(&procs, &tgid, &p, flags);
+
+	if (err && err != -17 /* EEXIST */)
+		stat_inc(COWTOP_STAT_MAP_FULL);
+	return bpf_map_lookup_elem(&procs, &tgid);
+}
+
+/* The counters of tgid, or NULL when it is not watched. In watch-all mode a
+ * process seen for the first time gets an entry. */
+static __always_inline struct cowtop_proc *proc_get(__u32 tgid)
+{
+	struct cowtop_proc *p = bpf_map_lookup_elem(&procs, &tgid);
+	struct task_struct *task;
+
+	if (p || !watch_all)
+		return p;
+	task = (struct task_struct *)bpf_get_current_task();
+	return proc_add(tgid, BPF_CORE_READ(task, real_parent, tgid),
+			group_start_ns(task), BPF_NOEXIST);
+}
+
+/* The flagged fault in the slot ended without an allocation: a reuse. */
+static __always_inline void slot_settle(struct fault_slot *s)
+{
+	struct cowtop_proc *p;
+
+	if (!s->flagged)
+		return;
+	s->flagged = 0;
+	p = proc_get(s->tgid);
+	if (p)
+		__sync_fetch_and_add(&p->counts.reuse, 1);
+}
+
+/* Common fault handler: settle the previous fault, flag this one if it is a
+ * write to a present user page. */
+static __always_inline int on_fault(__u64 addr, __u64 error_code, __u32 kernel)
+{
+	__u32 zero = 0;
+	struct fault_slot *s = bpf_map_lookup_elem(&slots, &zero);
+	__u64 id;
+
+	if (!s)
+		return 0;
+	slot_settle(s);
+	if ((error_code & 3) != 3 || addr >= user_addr_end)
+		return 0;
+	id = bpf_get_current_pid_tgid();
+	s->tid = (__u32)id;
+	s->tgid = id >> 32;
+	s->kernel = kernel;
+	s->flagged = 1;
+	return 0;
+}
+
+SEC("raw_tp/page_fault_user")
+int on_page_fault_user(struct bpf_raw_tracepoint_args *ctx)
+{
+	return on_fault(ctx->args[0], ctx->args[2], 0);
+}
+
+SEC("raw_tp/page_fault_kernel")
+int on_page_fault_kernel(struct bpf_raw_tracepoint_args *ctx)
+{
+	return on_fault(ctx->args[0], ctx->args[2], 1);
+}
+
+/* True when current is still inside the user fault that flagged the slot
+ * (handle_mm_fault marks user faults in task->in_user_fault). */
+static __always_inline bool in_user_fault(void)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+
+	return BPF_CORE_READ_BITFIELD_PROBED(task, in_user_fault);
+}
+
+SEC("raw_tp/mm_page_alloc")
+int on_mm_page_alloc(struct bpf_raw_tracepoint_args *ctx)
+{
+	__u32 zero = 0;
+	struct fault_slot *s = bpf_map_lookup_elem(&slots, &zero);
+	__u32 order = ctx->args[1];
+	__u32 gfp = ctx->args[2];
+	struct cowtop_proc *p;
+	__u64 pages;
+
+	if (!s || !s->flagged || !(gfp & gfp_movable))
+		return 0;
+	if (s->tid != (__u32)bpf_get_current_pid_tgid())
+		return 0;
+	if (!s->kernel && !in_user_fault())
+		return 0;
+	s->flagged = 0;
+	p = proc_get(s->tgid);
+	if (!p)
+		return 0;
+	pages = 1ULL << (order & 31);
+	if (gfp & gfp_zero) {
+		__sync_fetch_and_add(&p->counts.zero_fill, pages);
+		return 0;
+	}
+	__sync_fetch_and_add(&p->counts.cow, pages);
+	if (s->kernel)
+		__sync_fetch_and_add(&p->counts.cow_kernel, pages);
+	return 0;
+}
+
+/* Send one event about task (a group leader or any of its threads). */
+static __always_inline void emit(__u32 type, __u32 pid, struct task_struct *task,
+				 struct cowtop_proc *p)
+{
+	struct cowtop_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+
+	if (!e) {
+		stat_inc(COWTOP_STAT_RINGBUF_LOST);
+		return;
+	}
+	e->type = type;
+	e->pid = pid;
+	e->ppid = BPF_CORE_READ(task, real_parent, tgid);
+	e->exit_code = BPF_CORE_READ(task, exit_code);
+	e->start_ns = group_start_ns(task);
+	e->time_ns = bpf_ktime_get_boot_ns();
+	if (p)
+		e->counts = p->counts;
+	else
+		__builtin_memset(&e->counts, 0, sizeof(e->counts));
+	BPF_CORE_READ_STR_INTO(&e->comm, task, comm);
+	bpf_ringbuf_submit(e, 0);
+}
+
+/* Whether a fork by parent_tgid creates a process cowtop must watch. */
+static __always_inline bool fork_watched(__u32 parent_tgid)
+{
+	if (watch_all || bpf_map_lookup_elem(&procs, &parent_tgid))
+		return true;
+	if (first_clone_of && parent_tgid == first_clone_of)
+		return __sync_val_compare_and_swap(&first_clone_taken, 0, 1) == 0;
+	return false;
+}
+
+SEC("raw_tp/sched_process_fork")
+int on_process_fork(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct task_struct *parent = (struct task_struct *)ctx->args[0];
+	struct task_struct *child = (struct task_struct *)ctx->args[1];
+	__u32 ptgid = BPF_CORE_READ(parent, tgid);
+	__u32 ctgid = BPF_CORE_READ(child, tgid);
+	struct cowtop_proc *p;
+
+	if (ctgid == ptgid || !fork_watched(ptgid))
+		return 0; /* a new thread, or nobody we watch */
+	/* BPF_ANY: the pid may be a reused one whose old entry is still there. */
+	p = proc_add(ctgid, BPF_CORE_READ(child, real_parent, tgid),
+		     group_start_ns(child), BPF_ANY);
+	emit(COWTOP_EV_FORK, ctgid, child, p);
+	return 0;
+}
+
+SEC("raw_tp/sched_process_exec")
+int on_process_exec(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct task_struct *task = (struct task_struct *)ctx->args[0];
+	__u32 tgid = BPF_CORE_READ(task, tgid);
+	struct cowtop_proc *p = bpf_map_lookup_elem(&procs, &tgid);
+
+	if (p || watch_all)
+		emit(COWTOP_EV_EXEC, tgid, task, p);
+	return 0;
+}
+
+SEC("raw_tp/sched_process_exit")
+int on_process_exit(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct task_struct *task = (struct task_struct *)ctx->args[0];
+	__u32 tgid = BPF_CORE_READ(task, tgid);
+	struct cowtop_proc *p = bpf_map_lookup_elem(&procs, &tgid);
+	__u32 zero = 0;
+	struct fault_slot *s;
+
+	if (!p || BPF_CORE_READ(task, signal, live.counter) != 0)
+		return 0; /* not watched, or other threads still live */
+	s = bpf_map_lookup_elem(&slots, &zero);
+	if (s && s->tgid == tgid)
+		slot_settle(s);
+	p->exited = 1;
+	emit(COWTOP_EV_EXIT, tgid, task, p);
+	return 0;
+}

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The ABI shared by cowtop's BPF programs and user space: plain structs and
+ * constants only, fixed-width types, no kernel or libc headers. */
+#ifndef COWTOP_ABI_H
+#define COWTOP_ABI_H
+
+#define COWTOP_COMM_LEN 16
+
+/* Per-process (thread group) counters, kept in the kernel. All page counts
+ * are in base pages (4 KiB on x86_64); a huge page counts as 1 << order. */
+struct cowtop_counts {
+	__u64 cow;        /* pages copied because they were shared: sharing lost */
+	__u64 cow_kernel; /* of cow: copies made by kernel-mode writes (read() into a shared buffer) */
+	__u64 zero_fill;  /* writes that replaced the shared zero page (no sharing lost) */
+	__u64 reuse;      /* write-protect faults resolved without a copy */
+};
+
+/* Value of the watched-process map, keyed by tgid. */
+struct cowtop_proc {
+	struct cowtop_counts counts;
+	__u64 start_ns; /* group leader's start time, ns since boot (CLOCK_BOOTTIME) */
+	__u32 ppid;
+	__u32 exited;   /* set at group exit; user space reaps the entry */
+};
+
+enum cowtop_event_type {
+	COWTOP_EV_FORK = 1, /* a watched process forked: pid is the new child */
+	COWTOP_EV_EXEC = 2, /* a watched process exec'd: comm is the new name */
+	COWTOP_EV_EXIT = 3, /* the whole thread group exited: counts are final */
+};
+
+/* One ring-buffer record. Only low-rate events travel this way: copies are
+ * counted in maps, never sent one by one. */
+struct cowtop_event {
+	__u32 type;
+	__u32 pid;
+	__u32 ppid;
+	__s32 exit_code;  /* EXIT: wait status (as in waitpid) */
+	__u64 start_ns;   /* as in cowtop_proc */
+	__u64 time_ns;    /* CLOCK_BOOTTIME when it happened */
+	struct cowtop_counts counts; /* counts at the moment of the event */
+	char comm[COWTOP_COMM_LEN];
+};
+
+/* Loss counters, indexes into the "stats" per-CPU array. */
+enum cowtop_stat {
+	COWTOP_STAT_RINGBUF_LOST = 0, /* ring-buffer records that did not fit */
+	COWTOP_STAT_MAP_FULL = 1,     /* processes that could not be added to the map */
+	COWTOP_STAT_MAX = 2,
+};
+
+#endif

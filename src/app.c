@@ -1,0 +1,498 @@
+/* cowtop's run: targets -> tracer -> model -> frames, in one epoll loop. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "app.h"
+#include "demo.h"
+#include "launch.h"
+#include "loop.h"
+#include "output.h"
+#include "procfs.h"
+#include "tracer.h"
+
+static const int app_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD, SIGWINCH };
+
+/* Nanoseconds per clock tick: the kernel's start times in /proc's unit. */
+static unsigned long long ns_per_tick(void)
+{
+	return 1000000000ULL / (unsigned long long)procfs_clock_ticks();
+}
+
+/* Start time in clock ticks from the kernel's nanoseconds. */
+static unsigned long long ticks_of(__u64 ns)
+{
+	return ns / ns_per_tick();
+}
+
+/* Wall clock, unix seconds. */
+static double wall_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Print a runtime error and remember to exit 1. */
+static int app_fail(struct app *a, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("cowtop: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	a->exit_code = 1;
+	return -1;
+}
+
+/* Update p from /proc; false when the process there is not p any more. */
+static bool refresh_from_proc(struct app *a, struct proc *p)
+{
+	struct proc_stat st;
+	struct proc_statm sm;
+
+	if (procfs_read_stat(a->procfd, p->pid, &st) || st.start_time != p->start_time)
+		return false;
+	p->ppid = st.ppid;
+	p->state = st.state;
+	memcpy(p->comm, st.comm, sizeof(p->comm));
+	p->comm[sizeof(p->comm) - 1] = '\0';
+	p->vsz_kib = st.vsize / 1024;
+	p->rss_kib = (unsigned long long)(st.rss > 0 ? st.rss : 0) * procfs_page_kib();
+	if (procfs_read_statm(a->procfd, p->pid, &sm) == 0)
+		p->rss_kib = sm.resident * procfs_page_kib();
+	return true;
+}
+
+/* Take p's name from a kernel record (16 bytes, maybe unterminated). */
+static void set_comm(struct proc *p, const char *comm)
+{
+	size_t n = strnlen(comm, COWTOP_COMM_LEN);
+
+	memcpy(p->comm, comm, n);
+	p->comm[n] = '\0';
+}
+
+/* One ring-buffer record: a fork, an exec or an exit of a watched process. */
+static void on_event(const struct cowtop_event *e, void *ctx)
+{
+	struct app *a = ctx;
+	unsigned long long start = ticks_of(e->start_ns);
+	struct proc *p = model__add(a->model, e->pid, start);
+
+	if (!p)
+		return;
+	p->in_kernel = true;
+	if (e->type == COWTOP_EV_FORK || !p->comm[0])
+		set_comm(p, e->comm);
+	if (e->type == COWTOP_EV_FORK)
+		p->ppid = e->ppid;
+	if (e->type == COWTOP_EV_EXEC) {
+		set_comm(p, e->comm);
+		if (a->launch.pid == (pid_t)e->pid && !a->launch_execd) {
+			/* The gated child's own copies before exec are cowtop's, not the command's. */
+			a->launch_execd = true;
+			model__set_base(p, &e->counts);
+		}
+	}
+	model__set_counts(p, &e->counts);
+	if (e->type == COWTOP_EV_EXIT) {
+		model__mark_exited(p, loop__now());
+		tracer__forget(a->tracer, e->pid, e->start_ns, ns_per_tick());
+	}
+}
+
+struct reap {
+	int pid;
+	__u64 start_ns;
+};
+
+struct walk {
+	struct app *a;
+	struct reap *reap;
+	size_t nreap, cap;
+};
+
+/* Remember an entry to delete after the map walk (deleting during it restarts it). */
+static void walk_reap(struct walk *w, __u32 pid, __u64 start_ns)
+{
+	if (w->nreap == w->cap) {
+		size_t cap = w->cap ? w->cap * 2 : 16;
+		struct reap *r = realloc(w->reap, cap * sizeof(*r));
+
+		if (!r)
+			return;
+		w->reap = r;
+		w->cap = cap;
+	}
+	w->reap[w->nreap++] = (struct reap){ pid, start_ns };
+}
+
+/* One entry of the kernel's counter map, read at a tick. */
+static void on_counts(__u32 pid, const struct cowtop_proc *k, void *ctx)
+{
+	struct walk *w = ctx;
+	struct app *a = w->a;
+	unsigned long long start = ticks_of(k->start_ns);
+	struct proc *p = model__find(a->model, pid, start);
+
+	if (!p) {
+		p = model__add(a->model, pid, start);
+		if (!p)
+			return;
+		p->ppid = k->ppid;
+		if (!refresh_from_proc(a, p) && !k->exited)
+			snprintf(p->comm, sizeof(p->comm), "?");
+	} else if (p->exited) {
+		walk_reap(w, pid, k->start_ns); /* exit already handled */
+		return;
+	}
+	p->in_kernel = true;
+	model__set_counts(p, &k->counts);
+	if (k->exited) {
+		/* Its exit record was lost: the map still has the final counts. */
+		model__mark_exited(p, loop__now());
+		walk_reap(w, pid, k->start_ns);
+	}
+}
+
+/* Read every counter the kernel holds into the model. */
+static void collect_counts(struct app *a)
+{
+	struct walk w = { .a = a };
+	size_t i;
+
+	tracer__for_each(a->tracer, on_counts, &w);
+	for (i = 0; i < w.nreap; i++)
+		tracer__forget(a->tracer, w.reap[i].pid, w.reap[i].start_ns, ns_per_tick());
+	free(w.reap);
+}
+
+/* Read /proc for every live process; those gone from /proc and unknown to
+ * the kernel side (watch-all) are marked exited here. */
+static void refresh_all(struct app *a)
+{
+	size_t i;
+	struct proc *p;
+
+	for (i = 0; (p = model__at(a->model, i)); i++) {
+		if (p->exited)
+			continue;
+		if (!refresh_from_proc(a, p) && !p->in_kernel)
+			model__mark_exited(p, loop__now());
+	}
+}
+
+/* Emit one frame of the current model. */
+static void present(struct app *a, double interval)
+{
+	struct view_opts vo = {
+		.sort = a->opt->sort, .reverse = a->opt->reverse, .tree = !a->opt->flat,
+	};
+	struct frame fr = {
+		.time = wall_now(), .interval = interval, .mechanism = tracer__mechanism(a->tracer),
+		.lost = tracer__lost(a->tracer),
+	};
+	struct row *rows;
+
+	if (model__rows(a->model, &vo, &rows, &fr.nrows))
+		return;
+	fr.rows = rows;
+	if (a->opt->format == FORMAT_JSON)
+		output_json(stdout, &fr);
+	else
+		output_text(stdout, &fr);
+	if (fflush(stdout) || ferror(stdout))
+		a->stop = true; /* reader gone (EPIPE): nothing left to do */
+}
+
+/* Whether the watched processes are all gone and nothing more can come. */
+static bool all_done(struct app *a)
+{
+	if (a->watch_all || model__live(a->model) > 0)
+		return false;
+	return a->launch.pid <= 0 || a->cmd_reaped;
+}
+
+/* Close an interval: collect, compute, present, forget what was shown exited. */
+static void tick(struct app *a)
+{
+	double now = loop__now(), dt = now - a->last_tick;
+
+	tracer__drain(a->tracer);
+	collect_counts(a);
+	refresh_all(a);
+	model__tick(a->model, dt);
+	present(a, dt);
+	a->last_tick = now;
+	a->frames++;
+	model__remove_exited(a->model, now);
+	if (a->opt->iterations && a->frames >= a->opt->iterations)
+		a->stop = true;
+	if (all_done(a))
+		a->stop = true;
+}
+
+/* The refresh timer fired. */
+static void on_timer(int fd, void *ctx)
+{
+	struct app *a = ctx;
+
+	loop__timer_expirations(fd);
+	tick(a);
+}
+
+/* Ring-buffer records are ready. */
+static void on_ringbuf(int fd, void *ctx)
+{
+	struct app *a = ctx;
+
+	(void)fd;
+	tracer__drain(a->tracer);
+	if (all_done(a))
+		a->final_due = true;
+}
+
+/* Reap the launched command, keeping its status as a shell would report it. */
+static void reap_children(struct app *a)
+{
+	int status;
+	pid_t pid;
+
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		if (pid != a->launch.pid)
+			continue;
+		a->cmd_reaped = true;
+		if (WIFEXITED(status))
+			a->exit_code = WEXITSTATUS(status);
+		else if (WIFSIGNALED(status))
+			a->exit_code = 128 + WTERMSIG(status);
+	}
+}
+
+/* A signal arrived through the signalfd. */
+static void on_signal(int fd, void *ctx)
+{
+	struct app *a = ctx;
+	struct signalfd_siginfo si;
+
+	while (read(fd, &si, sizeof(si)) == sizeof(si)) {
+		switch (si.ssi_signo) {
+		case SIGCHLD:
+			reap_children(a);
+			tracer__drain(a->tracer);
+			if (all_done(a))
+				a->final_due = true;
+			break;
+		case SIGWINCH:
+			break;
+		default:
+			a->stop = true;
+		}
+	}
+}
+
+/* Start time (ticks) and parent of pid from /proc; -ESRCH when it is gone. */
+static int proc_identity(struct app *a, int pid, struct proc_stat *st)
+{
+	int e = procfs_read_stat(a->procfd, pid, st);
+
+	return e == -ENOENT ? -ESRCH : e;
+}
+
+/* Watch one process found in /proc, in the kernel and in the model. */
+static int watch_one(struct app *a, const struct proc_stat *st)
+{
+	struct proc *p = model__add(a->model, st->pid, st->start_time);
+	int e = tracer__watch(a->tracer, st->pid, st->ppid, st->start_time * ns_per_tick());
+
+	if (p)
+		refresh_from_proc(a, p);
+	return e;
+}
+
+struct scan {
+	struct app *a;
+	int added;
+};
+
+/* /proc walk step: watch pid if its parent is watched (or everything is). */
+static int scan_one(int pid, void *ctx)
+{
+	struct scan *s = ctx;
+	struct proc_stat st;
+
+	if (model__find_live(s->a->model, pid) || proc_identity(s->a, pid, &st))
+		return 0;
+	if (!s->a->watch_all && !model__find_live(s->a->model, st.ppid))
+		return 0;
+	if (watch_one(s->a, &st) == 0)
+		s->added++;
+	return 0;
+}
+
+/* Watch the existing descendants of the watched processes (or all processes),
+ * walking /proc until no new one turns up. New forks are the kernel's job. */
+static void scan_existing(struct app *a)
+{
+	struct scan s = { .a = a };
+	int pass;
+
+	for (pass = 0; pass < 16; pass++) {
+		s.added = 0;
+		procfs_for_each_pid(a->procfd, scan_one, &s);
+		if (!s.added)
+			break;
+	}
+}
+
+/* Watch the -p targets; each must be a live process, not a thread. */
+static int watch_pids(struct app *a)
+{
+	struct proc_stat st;
+	int i, tgid;
+
+	for (i = 0; i < a->opt->npids; i++) {
+		int pid = a->opt->pids[i];
+
+		tgid = procfs_read_tgid(a->procfd, pid);
+		if (tgid < 0)
+			return app_fail(a, "no process with PID %d", pid);
+		if (tgid != pid)
+			return app_fail(a, "%d is a thread of process %d; use -p %d", pid, tgid, tgid);
+		if (proc_identity(a, pid, &st))
+			return app_fail(a, "no process with PID %d", pid);
+		if (watch_one(a, &st))
+			return app_fail(a, "cannot watch PID %d: the process map is full", pid);
+	}
+	scan_existing(a);
+	return 0;
+}
+
+/* Start the command (or the demo) behind the gate, watch it, open the gate. */
+static int launch_command(struct app *a)
+{
+	static char self[] = "/proc/self/exe", demo_arg[] = DEMO_ARG;
+	static char *demo_argv[] = { self, demo_arg, NULL };
+	char **argv = a->opt->demo ? demo_argv : a->opt->command;
+	struct proc_stat st;
+	int e;
+
+	e = launch__start(&a->launch, launch__exec_argv, argv);
+	if (e)
+		return app_fail(a, "cannot start '%s': %s", argv[0], strerror(-e));
+	if (proc_identity(a, a->launch.pid, &st) || watch_one(a, &st))
+		return app_fail(a, "cannot watch the command (pid %d)", a->launch.pid);
+	e = launch__release(&a->launch);
+	if (e) {
+		fprintf(stderr, "cowtop: cannot execute '%s': %s\n", argv[0], strerror(e));
+		a->exit_code = 127;
+		return -1;
+	}
+	return 0;
+}
+
+/* Set up the loop: signals, timer, ring buffer. */
+static int setup_loop(struct app *a)
+{
+	a->loop = loop__new();
+	if (!a->loop)
+		return app_fail(a, "cannot create the event loop: %s", strerror(errno));
+	a->sigfd = loop__signalfd(app_signals, sizeof(app_signals) / sizeof(*app_signals), NULL);
+	a->timerfd = loop__timerfd(a->opt->delay);
+	if (a->sigfd < 0 || a->timerfd < 0)
+		return app_fail(a, "cannot set up signals and timer: %s", strerror(errno));
+	if (loop__add(a->loop, a->sigfd, on_signal, a) ||
+	    loop__add(a->loop, a->timerfd, on_timer, a) ||
+	    loop__add(a->loop, tracer__epoll_fd(a->tracer), on_ringbuf, a))
+		return app_fail(a, "cannot set up the event loop");
+	return 0;
+}
+
+/* Open the kernel side for the chosen targets. */
+static int open_tracer(struct app *a)
+{
+	struct tracer_opts to = {
+		.watch_all = a->watch_all,
+		.first_clone_of = a->opt->first_clone_of,
+		.ringbuf_kib = a->opt->ringbuf_kib,
+		.on_event = on_event,
+		.ctx = a,
+	};
+	char err[256];
+
+	if (tracer__open(&a->tracer, &to, err, sizeof(err)))
+		return app_fail(a, "%s", err);
+	return 0;
+}
+
+/* Watch what the options name: pids, a command, a first clone, or all. */
+static int watch_targets(struct app *a)
+{
+	struct proc_stat st;
+
+	if (a->opt->npids)
+		return watch_pids(a);
+	if (a->opt->command || a->opt->demo)
+		return launch_command(a);
+	if (a->opt->first_clone_of) {
+		if (proc_identity(a, a->opt->first_clone_of, &st))
+			return app_fail(a, "no process with PID %d", a->opt->first_clone_of);
+		return 0;
+	}
+	scan_existing(a);
+	return 0;
+}
+
+/* Run until stopped; returns the exit status. */
+int app_run(struct options *opt)
+{
+	struct app a = { .opt = opt, .sigfd = -1, .timerfd = -1, .procfd = -1 };
+
+	a.launch.pid = -1;
+	a.launch.gate_fd = a.launch.err_fd = -1;
+	a.watch_all = !opt->npids && !opt->command && !opt->demo && !opt->first_clone_of;
+	signal(SIGPIPE, SIG_IGN);
+	a.model = model__new();
+	a.procfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (!a.model || a.procfd < 0) {
+		app_fail(&a, "cannot open /proc: %s", strerror(errno));
+		goto cleanup;
+	}
+	if (open_tracer(&a) || setup_loop(&a) || watch_targets(&a))
+		goto cleanup;
+	a.last_tick = loop__now();
+	while (!a.stop) {
+		if (a.final_due) {
+			tick(&a);
+			continue;
+		}
+		if (loop__run_once(a.loop, -1) < 0)
+			break;
+	}
+cleanup:
+	if (a.launch.pid > 0 && !a.cmd_reaped && a.exit_code == 127)
+		waitpid(a.launch.pid, NULL, 0);
+	launch__close(&a.launch);
+	loop__free(a.loop);
+	if (a.sigfd >= 0)
+		close(a.sigfd);
+	if (a.timerfd >= 0)
+		close(a.timerfd);
+	tracer__destroy(a.tracer);
+	model__free(a.model);
+	if (a.procfd >= 0)
+		close(a.procfd);
+	return a.exit_code;
+}

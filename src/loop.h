@@ -1,0 +1,22 @@
+/* The single event loop: one epoll set for the ring buffer, the terminal,
+ * signals (signalfd) and the refresh timer (timerfd). */
+#ifndef COWTOP_LOOP_H
+#define COWTOP_LOOP_H
+
+#include <signal.h>
+#include <stdbool.h>
+
+struct loop;
+typedef void (*loop_fn)(int fd, void *ctx);
+
+struct loop *loop__new(void);
+void loop__free(struct loop *l);
+int loop__add(struct loop *l, int fd, loop_fn fn, void *ctx);
+int loop__run_once(struct loop *l, int timeout_ms);
+int loop__signalfd(const int *signals, int n, sigset_t *old);
+int loop__timerfd(double period);
+int loop__timer_set(int fd, double first, double period);
+unsigned long long loop__timer_expirations(int fd);
+double loop__now(void);
+
+#endif

@@ -1,0 +1,37 @@
+/* cowtop: copy-on-write top. Parse the options, check the machine, run. */
+#include <stdio.h>
+#include <string.h>
+#include "app.h"
+#include "demo.h"
+#include "options.h"
+#include "preflight.h"
+
+#ifndef PACKAGE_VERSION
+#define PACKAGE_VERSION "dev"
+#endif
+
+int main(int argc, char **argv)
+{
+	struct options opt;
+	char err[256];
+
+	if (argc == 2 && strcmp(argv[1], DEMO_ARG) == 0)
+		return demo_main();
+	if (options_parse(argc, argv, &opt, err, sizeof(err))) {
+		fprintf(stderr, "cowtop: %s; see 'cowtop --help'\n", err);
+		return 2;
+	}
+	if (opt.help) {
+		options_usage(stdout);
+		return 0;
+	}
+	if (opt.version) {
+		printf("cowtop %s\n", PACKAGE_VERSION);
+		return 0;
+	}
+	if (preflight_check(err, sizeof(err))) {
+		fprintf(stderr, "cowtop: %s\n", err);
+		return 1;
+	}
+	return app_run(&opt);
+}

@@ -1,0 +1,230 @@
+/* Command-line parsing: every value is checked, every mistake gets one line. */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "options.h"
+
+enum {
+	OPT_FIRST_CLONE = 256,
+	OPT_DEMO,
+	OPT_ASCII,
+	OPT_LINGER,
+	OPT_RINGBUF,
+	OPT_FLAT,
+};
+
+static const struct option long_opts[] = {
+	{ "pid", required_argument, NULL, 'p' },
+	{ "track-first-clone", required_argument, NULL, OPT_FIRST_CLONE },
+	{ "batch", no_argument, NULL, 'b' },
+	{ "delay", required_argument, NULL, 'd' },
+	{ "iterations", required_argument, NULL, 'n' },
+	{ "format", required_argument, NULL, 'f' },
+	{ "sort", required_argument, NULL, 's' },
+	{ "reverse", no_argument, NULL, 'r' },
+	{ "flat", no_argument, NULL, OPT_FLAT },
+	{ "snapshot", required_argument, NULL, 'o' },
+	{ "linger", required_argument, NULL, OPT_LINGER },
+	{ "ascii", no_argument, NULL, OPT_ASCII },
+	{ "demo", no_argument, NULL, OPT_DEMO },
+	{ "ringbuf-kib", required_argument, NULL, OPT_RINGBUF },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ 0 },
+};
+
+/* Print the help text. */
+void options_usage(FILE *f)
+{
+	fputs("Usage: cowtop [OPTIONS] [-p PID]... | [OPTIONS] -- COMMAND [ARG]...\n"
+	      "Show copy-on-write page copies per process, live, as a process tree.\n"
+	      "\n"
+	      "Targets (default: every process):\n"
+	      "  -p, --pid PID             watch PID and all its descendants (repeatable)\n"
+	      "  -- COMMAND [ARG]...       run COMMAND traced from its first instruction\n"
+	      "      --track-first-clone PID  watch only the first child PID forks\n"
+	      "      --demo                run a small built-in preforking workload\n"
+	      "\n"
+	      "Output:\n"
+	      "  -b, --batch               print frames as text instead of the full-screen view\n"
+	      "  -f, --format text|json    batch format (json: one object per line per frame)\n"
+	      "  -d, --delay SECONDS       refresh interval (default 1, minimum 0.1)\n"
+	      "  -n, --iterations N        stop after N frames\n"
+	      "  -s, --sort KEY            cow-rate (default), cow, rss, vsz, pid, comm\n"
+	      "  -r, --reverse             reverse the sort order\n"
+	      "      --flat                a flat list instead of the tree\n"
+	      "      --linger SECONDS      keep exited processes on screen this long (default 10)\n"
+	      "  -o, --snapshot FILE       where the snapshot key writes (default ./cowtop-DATE.txt)\n"
+	      "      --ascii               ASCII glyphs only\n"
+	      "  -h, --help                this help\n"
+	      "  -V, --version             version\n"
+	      "\n"
+	      "Needs root (or CAP_BPF and CAP_PERFMON) and a kernel with BTF. See cowtop(8).\n",
+	      f);
+}
+
+/* Format a usage error into err. */
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+/* Parse a positive pid. */
+static int parse_pid(const char *s, int *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v <= 0 || v > INT_MAX)
+		return -EINVAL;
+	*out = (int)v;
+	return 0;
+}
+
+/* Parse a finite number of seconds no smaller than min. */
+static int parse_seconds(const char *s, double min, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(v) || v < min || v > 86400)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+/* Parse a count in [min, max]. */
+static int parse_count(const char *s, long min, long max, long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < min || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+/* Set the defaults. */
+static void options_defaults(struct options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->delay = 1.0;
+	o->sort = SORT_COW_RATE;
+	o->format = FORMAT_TEXT;
+	o->linger = 10.0;
+}
+
+/* Apply one parsed option c with argument arg. */
+static int apply(struct options *o, int c, const char *arg, char *err, size_t errlen)
+{
+	long v;
+
+	switch (c) {
+	case 'p':
+		if (o->npids == OPT_MAX_PIDS)
+			return fail(err, errlen, "too many -p (at most %d)", OPT_MAX_PIDS);
+		if (parse_pid(arg, &o->pids[o->npids]))
+			return fail(err, errlen, "invalid PID '%s'", arg);
+		o->npids++;
+		return 0;
+	case OPT_FIRST_CLONE:
+		if (parse_pid(arg, &o->first_clone_of))
+			return fail(err, errlen, "invalid PID '%s'", arg);
+		return 0;
+	case 'b': o->batch = true; return 0;
+	case 'r': o->reverse = true; return 0;
+	case OPT_FLAT: o->flat = true; return 0;
+	case OPT_ASCII: o->ascii = true; return 0;
+	case OPT_DEMO: o->demo = true; return 0;
+	case 'o': o->snapshot = arg; return 0;
+	case 'h': o->help = true; return 0;
+	case 'V': o->version = true; return 0;
+	case 'd':
+		if (parse_seconds(arg, 0.1, &o->delay))
+			return fail(err, errlen, "invalid delay '%s' (seconds, at least 0.1)", arg);
+		return 0;
+	case OPT_LINGER:
+		if (parse_seconds(arg, 0, &o->linger))
+			return fail(err, errlen, "invalid linger '%s' (seconds, 0 or more)", arg);
+		return 0;
+	case 'n':
+		if (parse_count(arg, 1, LONG_MAX, &o->iterations))
+			return fail(err, errlen, "invalid iteration count '%s' (at least 1)", arg);
+		return 0;
+	case OPT_RINGBUF:
+		if (parse_count(arg, 4, 1 << 20, &v) || (v & (v - 1)))
+			return fail(err, errlen, "invalid ring buffer size '%s' (KiB, power of 2, >= 4)", arg);
+		o->ringbuf_kib = (unsigned)v;
+		return 0;
+	case 'f':
+		if (strcmp(arg, "text") == 0)
+			o->format = FORMAT_TEXT;
+		else if (strcmp(arg, "json") == 0)
+			o->format = FORMAT_JSON;
+		else
+			return fail(err, errlen, "invalid format '%s' (text or json)", arg);
+		return 0;
+	case 's':
+		if (sort_key_parse(arg, &o->sort))
+			return fail(err, errlen, "invalid sort key '%s' (cow-rate, cow, rss, vsz, pid, comm)", arg);
+		return 0;
+	}
+	return fail(err, errlen, "invalid option");
+}
+
+/* Check that the targets given make sense together. */
+static int check_targets(const struct options *o, char *err, size_t errlen)
+{
+	int kinds = (o->npids > 0) + (o->first_clone_of > 0) + (o->command != NULL) + o->demo;
+
+	if (kinds > 1)
+		return fail(err, errlen, "-p, --track-first-clone, --demo and -- COMMAND exclude each other");
+	return 0;
+}
+
+/* Parse argv into o (see options.h). */
+int options_parse(int argc, char **argv, struct options *o, char *err, size_t errlen)
+{
+	int c, r;
+
+	options_defaults(o);
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:p:bd:n:f:s:ro:hV", long_opts, NULL)) != -1) {
+		if (c == '?') {
+			if (optopt)
+				return fail(err, errlen, "unknown option '-%c'", optopt);
+			return fail(err, errlen, "unknown option '%s'", argv[optind - 1]);
+		}
+		if (c == ':')
+			return fail(err, errlen, "option '%s' needs a value", argv[optind - 1]);
+		r = apply(o, c, optarg, err, errlen);
+		if (r)
+			return r;
+	}
+	if (optind < argc) {
+		if (strcmp(argv[optind - 1], "--") != 0)
+			return fail(err, errlen, "unexpected argument '%s' (a command goes after --)", argv[optind]);
+		o->command = &argv[optind];
+	} else if (optind > 1 && strcmp(argv[optind - 1], "--") == 0) {
+		return fail(err, errlen, "no command after --");
+	}
+	return check_targets(o, err, errlen);
+}

@@ -1,0 +1,38 @@
+/* Command-line options of cowtop. */
+#ifndef COWTOP_OPTIONS_H
+#define COWTOP_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include "model.h"
+
+#define OPT_MAX_PIDS 64
+
+enum out_format { FORMAT_TEXT, FORMAT_JSON };
+
+struct options {
+	int pids[OPT_MAX_PIDS];
+	int npids;
+	int first_clone_of;   /* --track-first-clone */
+	bool batch;
+	double delay;         /* seconds between frames */
+	long iterations;      /* 0: no limit */
+	enum out_format format;
+	enum sort_key sort;
+	bool reverse;
+	bool flat;            /* list instead of tree */
+	bool demo;
+	bool ascii;
+	const char *snapshot; /* -o */
+	double linger;        /* seconds an exited process stays on screen */
+	unsigned ringbuf_kib; /* hidden: ring buffer size, for loss tests */
+	char **command;       /* after "--", NULL when none */
+	bool help, version;
+};
+
+/* Parse argv into o. Returns 0, or -EINVAL with a one-line message in err. */
+int options_parse(int argc, char **argv, struct options *o, char *err, size_t errlen);
+void options_usage(FILE *f);
+
+#endif

@@ -1,0 +1,448 @@
+/* Readers of /proc/PID files: bounded reads, pure parsers. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include "procfs.h"
+
+/* Read buffers. A stat line is about 52 numbers and a comm of at most 64
+ * bytes; Tgid is the fourth line of status, after an escaped comm. */
+#define STAT_BUF 4096
+#define STATM_BUF 512
+#define STATUS_BUF 4096
+#define PATH_BUF 32
+
+/* Fields of a stat line, numbered as in proc(5), that are skipped. */
+#define STAT_SKIP_PGRP_TO_CMAJFLT 9   /* fields 5..13 */
+#define STAT_SKIP_CUTIME_TO_NICE 4    /* fields 16..19 */
+#define STAT_SKIP_ITREALVALUE 1       /* field 21 */
+
+/* Where a parser is in its buffer. */
+struct cursor {
+	const char *p;
+	const char *end;
+};
+
+static atomic_long clock_ticks;
+static atomic_long page_kib;
+
+/* Parse an unsigned decimal at the cursor, without reading past its end.
+ * Returns 0, or -EINVAL when there is no digit or the value overflows. */
+static int parse_ull(struct cursor *c, unsigned long long *out)
+{
+	unsigned long long v = 0;
+	const char *s = c->p;
+	unsigned d;
+
+	if (s >= c->end || *s < '0' || *s > '9')
+		return -EINVAL;
+	for (; s < c->end && *s >= '0' && *s <= '9'; s++) {
+		d = (unsigned)(*s - '0');
+		if (v > (ULLONG_MAX - d) / 10)
+			return -EINVAL;
+		v = v * 10 + d;
+	}
+	c->p = s;
+	*out = v;
+	return 0;
+}
+
+/* Parse a decimal with an optional '-' at the cursor, as parse_ull. */
+static int parse_ll(struct cursor *c, long long *out)
+{
+	unsigned long long v;
+	bool neg = false;
+	struct cursor t = *c;
+
+	if (t.p < t.end && *t.p == '-') {
+		neg = true;
+		t.p++;
+	}
+	if (parse_ull(&t, &v) < 0)
+		return -EINVAL;
+	if (v > (unsigned long long)LLONG_MAX + neg)
+		return -EINVAL;
+	if (neg)
+		*out = v ? -(long long)(v - 1) - 1 : 0;
+	else
+		*out = (long long)v;
+	*c = t;
+	return 0;
+}
+
+/* Check that a field just parsed is followed by a separator inside the
+ * buffer, so that a field cut short by the end is never taken as whole. */
+static int field_end(const struct cursor *c)
+{
+	if (c->p >= c->end || (*c->p != ' ' && *c->p != '\n'))
+		return -EINVAL;
+	return 0;
+}
+
+/* Move past the spaces that must come before the next field. */
+static int field_start(struct cursor *c)
+{
+	if (c->p >= c->end || *c->p != ' ')
+		return -EINVAL;
+	while (c->p < c->end && *c->p == ' ')
+		c->p++;
+	return 0;
+}
+
+/* Parse the next space-separated unsigned field. */
+static int field_ull(struct cursor *c, unsigned long long *out)
+{
+	if (field_start(c) < 0 || parse_ull(c, out) < 0)
+		return -EINVAL;
+	return field_end(c);
+}
+
+/* Parse the next space-separated signed field. */
+static int field_ll(struct cursor *c, long long *out)
+{
+	if (field_start(c) < 0 || parse_ll(c, out) < 0)
+		return -EINVAL;
+	return field_end(c);
+}
+
+/* Parse the next signed field, which must lie in [min, INT_MAX]. */
+static int field_int(struct cursor *c, int min, int *out)
+{
+	long long v;
+
+	if (field_ll(c, &v) < 0 || v < min || v > INT_MAX)
+		return -EINVAL;
+	*out = (int)v;
+	return 0;
+}
+
+/* Skip n signed numeric fields, checking each. */
+static int field_skip(struct cursor *c, int n)
+{
+	long long v;
+
+	while (n-- > 0) {
+		if (field_ll(c, &v) < 0)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+/* Parse "PID (COMM) S" at the start of a stat line, leaving the cursor just
+ * after the state letter. COMM runs to the last ')' of the buffer, since the
+ * name itself may hold ')', spaces and newlines. */
+static int stat_head(struct cursor *c, struct proc_stat *st)
+{
+	const char *lparen, *rparen;
+	size_t n;
+	long long pid;
+
+	if (parse_ll(c, &pid) < 0 || pid < 1 || pid > INT_MAX)
+		return -EINVAL;
+	if (c->end - c->p < 2 || c->p[0] != ' ' || c->p[1] != '(')
+		return -EINVAL;
+	lparen = c->p + 1;
+	rparen = memrchr(lparen + 1, ')', (size_t)(c->end - lparen - 1));
+	if (!rparen)
+		return -EINVAL;
+	n = (size_t)(rparen - lparen - 1);
+	if (n > PROCFS_COMM_MAX - 1)
+		n = PROCFS_COMM_MAX - 1;
+	memcpy(st->comm, lparen + 1, n);
+	st->comm[n] = '\0';
+	st->pid = (int)pid;
+	c->p = rparen + 1;
+	if (c->end - c->p < 2 || c->p[0] != ' ')
+		return -EINVAL;
+	if (!((c->p[1] >= 'A' && c->p[1] <= 'Z') ||
+	    (c->p[1] >= 'a' && c->p[1] <= 'z')))
+		return -EINVAL;
+	st->state = c->p[1];
+	c->p += 2;
+	return 0;
+}
+
+/* Parse the numeric fields 4 (ppid) to 24 (rss) of a stat line. */
+static int stat_fields(struct cursor *c, struct proc_stat *st)
+{
+	if (field_int(c, 0, &st->ppid) < 0 ||
+	    field_skip(c, STAT_SKIP_PGRP_TO_CMAJFLT) < 0 ||
+	    field_ull(c, &st->utime) < 0 ||
+	    field_ull(c, &st->stime) < 0 ||
+	    field_skip(c, STAT_SKIP_CUTIME_TO_NICE) < 0 ||
+	    field_int(c, 0, &st->num_threads) < 0 ||
+	    field_skip(c, STAT_SKIP_ITREALVALUE) < 0 ||
+	    field_ull(c, &st->start_time) < 0 ||
+	    field_ull(c, &st->vsize) < 0 ||
+	    field_ll(c, &st->rss) < 0)
+		return -EINVAL;
+	return 0;
+}
+
+/* Parse the text of a stat file; see procfs.h. */
+int procfs_parse_stat(const char *buf, size_t len, struct proc_stat *out)
+{
+	struct cursor c = { buf, buf + len };
+	struct proc_stat st;
+
+	memset(&st, 0, sizeof(st));
+	if (stat_head(&c, &st) < 0 || stat_fields(&c, &st) < 0)
+		return -EINVAL;
+	*out = st;
+	return 0;
+}
+
+/* Parse the text of a statm file; see procfs.h. */
+int procfs_parse_statm(const char *buf, size_t len, struct proc_statm *out)
+{
+	struct cursor c = { buf, buf + len };
+	struct proc_statm sm;
+
+	if (parse_ull(&c, &sm.size) < 0 || field_end(&c) < 0 ||
+	    field_ull(&c, &sm.resident) < 0 ||
+	    field_ull(&c, &sm.shared) < 0)
+		return -EINVAL;
+	*out = sm;
+	return 0;
+}
+
+/* Parse the value of a "Tgid:" line, the cursor just past the colon. */
+static int status_tgid_value(struct cursor *c)
+{
+	unsigned long long v;
+
+	while (c->p < c->end && (*c->p == '\t' || *c->p == ' '))
+		c->p++;
+	if (parse_ull(c, &v) < 0 || v < 1 || v > INT_MAX)
+		return -EINVAL;
+	if (c->p >= c->end || *c->p != '\n')
+		return -EINVAL;
+	return (int)v;
+}
+
+/* Find the "Tgid:" line of a status file; see procfs.h. The kernel escapes
+ * newlines in the name on the first line, so a name cannot forge a line. */
+int procfs_parse_status_tgid(const char *buf, size_t len)
+{
+	static const char key[] = "Tgid:";
+	struct cursor c = { buf, buf + len };
+	const char *nl;
+
+	while (c.p < c.end) {
+		if ((size_t)(c.end - c.p) >= sizeof(key) - 1 &&
+		    memcmp(c.p, key, sizeof(key) - 1) == 0) {
+			c.p += sizeof(key) - 1;
+			return status_tgid_value(&c);
+		}
+		nl = memchr(c.p, '\n', (size_t)(c.end - c.p));
+		if (!nl)
+			break;
+		c.p = nl + 1;
+	}
+	return -EINVAL;
+}
+
+/* Make one line of the raw bytes of a cmdline file; see procfs.h. */
+size_t procfs_cmdline_tidy(char *buf, size_t len)
+{
+	size_t i;
+
+	while (len > 0 && buf[len - 1] == '\0')
+		len--;
+	for (i = 0; i < len; i++) {
+		if (buf[i] == '\0')
+			buf[i] = ' ';
+	}
+	buf[len] = '\0';
+	return len;
+}
+
+/* Build "PID/name" in path. Returns 0, or -EINVAL for a pid that cannot be
+ * a process. */
+static int pid_path(char *path, size_t cap, int pid, const char *name)
+{
+	int n;
+
+	if (pid <= 0)
+		return -EINVAL;
+	n = snprintf(path, cap, "%d/%s", pid, name);
+	if (n < 0 || (size_t)n >= cap)
+		return -EINVAL;
+	return 0;
+}
+
+/* Read up to cap bytes of a file under /proc, whatever its size. Returns
+ * the bytes read or -errno. */
+static ssize_t read_bounded(int procfd, const char *path, char *buf, size_t cap)
+{
+	size_t n = 0;
+	ssize_t r;
+	int fd, err = 0;
+
+	fd = openat(procfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	while (n < cap) {
+		r = read(fd, buf + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			err = -errno;
+			break;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	return err < 0 ? err : (ssize_t)n;
+}
+
+/* Read /proc/PID/name into buf. Returns the bytes read or -errno. */
+static ssize_t read_pid_file(int procfd, int pid, const char *name,
+    char *buf, size_t cap)
+{
+	char path[PATH_BUF];
+	int err;
+
+	err = pid_path(path, sizeof(path), pid, name);
+	if (err < 0)
+		return err;
+	return read_bounded(procfd, path, buf, cap);
+}
+
+/* Read and parse /proc/PID/stat; see procfs.h. */
+int procfs_read_stat(int procfd, int pid, struct proc_stat *out)
+{
+	char buf[STAT_BUF];
+	ssize_t n;
+
+	n = read_pid_file(procfd, pid, "stat", buf, sizeof(buf));
+	if (n < 0)
+		return (int)n;
+	return procfs_parse_stat(buf, (size_t)n, out);
+}
+
+/* Read and parse /proc/PID/statm; see procfs.h. */
+int procfs_read_statm(int procfd, int pid, struct proc_statm *out)
+{
+	char buf[STATM_BUF];
+	ssize_t n;
+
+	n = read_pid_file(procfd, pid, "statm", buf, sizeof(buf));
+	if (n < 0)
+		return (int)n;
+	return procfs_parse_statm(buf, (size_t)n, out);
+}
+
+/* Read a process's command line, bounded by cap; see procfs.h. */
+ssize_t procfs_read_cmdline(int procfd, int pid, char *buf, size_t cap)
+{
+	ssize_t n;
+
+	if (cap == 0)
+		return -EINVAL;
+	n = read_pid_file(procfd, pid, "cmdline", buf, cap - 1);
+	if (n < 0) {
+		buf[0] = '\0';
+		return n;
+	}
+	return (ssize_t)procfs_cmdline_tidy(buf, (size_t)n);
+}
+
+/* Read the tgid of a pid from /proc/PID/status; see procfs.h. */
+int procfs_read_tgid(int procfd, int pid)
+{
+	char buf[STATUS_BUF];
+	ssize_t n;
+
+	n = read_pid_file(procfd, pid, "status", buf, sizeof(buf));
+	if (n < 0)
+		return (int)n;
+	return procfs_parse_status_tgid(buf, (size_t)n);
+}
+
+/* The pid a /proc entry name stands for, or -1 when it is not a pid: only
+ * canonical decimals (no sign, no leading zero) that fit an int. */
+static int entry_pid(const char *name)
+{
+	struct cursor c = { name, name + strlen(name) };
+	unsigned long long v;
+
+	if (name[0] == '0' || parse_ull(&c, &v) < 0 || c.p != c.end)
+		return -1;
+	if (v > INT_MAX)
+		return -1;
+	return (int)v;
+}
+
+/* Call fn for every process in /proc; see procfs.h. */
+int procfs_for_each_pid(int procfd, int (*fn)(int pid, void *arg), void *arg)
+{
+	struct dirent *de;
+	DIR *dir;
+	int fd, pid, ret = 0;
+
+	/* A new open file description, so the caller's fd offset is untouched. */
+	fd = openat(procfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	dir = fdopendir(fd);
+	if (!dir) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
+	for (;;) {
+		errno = 0;
+		de = readdir(dir);
+		if (!de) {
+			ret = errno ? -errno : 0;
+			break;
+		}
+		pid = entry_pid(de->d_name);
+		if (pid <= 0)
+			continue;
+		ret = fn(pid, arg);
+		if (ret != 0)
+			break;
+	}
+	closedir(dir);
+	return ret;
+}
+
+/* Clock ticks per second, cached; see procfs.h. */
+long procfs_clock_ticks(void)
+{
+	long v = atomic_load_explicit(&clock_ticks, memory_order_relaxed);
+
+	if (v > 0)
+		return v;
+	v = sysconf(_SC_CLK_TCK);
+	if (v <= 0)
+		v = 100;
+	atomic_store_explicit(&clock_ticks, v, memory_order_relaxed);
+	return v;
+}
+
+/* Page size in KiB, cached; see procfs.h. */
+long procfs_page_kib(void)
+{
+	long v = atomic_load_explicit(&page_kib, memory_order_relaxed);
+
+	if (v > 0)
+		return v;
+	v = sysconf(_SC_PAGESIZE) / 1024;
+	if (v <= 0)
+		v = 4;
+	atomic_store_explicit(&page_kib, v, memory_order_relaxed);
+	return v;
+}

@@ -1,0 +1,80 @@
+/* Readers of /proc/PID files. Every reader works relative to a directory fd
+ * of /proc that the caller opened once (O_RDONLY|O_DIRECTORY|O_CLOEXEC),
+ * reads into a bounded buffer whatever the file's size, and hands the bytes to
+ * a pure parser that can be tested on captured files. Everything read is
+ * untrusted: names and command lines are raw bytes, to sanitize before
+ * showing them. */
+#ifndef COWTOP_PROCFS_H
+#define COWTOP_PROCFS_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#define PROCFS_COMM_MAX 64
+
+/* The fields of /proc/PID/stat that cowtop uses. */
+struct proc_stat {
+	int pid;
+	char comm[PROCFS_COMM_MAX];      /* raw bytes between the first '(' and the
+					    last ')', NUL-terminated, truncated */
+	char state;                      /* 'R','S','D','Z','T','t','X','I',... */
+	int ppid;
+	unsigned long long utime, stime; /* clock ticks */
+	unsigned long long start_time;   /* clock ticks since boot (field 22) */
+	unsigned long long vsize;        /* bytes (field 23) */
+	long long rss;                   /* pages (field 24) */
+	int num_threads;
+};
+
+/* The first fields of /proc/PID/statm, in pages. */
+struct proc_statm {
+	unsigned long long size, resident, shared;
+};
+
+/* Parse the text of a stat file. Every field up to rss must be present, well
+ * formed, in range and followed by a space or a newline inside buf[0..len),
+ * else -EINVAL (so a truncated or empty file is -EINVAL). out is written only
+ * on success. */
+int procfs_parse_stat(const char *buf, size_t len, struct proc_stat *out);
+
+/* Parse the text of a statm file, as procfs_parse_stat does. */
+int procfs_parse_statm(const char *buf, size_t len, struct proc_statm *out);
+
+/* Find the "Tgid:" line of the text of a status file. Returns the tgid, or
+ * -EINVAL when there is no well-formed one. */
+int procfs_parse_status_tgid(const char *buf, size_t len);
+
+/* Turn the raw bytes of a cmdline file in buf[0..len) into one line: trailing
+ * NULs are dropped, the other NULs become spaces; buf must have room for
+ * len + 1 bytes and is NUL-terminated. Returns the new length. */
+size_t procfs_cmdline_tidy(char *buf, size_t len);
+
+/* Read and parse /proc/PID/stat. Returns 0, -ENOENT or -ESRCH when the
+ * process is gone, -EINVAL for pid <= 0 or a malformed file, or -errno. */
+int procfs_read_stat(int procfd, int pid, struct proc_stat *out);
+
+/* Read and parse /proc/PID/statm; errors as procfs_read_stat. */
+int procfs_read_statm(int procfd, int pid, struct proc_statm *out);
+
+/* Command line with NULs turned into spaces, trailing separators dropped, in
+ * buf (capacity cap, NUL-terminated). At most cap - 1 bytes are read, so a
+ * huge command line costs bounded time and memory. Empty for kernel threads
+ * and zombies. Returns the length, or -errno (-EINVAL when cap is 0). */
+ssize_t procfs_read_cmdline(int procfd, int pid, char *buf, size_t cap);
+
+/* Tgid of a pid (the "Tgid:" line of /proc/PID/status), to tell a thread id
+ * from a process id. Returns the tgid or -errno. */
+int procfs_read_tgid(int procfd, int pid);
+
+/* Call fn(pid, arg) for every numeric entry of /proc: processes, not threads.
+ * Returns 0 or -errno; stops early when fn returns non-zero and returns that
+ * value. */
+int procfs_for_each_pid(int procfd, int (*fn)(int pid, void *arg), void *arg);
+
+/* Clock ticks per second (sysconf(_SC_CLK_TCK)), cached. */
+long procfs_clock_ticks(void);
+
+/* Page size in KiB, cached. */
+long procfs_page_kib(void);
+
+#endif

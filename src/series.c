@@ -1,0 +1,39 @@
+/* A fixed-size ring of per-interval values. */
+#include "series.h"
+
+/* Append v, dropping the oldest value when full. */
+void series__push(struct series *s, double v)
+{
+	s->v[s->head] = v;
+	s->head = (s->head + 1) % SERIES_CAP;
+	if (s->len < SERIES_CAP)
+		s->len++;
+}
+
+/* Number of values held. */
+size_t series__len(const struct series *s)
+{
+	return s->len;
+}
+
+/* The i-th value, 0 being the oldest held; 0.0 when out of range. */
+double series__get(const struct series *s, size_t i)
+{
+	if (i >= s->len)
+		return 0.0;
+	return s->v[(s->head + SERIES_CAP - s->len + i) % SERIES_CAP];
+}
+
+/* The largest of the newest n values (0.0 when empty). */
+double series__max_last(const struct series *s, size_t n)
+{
+	double max = 0.0;
+	size_t i;
+
+	if (n > s->len)
+		n = s->len;
+	for (i = s->len - n; i < s->len; i++)
+		if (series__get(s, i) > max)
+			max = series__get(s, i);
+	return max;
+}

@@ -1,0 +1,296 @@
+/* Loading, attaching and reading cowtop's BPF side. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "tracer.h"
+#include "cowtop.skel.h"
+
+struct tracer {
+	struct cowtop_bpf *skel;
+	struct ring_buffer *rb;
+	const struct mechanism *mech;
+	tracer_event_fn on_event;
+	void *ctx;
+	int ncpus;
+};
+
+/* A way to detect copies. The seam for kernels that need another one: add an
+ * entry with its programs; the first whose tracepoints exist is used. */
+struct mechanism {
+	const char *name;
+	const char *tracepoints[4];
+	void (*autoload)(struct cowtop_bpf *skel, bool on);
+};
+
+/* Turn the fault+alloc programs on or off before load. */
+static void fault_alloc_autoload(struct cowtop_bpf *skel, bool on)
+{
+	bpf_program__set_autoload(skel->progs.on_page_fault_user, on);
+	bpf_program__set_autoload(skel->progs.on_page_fault_kernel, on);
+	bpf_program__set_autoload(skel->progs.on_mm_page_alloc, on);
+}
+
+static const struct mechanism mechanisms[] = {
+	{
+		.name = "raw_tp:page_fault_user+page_fault_kernel+mm_page_alloc",
+		.tracepoints = { "page_fault_user", "page_fault_kernel", "mm_page_alloc" },
+		.autoload = fault_alloc_autoload,
+	},
+};
+
+static const char *const follow_tracepoints[] = {
+	"sched_process_fork", "sched_process_exec", "sched_process_exit",
+};
+
+/* Whether the running kernel has raw tracepoint name (from its BTF). */
+static bool has_tracepoint(const struct btf *vmlinux, const char *name)
+{
+	char type[128];
+
+	snprintf(type, sizeof(type), "btf_trace_%s", name);
+	return btf__find_by_name_kind(vmlinux, type, BTF_KIND_TYPEDEF) >= 0;
+}
+
+/* The value of enumerator name in the kernel's BTF, or -1. */
+static long btf_enum_value(const struct btf *btf, const char *name)
+{
+	__u32 id, n = btf__type_cnt(btf);
+
+	for (id = 1; id < n; id++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+		const struct btf_enum *e;
+		__u16 i;
+
+		if (!btf_is_enum(t))
+			continue;
+		e = btf_enum(t);
+		for (i = 0; i < btf_vlen(t); i++, e++)
+			if (strcmp(btf__name_by_offset(btf, e->name_off), name) == 0)
+				return e->val;
+	}
+	return -1;
+}
+
+/* Choose the mechanism and check the follow tracepoints exist. */
+static int pick_mechanism(struct tracer *t, const struct btf *vmlinux, char *err, size_t errlen)
+{
+	size_t i, j;
+
+	for (i = 0; i < sizeof(follow_tracepoints) / sizeof(*follow_tracepoints); i++) {
+		if (!has_tracepoint(vmlinux, follow_tracepoints[i])) {
+			snprintf(err, errlen, "kernel has no %s tracepoint", follow_tracepoints[i]);
+			return -ENOENT;
+		}
+	}
+	for (i = 0; i < sizeof(mechanisms) / sizeof(*mechanisms); i++) {
+		const struct mechanism *m = &mechanisms[i];
+		bool ok = true;
+
+		for (j = 0; j < 4 && m->tracepoints[j]; j++)
+			ok = ok && has_tracepoint(vmlinux, m->tracepoints[j]);
+		if (ok && !t->mech)
+			t->mech = m;
+		m->autoload(t->skel, t->mech == m);
+	}
+	if (!t->mech) {
+		snprintf(err, errlen, "no way to detect copies on this kernel: it lacks the "
+			 "exceptions:page_fault_user and kmem:mm_page_alloc tracepoints");
+		return -ENOENT;
+	}
+	return 0;
+}
+
+/* Set the tunables of the BPF side from the options and the kernel. */
+static void configure(struct tracer *t, const struct tracer_opts *o, const struct btf *vmlinux)
+{
+	struct cowtop_bpf *s = t->skel;
+	long movable = btf_enum_value(vmlinux, "___GFP_MOVABLE_BIT");
+	long zero = btf_enum_value(vmlinux, "___GFP_ZERO_BIT");
+
+	s->rodata->watch_all = o->watch_all;
+	s->rodata->first_clone_of = o->first_clone_of;
+	if (movable >= 0 && movable < 32)
+		s->rodata->gfp_movable = 1u << movable;
+	if (zero >= 0 && zero < 32)
+		s->rodata->gfp_zero = 1u << zero;
+	if (o->ringbuf_kib)
+		bpf_map__set_max_entries(s->maps.events, o->ringbuf_kib * 1024);
+}
+
+/* Ring-buffer callback: hand one record to the owner. */
+static int on_record(void *ctx, void *data, size_t size)
+{
+	struct tracer *t = ctx;
+
+	if (size >= sizeof(struct cowtop_event))
+		t->on_event(data, t->ctx);
+	return 0;
+}
+
+/* Load the programs and attach them; the ring buffer joins the caller's loop. */
+static int load_attach(struct tracer *t, char *err, size_t errlen)
+{
+	int e = cowtop_bpf__load(t->skel);
+
+	if (e) {
+		snprintf(err, errlen, "bpf: cannot load the programs: %s", strerror(-e));
+		return e;
+	}
+	e = cowtop_bpf__attach(t->skel);
+	if (e) {
+		snprintf(err, errlen, "bpf: cannot attach the programs: %s", strerror(-e));
+		return e;
+	}
+	t->rb = ring_buffer__new(bpf_map__fd(t->skel->maps.events), on_record, t, NULL);
+	if (!t->rb) {
+		e = -errno;
+		snprintf(err, errlen, "bpf: cannot open the ring buffer: %s", strerror(errno));
+		return e;
+	}
+	return 0;
+}
+
+/* Silence libbpf's own chatter; errors are reported once, by us. */
+static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level != LIBBPF_WARN || !getenv("COWTOP_DEBUG"))
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+/* Open, configure, load and attach (see tracer.h). */
+int tracer__open(struct tracer **out, const struct tracer_opts *o, char *err, size_t errlen)
+{
+	struct tracer *t = calloc(1, sizeof(*t));
+	struct btf *vmlinux = NULL;
+	int e;
+
+	*out = NULL;
+	if (!t)
+		return -ENOMEM;
+	libbpf_set_print(libbpf_quiet);
+	t->on_event = o->on_event;
+	t->ctx = o->ctx;
+	t->ncpus = libbpf_num_possible_cpus();
+	t->skel = cowtop_bpf__open();
+	if (!t->skel) {
+		e = -errno;
+		snprintf(err, errlen, "bpf: cannot open the programs: %s", strerror(errno));
+		goto fail;
+	}
+	vmlinux = btf__load_vmlinux_btf();
+	if (!vmlinux) {
+		e = -errno;
+		snprintf(err, errlen, "kernel BTF unreadable: %s", strerror(errno));
+		goto fail;
+	}
+	e = pick_mechanism(t, vmlinux, err, errlen);
+	if (e)
+		goto fail;
+	configure(t, o, vmlinux);
+	e = load_attach(t, err, errlen);
+	if (e)
+		goto fail;
+	btf__free(vmlinux);
+	*out = t;
+	return 0;
+fail:
+	btf__free(vmlinux);
+	tracer__destroy(t);
+	return e;
+}
+
+/* Detach and free everything; NULL is fine. */
+void tracer__destroy(struct tracer *t)
+{
+	if (!t)
+		return;
+	ring_buffer__free(t->rb);
+	cowtop_bpf__destroy(t->skel);
+	free(t);
+}
+
+/* The name of the detection mechanism in use. */
+const char *tracer__mechanism(const struct tracer *t)
+{
+	return t->mech ? t->mech->name : "none";
+}
+
+/* Start counting pid (keeps the counters it may already have). */
+int tracer__watch(struct tracer *t, int pid, int ppid, __u64 start_ns)
+{
+	struct cowtop_proc p = { .start_ns = start_ns, .ppid = ppid };
+	__u32 key = pid;
+
+	if (bpf_map_update_elem(bpf_map__fd(t->skel->maps.procs), &key, &p, BPF_NOEXIST) &&
+	    errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+/* Drop pid's counters if they still belong to the process that started at
+ * start_ns (compared in units of unit ns: /proc knows start times in ticks). */
+int tracer__forget(struct tracer *t, int pid, __u64 start_ns, __u64 unit)
+{
+	int fd = bpf_map__fd(t->skel->maps.procs);
+	struct cowtop_proc p;
+	__u32 key = pid;
+
+	if (bpf_map_lookup_elem(fd, &key, &p))
+		return -errno;
+	if (unit && p.start_ns / unit != start_ns / unit)
+		return 0;
+	return bpf_map_delete_elem(fd, &key) ? -errno : 0;
+}
+
+/* The fd to wait on for ring-buffer records. */
+int tracer__epoll_fd(struct tracer *t)
+{
+	return ring_buffer__epoll_fd(t->rb);
+}
+
+/* Hand every pending record to on_event. */
+int tracer__drain(struct tracer *t)
+{
+	int n = ring_buffer__consume(t->rb);
+
+	return n < 0 ? n : 0;
+}
+
+/* Call fn for every process with counters in the kernel. */
+int tracer__for_each(struct tracer *t, tracer_proc_fn fn, void *ctx)
+{
+	int fd = bpf_map__fd(t->skel->maps.procs);
+	__u32 key, next, *prev = NULL;
+	struct cowtop_proc p;
+
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		if (bpf_map_lookup_elem(fd, &next, &p) == 0)
+			fn(next, &p, ctx);
+		key = next;
+		prev = &key;
+	}
+	return errno == ENOENT ? 0 : -errno;
+}
+
+/* Records and processes lost since start, all kinds summed. */
+__u64 tracer__lost(struct tracer *t)
+{
+	int fd = bpf_map__fd(t->skel->maps.stats);
+	__u64 total = 0, v[t->ncpus > 0 ? t->ncpus : 1];
+	__u32 k;
+	int c;
+
+	for (k = 0; k < COWTOP_STAT_MAX; k++) {
+		if (bpf_map_lookup_elem(fd, &k, v))
+			continue;
+		for (c = 0; c < t->ncpus; c++)
+			total += v[c];
+	}
+	return total;
+}
