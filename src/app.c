@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/epoll.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -18,6 +20,7 @@
 #include "output.h"
 #include "procfs.h"
 #include "tracer.h"
+#include "tui.h"
 
 static const int app_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD, SIGWINCH };
 
@@ -96,8 +99,10 @@ static void on_event(const struct cowtop_event *e, void *ctx)
 	p->in_kernel = true;
 	if (e->type == COWTOP_EV_FORK || !p->comm[0])
 		set_comm(p, e->comm);
-	if (e->type == COWTOP_EV_FORK)
+	if (e->type == COWTOP_EV_FORK) {
 		p->ppid = e->ppid;
+		a->saw_fork = true;
+	}
 	if (e->type == COWTOP_EV_EXEC) {
 		set_comm(p, e->comm);
 		if (a->launch.pid == (pid_t)e->pid && !a->launch_execd) {
@@ -194,6 +199,20 @@ static void refresh_all(struct app *a)
 	}
 }
 
+static bool all_done(struct app *a);
+
+/* Fill the status the TUI shows besides the model. */
+static void update_status(struct app *a, double interval)
+{
+	a->status.mechanism = tracer__mechanism(a->tracer);
+	a->status.lost = tracer__lost(a->tracer);
+	a->status.interval = interval;
+	a->status.cpu_pct = a->cpu_pct;
+	a->status.target = a->target;
+	a->status.command_done = a->launch.pid > 0 && all_done(a);
+	a->status.command_status = a->exit_code;
+}
+
 /* Emit one frame of the current model. */
 static void present(struct app *a, double interval)
 {
@@ -206,6 +225,11 @@ static void present(struct app *a, double interval)
 	};
 	struct row *rows;
 
+	if (a->tui) {
+		update_status(a, interval);
+		tui__frame(a->tui, a->model, &a->status);
+		return;
+	}
 	if (model__rows(a->model, &vo, &rows, &fr.nrows))
 		return;
 	fr.rows = rows;
@@ -222,7 +246,23 @@ static bool all_done(struct app *a)
 {
 	if (a->watch_all || model__live(a->model) > 0)
 		return false;
+	if (a->opt->first_clone_of && !a->saw_fork)
+		return false; /* the clone has not been born yet */
 	return a->launch.pid <= 0 || a->cmd_reaped;
+}
+
+/* Our own CPU use (user + system) over the last dt seconds, in percent. */
+static void measure_cpu(struct app *a, double dt)
+{
+	struct rusage ru;
+	double cpu;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		return;
+	cpu = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+	      ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+	a->cpu_pct = dt > 0 ? 100.0 * (cpu - a->cpu_prev) / dt : 0;
+	a->cpu_prev = cpu;
 }
 
 /* Close an interval: collect, compute, present, forget what was shown exited. */
@@ -230,22 +270,25 @@ static void tick(struct app *a)
 {
 	double now = loop__now(), dt = now - a->last_tick;
 
+	a->final_due = false;
 	tracer__drain(a->tracer);
 	collect_counts(a);
 	refresh_all(a);
 	model__tick(a->model, dt);
+	measure_cpu(a, dt);
 	present(a, dt);
 	a->last_tick = now;
 	a->frames++;
-	model__remove_exited(a->model, now);
+	/* Batch shows an exit in one frame; the screen keeps it a while. */
+	model__remove_exited(a->model, a->tui ? now - a->opt->linger : now);
 	if (a->opt->iterations && a->frames >= a->opt->iterations)
 		a->stop = true;
-	if (all_done(a))
+	if (!a->tui && all_done(a))
 		a->stop = true;
 }
 
 /* The refresh timer fired. */
-static void on_timer(int fd, void *ctx)
+static void on_timer(int fd, unsigned events, void *ctx)
 {
 	struct app *a = ctx;
 
@@ -254,11 +297,10 @@ static void on_timer(int fd, void *ctx)
 }
 
 /* Ring-buffer records are ready. */
-static void on_ringbuf(int fd, void *ctx)
+static void on_ringbuf(int fd, unsigned events, void *ctx)
 {
 	struct app *a = ctx;
 
-	(void)fd;
 	tracer__drain(a->tracer);
 	if (all_done(a))
 		a->final_due = true;
@@ -282,7 +324,7 @@ static void reap_children(struct app *a)
 }
 
 /* A signal arrived through the signalfd. */
-static void on_signal(int fd, void *ctx)
+static void on_signal(int fd, unsigned events, void *ctx)
 {
 	struct app *a = ctx;
 	struct signalfd_siginfo si;
@@ -296,6 +338,8 @@ static void on_signal(int fd, void *ctx)
 				a->final_due = true;
 			break;
 		case SIGWINCH:
+			if (a->tui)
+				tui__resize(a->tui, a->model, &a->status);
 			break;
 		default:
 			a->stop = true;
@@ -380,6 +424,8 @@ static int watch_pids(struct app *a)
 	return 0;
 }
 
+static bool use_tui(const struct app *a);
+
 /* Start the command (or the demo) behind the gate, watch it, open the gate. */
 static int launch_command(struct app *a)
 {
@@ -389,6 +435,7 @@ static int launch_command(struct app *a)
 	struct proc_stat st;
 	int e;
 
+	a->launch.quiet = use_tui(a);
 	e = launch__start(&a->launch, launch__exec_argv, argv);
 	if (e)
 		return app_fail(a, "cannot start '%s': %s", argv[0], strerror(-e));
@@ -400,6 +447,46 @@ static int launch_command(struct app *a)
 		a->exit_code = 127;
 		return -1;
 	}
+	return 0;
+}
+
+/* Keys (or a hang-up) on the terminal. */
+static void on_stdin(int fd, unsigned events, void *ctx)
+{
+	struct app *a = ctx;
+
+	if (events & (EPOLLHUP | EPOLLERR)) {
+		a->stop = true; /* the terminal went away: nobody to show anything to */
+		return;
+	}
+	switch (tui__input(a->tui, a->model, &a->status)) {
+	case TUI_QUIT:
+		a->stop = true;
+		break;
+	case TUI_DELAY_CHANGED:
+		loop__timer_set(a->timerfd, tui__delay(a->tui), tui__delay(a->tui));
+		break;
+	default:
+		break;
+	}
+}
+
+/* Open the full-screen view and listen to the keyboard. */
+static int open_tui(struct app *a)
+{
+	struct tui_opts to = {
+		.ascii = a->opt->ascii, .snapshot_path = a->opt->snapshot,
+		.sort = a->opt->sort, .reverse = a->opt->reverse, .flat = a->opt->flat,
+		.delay = a->opt->delay,
+	};
+	int e = tui__open(&a->tui, &to);
+
+	if (e)
+		return app_fail(a, "cannot start the full-screen view: %s", strerror(-e));
+	if (loop__add(a->loop, STDIN_FILENO, on_stdin, a))
+		return app_fail(a, "cannot read the terminal");
+	update_status(a, 0);
+	tui__frame(a->tui, a->model, &a->status);
 	return 0;
 }
 
@@ -455,6 +542,30 @@ static int watch_targets(struct app *a)
 	return 0;
 }
 
+/* Whether to show the full-screen view: not in batch mode, and only on a
+ * terminal (otherwise frames go out as batch text). */
+static bool use_tui(const struct app *a)
+{
+	return !a->opt->batch && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO);
+}
+
+/* Say in a few words what is watched, for the header. */
+static void describe_target(struct app *a)
+{
+	const struct options *o = a->opt;
+
+	if (o->demo)
+		snprintf(a->target, sizeof(a->target), "demo");
+	else if (o->command)
+		snprintf(a->target, sizeof(a->target), "command %s", o->command[0]);
+	else if (o->npids)
+		snprintf(a->target, sizeof(a->target), "pid %d%s", o->pids[0], o->npids > 1 ? " ..." : "");
+	else if (o->first_clone_of)
+		snprintf(a->target, sizeof(a->target), "first clone of %d", o->first_clone_of);
+	else
+		snprintf(a->target, sizeof(a->target), "all processes");
+}
+
 /* Run until stopped; returns the exit status. */
 int app_run(struct options *opt)
 {
@@ -470,7 +581,10 @@ int app_run(struct options *opt)
 		app_fail(&a, "cannot open /proc: %s", strerror(errno));
 		goto cleanup;
 	}
+	describe_target(&a);
 	if (open_tracer(&a) || setup_loop(&a) || watch_targets(&a))
+		goto cleanup;
+	if (use_tui(&a) && open_tui(&a))
 		goto cleanup;
 	a.last_tick = loop__now();
 	while (!a.stop) {
@@ -482,6 +596,7 @@ int app_run(struct options *opt)
 			break;
 	}
 cleanup:
+	tui__close(a.tui);
 	if (a.launch.pid > 0 && !a.cmd_reaped && a.exit_code == 127)
 		waitpid(a.launch.pid, NULL, 0);
 	launch__close(&a.launch);

@@ -6,9 +6,11 @@
 #include "launch.h"
 #include "model.h"
 #include "options.h"
+#include "tui.h"
 
 struct tracer;
 struct loop;
+struct tui;
 
 struct app {
 	struct options *opt;
@@ -16,10 +18,16 @@ struct app {
 	struct model *model;
 	struct loop *loop;
 	struct launch launch;
+	struct tui *tui;   /* NULL in batch mode */
+	double cpu_pct;    /* our own CPU use over the last interval */
+	double cpu_prev;   /* our CPU seconds at the last tick */
+	char target[128];  /* what is watched, for the header */
+	struct tui_status status;
 	int procfd, sigfd, timerfd;
 	bool watch_all;
 	bool launch_execd; /* the launched command has exec'd */
 	bool cmd_reaped;   /* and has been waited for */
+	bool saw_fork;     /* a watched process forked (--track-first-clone waits for it) */
 	bool final_due;    /* everything watched is gone: one last frame */
 	bool stop;
 	int exit_code;

@@ -16,9 +16,22 @@ int launch__exec_argv(void *argv)
 	return errno;
 }
 
+/* Point stdin, stdout and stderr at /dev/null (the screen is cowtop's). */
+static void silence_stdio(void)
+{
+	int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	dup2(fd, 0);
+	dup2(fd, 1);
+	dup2(fd, 2);
+	close(fd);
+}
+
 /* In the child: restore what cowtop changed for itself, wait at the gate,
  * then run fn; report its errno through err_w and die like a shell would. */
-static void child_main(int gate_r, int err_w, int (*fn)(void *), void *arg)
+static void child_main(int gate_r, int err_w, int quiet, int (*fn)(void *), void *arg)
 {
 	sigset_t none;
 	char c;
@@ -30,6 +43,8 @@ static void child_main(int gate_r, int err_w, int (*fn)(void *), void *arg)
 	while (read(gate_r, &c, 1) < 0 && errno == EINTR)
 		;
 	close(gate_r);
+	if (quiet)
+		silence_stdio();
 	e = fn(arg);
 	if (write(err_w, &e, sizeof(e)) < 0)
 		_exit(127);
@@ -62,7 +77,7 @@ int launch__start(struct launch *l, int (*fn)(void *arg), void *arg)
 	if (l->pid == 0) {
 		close(gate[1]);
 		close(err[0]);
-		child_main(gate[0], err[1], fn, arg);
+		child_main(gate[0], err[1], l->quiet, fn, arg);
 	}
 	close(gate[0]);
 	close(err[1]);

@@ -9,6 +9,7 @@ struct launch {
 	pid_t pid;
 	int gate_fd; /* write end: closing it lets the child go */
 	int err_fd;  /* read end: the child's exec errno, EOF on success */
+	int quiet;   /* set before start: the child's stdio goes to /dev/null */
 };
 
 /* Fork a child that waits at the gate, then runs fn(arg) (which execs, or

@@ -49,7 +49,7 @@ void loop__free(struct loop *l)
 	free(l);
 }
 
-/* Call fn(fd, ctx) whenever fd is readable. */
+/* Call fn(fd, events, ctx) whenever fd is readable or hung up. */
 int loop__add(struct loop *l, int fd, loop_fn fn, void *ctx)
 {
 	struct epoll_event ev = { .events = EPOLLIN };
@@ -76,7 +76,7 @@ int loop__run_once(struct loop *l, int timeout_ms)
 	for (i = 0; i < n; i++) {
 		struct source *s = ev[i].data.ptr;
 
-		s->fn(s->fd, s->ctx);
+		s->fn(s->fd, ev[i].events, s->ctx);
 	}
 	return n;
 }

@@ -7,7 +7,8 @@
 #include <stdbool.h>
 
 struct loop;
-typedef void (*loop_fn)(int fd, void *ctx);
+/* Called with the fd and its epoll events (EPOLLIN, EPOLLHUP, EPOLLERR). */
+typedef void (*loop_fn)(int fd, unsigned events, void *ctx);
 
 struct loop *loop__new(void);
 void loop__free(struct loop *l);

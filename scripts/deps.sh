@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Install every Debian package cowtop needs to build, test and benchmark.
+set -euo pipefail
+
+packages=(
+	# build
+	autoconf automake make gcc pkg-config
+	clang llvm bpftool
+	libbpf-dev libelf-dev zlib1g-dev libncurses-dev
+	# tests
+	libcmocka-dev tmux jq procps
+	# benchmarks
+	bpftrace
+)
+
+missing=()
+for p in "${packages[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ "${#missing[@]}" -eq 0 ]; then
+	exit 0
+fi
+if [ "$(id -u)" -ne 0 ]; then
+	echo "deps: these packages are missing and installing them needs root: ${missing[*]}" >&2
+	exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,206 @@
+/* Unit tests: the process table, its tree and its rates. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+#include "model.h"
+
+/* Add a process with a parent, a name and a copy count. */
+static struct proc *add(struct model *m, int pid, int ppid, unsigned long long start,
+			const char *comm, unsigned long long cow)
+{
+	struct proc *p = model__add(m, pid, start);
+	struct cowtop_counts c = { .cow = cow };
+
+	assert_non_null(p);
+	p->ppid = ppid;
+	strcpy(p->comm, comm);
+	model__set_counts(p, &c);
+	return p;
+}
+
+/* Rows of m as a string of pids at their depths: "10:0 11:1 ...". */
+static void layout(struct model *m, const struct view_opts *o, char *buf, size_t cap)
+{
+	struct row *rows;
+	size_t n, i, len = 0;
+
+	assert_int_equal(model__rows(m, o, &rows, &n), 0);
+	buf[0] = '\0';
+	for (i = 0; i < n; i++)
+		len += snprintf(buf + len, cap - len, "%s%d:%d", i ? " " : "", rows[i].p->pid, rows[i].depth);
+}
+
+static void test_tree_sorted_by_rate(void **state)
+{
+	struct model *m = model__new();
+	struct view_opts o = { .sort = SORT_COW_RATE, .tree = true };
+	char buf[256];
+
+	(void)state;
+	add(m, 10, 1, 100, "master", 0);
+	add(m, 11, 10, 101, "w1", 100);
+	add(m, 12, 10, 101, "w2", 300);
+	add(m, 13, 12, 102, "g", 50);
+	model__tick(m, 1.0);
+	layout(m, &o, buf, sizeof(buf));
+	assert_string_equal(buf, "10:0 12:1 13:2 11:1");
+	o.reverse = true;
+	layout(m, &o, buf, sizeof(buf));
+	assert_string_equal(buf, "10:0 11:1 12:1 13:2");
+	model__free(m);
+}
+
+static void test_flat_and_focus(void **state)
+{
+	struct model *m = model__new();
+	struct view_opts o = { .sort = SORT_PID, .tree = false };
+	char buf[256];
+
+	(void)state;
+	add(m, 10, 1, 100, "master", 0);
+	add(m, 11, 10, 101, "w1", 0);
+	add(m, 12, 10, 101, "w2", 0);
+	add(m, 13, 12, 102, "g", 0);
+	add(m, 20, 1, 90, "other", 0);
+	layout(m, &o, buf, sizeof(buf));
+	assert_string_equal(buf, "10:0 11:0 12:0 13:0 20:0");
+	o.tree = true;
+	o.focus_pid = 12;
+	layout(m, &o, buf, sizeof(buf));
+	assert_string_equal(buf, "12:0 13:1");
+	model__free(m);
+}
+
+static void test_rates_and_history(void **state)
+{
+	struct model *m = model__new();
+	struct proc *p = add(m, 5, 1, 7, "x", 0);
+	struct cowtop_counts c = { .cow = 500 };
+
+	(void)state;
+	model__tick(m, 1.0);
+	model__set_counts(p, &c);
+	model__tick(m, 0.5);
+	assert_true(p->cow_rate > 999.9 && p->cow_rate < 1000.1);
+	assert_int_equal(series__len(&p->rate), 2);
+	assert_true(series__get(&p->rate, 1) > 999.9);
+	/* An older, smaller reading never moves the counters back (no negative rate). */
+	c.cow = 10;
+	model__set_counts(p, &c);
+	assert_int_equal(p->counts.cow, 500);
+	model__tick(m, 1.0);
+	assert_true(p->cow_rate == 0.0);
+	model__free(m);
+}
+
+static void test_pid_reuse_keeps_processes_apart(void **state)
+{
+	struct model *m = model__new();
+	struct proc *old = add(m, 42, 1, 100, "old", 7);
+	struct proc *young, *kid;
+	char buf[256];
+	struct view_opts o = { .sort = SORT_PID, .tree = true };
+
+	(void)state;
+	model__mark_exited(old, 1.0);
+	young = add(m, 42, 1, 200, "new", 0);
+	assert_ptr_not_equal(old, young);
+	assert_ptr_equal(model__find(m, 42, 100), old);
+	assert_ptr_equal(model__find_live(m, 42), young);
+	/* A child born after the reuse belongs to the new process. */
+	kid = add(m, 43, 42, 201, "kid", 0);
+	(void)kid;
+	layout(m, &o, buf, sizeof(buf));
+	assert_string_equal(buf, "42:0 42:0 43:1");
+	assert_int_equal(model__remove_exited(m, 2.0), 1);
+	assert_null(model__find(m, 42, 100));
+	assert_int_equal(model__count(m), 2);
+	model__free(m);
+}
+
+static void test_base_subtracted(void **state)
+{
+	struct model *m = model__new();
+	struct proc *p = add(m, 9, 1, 5, "cmd", 0);
+	struct cowtop_counts base = { .cow = 4, .reuse = 2 }, now = { .cow = 14, .reuse = 3 };
+
+	(void)state;
+	model__set_base(p, &base);
+	model__set_counts(p, &now);
+	assert_int_equal(p->counts.cow, 10);
+	assert_int_equal(p->counts.reuse, 1);
+	model__free(m);
+}
+
+static void test_many_processes_and_deep_chain(void **state)
+{
+	struct model *m = model__new();
+	struct view_opts o = { .sort = SORT_PID, .tree = true };
+	struct row *rows;
+	size_t n;
+	int i;
+
+	(void)state;
+	/* A fork chain 5000 deep: no recursion limit, every row at its depth. */
+	for (i = 1; i <= 5000; i++)
+		add(m, 1000 + i, 1000 + i - 1, (unsigned long long)i, "c", 0);
+	assert_int_equal(model__rows(m, &o, &rows, &n), 0);
+	assert_int_equal(n, 5000);
+	assert_int_equal(rows[4999].depth, 4999);
+	assert_int_equal(model__live(m), 5000);
+	model__free(m);
+}
+
+static void test_tree_line_bits(void **state)
+{
+	struct model *m = model__new();
+	struct view_opts o = { .sort = SORT_PID, .tree = true };
+	struct row *rows;
+	size_t n;
+
+	(void)state;
+	add(m, 10, 1, 1, "r", 0);
+	add(m, 11, 10, 2, "a", 0);
+	add(m, 12, 11, 3, "a1", 0);
+	add(m, 13, 10, 2, "b", 0);
+	assert_int_equal(model__rows(m, &o, &rows, &n), 0);
+	assert_int_equal(n, 4);
+	assert_false(rows[1].last);          /* 11 has a sibling below (13) */
+	assert_true(rows[2].last);           /* 12 is an only child */
+	assert_true(rows[2].more >> 1 & 1);  /* its ancestor at depth 1 (11) has more below */
+	assert_true(rows[3].last);
+	model__free(m);
+}
+
+static void test_sort_key_names(void **state)
+{
+	enum sort_key k;
+
+	(void)state;
+	assert_int_equal(sort_key_parse("cow-rate", &k), 0);
+	assert_int_equal(k, SORT_COW_RATE);
+	assert_int_equal(sort_key_parse("comm", &k), 0);
+	assert_int_equal(k, SORT_COMM);
+	assert_int_not_equal(sort_key_parse("bogus", &k), 0);
+	assert_string_equal(sort_key_name(SORT_RSS), "rss");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_tree_sorted_by_rate),
+		cmocka_unit_test(test_flat_and_focus),
+		cmocka_unit_test(test_rates_and_history),
+		cmocka_unit_test(test_pid_reuse_keeps_processes_apart),
+		cmocka_unit_test(test_base_subtracted),
+		cmocka_unit_test(test_many_processes_and_deep_chain),
+		cmocka_unit_test(test_tree_line_bits),
+		cmocka_unit_test(test_sort_key_names),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

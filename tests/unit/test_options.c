@@ -1,0 +1,132 @@
+/* Unit tests: command-line parsing, good and bad. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+#include "options.h"
+
+/* Parse a NULL-terminated argument list; returns options_parse's result. */
+static int parse(struct options *o, char *err, const char *first, ...)
+{
+	char *argv[32];
+	int argc = 0;
+	va_list ap;
+	const char *s;
+
+	argv[argc++] = (char *)"cowtop";
+	va_start(ap, first);
+	for (s = first; s && argc < 31; s = va_arg(ap, const char *))
+		argv[argc++] = (char *)s;
+	va_end(ap);
+	argv[argc] = NULL;
+	return options_parse(argc, argv, o, err, 256);
+}
+
+static void test_defaults(void **state)
+{
+	struct options o;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse(&o, err, NULL), 0);
+	assert_true(o.delay == 1.0);
+	assert_int_equal(o.sort, SORT_COW_RATE);
+	assert_int_equal(o.format, FORMAT_TEXT);
+	assert_int_equal(o.npids, 0);
+	assert_null(o.command);
+}
+
+static void test_full_line(void **state)
+{
+	struct options o;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse(&o, err, "-b", "-d", "0.25", "-n", "3", "-f", "json", "-s", "rss",
+			       "-p", "12", "--pid", "34", NULL), 0);
+	assert_true(o.batch);
+	assert_true(o.delay == 0.25);
+	assert_int_equal(o.iterations, 3);
+	assert_int_equal(o.format, FORMAT_JSON);
+	assert_int_equal(o.sort, SORT_RSS);
+	assert_int_equal(o.npids, 2);
+	assert_int_equal(o.pids[1], 34);
+}
+
+static void test_command_after_dashes(void **state)
+{
+	struct options o;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse(&o, err, "-b", "--", "sh", "-c", "exit 3", NULL), 0);
+	assert_non_null(o.command);
+	assert_string_equal(o.command[0], "sh");
+	assert_string_equal(o.command[1], "-c");
+	assert_int_not_equal(parse(&o, err, "-b", "--", NULL), 0);
+	assert_non_null(strstr(err, "no command"));
+	assert_int_not_equal(parse(&o, err, "sh", NULL), 0);
+}
+
+static void test_bad_values(void **state)
+{
+	static const char *const bad[][2] = {
+		{ "-d", "0" }, { "-d", "-1" }, { "-d", "abc" }, { "-d", "0.05" }, { "-d", "nan" },
+		{ "-d", "inf" }, { "-n", "0" }, { "-n", "-3" }, { "-n", "x" }, { "-p", "0" },
+		{ "-p", "-5" }, { "-p", "12abc" }, { "-p", "99999999999" }, { "-f", "xml" },
+		{ "-s", "size" }, { "--track-first-clone", "x" },
+	};
+	struct options o;
+	char err[256];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		err[0] = '\0';
+		assert_int_not_equal(parse(&o, err, bad[i][0], bad[i][1], NULL), 0);
+		assert_non_null(strstr(err, bad[i][1])); /* the message names the bad value */
+		assert_null(strchr(err, '\n'));
+	}
+}
+
+static void test_unknown_and_missing(void **state)
+{
+	struct options o;
+	char err[256];
+
+	(void)state;
+	assert_int_not_equal(parse(&o, err, "--bogus", NULL), 0);
+	assert_non_null(strstr(err, "--bogus"));
+	assert_int_not_equal(parse(&o, err, "-x", NULL), 0);
+	assert_non_null(strstr(err, "-x"));
+	assert_int_not_equal(parse(&o, err, "-d", NULL), 0);
+	assert_non_null(strstr(err, "needs a value"));
+}
+
+static void test_targets_exclusive(void **state)
+{
+	struct options o;
+	char err[256];
+
+	(void)state;
+	assert_int_not_equal(parse(&o, err, "-p", "1", "--demo", NULL), 0);
+	assert_int_not_equal(parse(&o, err, "-p", "1", "--", "true", NULL), 0);
+	assert_int_equal(parse(&o, err, "--track-first-clone", "77", NULL), 0);
+	assert_int_equal(o.first_clone_of, 77);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_full_line),
+		cmocka_unit_test(test_command_after_dashes),
+		cmocka_unit_test(test_bad_values),
+		cmocka_unit_test(test_unknown_and_missing),
+		cmocka_unit_test(test_targets_exclusive),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
