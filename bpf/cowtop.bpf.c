@@ -150,9 +150,11 @@ int on_page_fault_kernel(struct bpf_raw_tracepoint_args *ctx)
  * (handle_mm_fault marks user faults in task->in_user_fault). */
 static __always_inline bool in_user_fault(void)
 {
-	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct task_struct *task = bpf_get_current_task_btf();
 
-	return BPF_CORE_READ_BITFIELD_PROBED(task, in_user_fault);
+	/* A direct load through the BTF pointer: no probe-read helper call on
+	 * this path, which runs for every copy. */
+	return BPF_CORE_READ_BITFIELD(task, in_user_fault);
 }
 
 SEC("raw_tp/mm_page_alloc")

@@ -136,20 +136,15 @@ static int field_skip(struct cursor *c, int n)
 	return 0;
 }
 
-/* Parse "PID (COMM) S" at the start of a stat line, leaving the cursor just
- * after the state letter. COMM runs to the last ')' of the buffer, since the
- * name itself may hold ')', spaces and newlines. */
-static int stat_head(struct cursor *c, struct proc_stat *st)
+/* Take the comm that starts at lparen: it runs to the last ')' of the
+ * buffer, since the name itself may hold ')', spaces and newlines. Leaves
+ * the cursor just after that ')'. */
+static int stat_comm(struct cursor *c, const char *lparen,
+    struct proc_stat *st)
 {
-	const char *lparen, *rparen;
+	const char *rparen;
 	size_t n;
-	long long pid;
 
-	if (parse_ll(c, &pid) < 0 || pid < 1 || pid > INT_MAX)
-		return -EINVAL;
-	if (c->end - c->p < 2 || c->p[0] != ' ' || c->p[1] != '(')
-		return -EINVAL;
-	lparen = c->p + 1;
 	rparen = memrchr(lparen + 1, ')', (size_t)(c->end - lparen - 1));
 	if (!rparen)
 		return -EINVAL;
@@ -158,14 +153,30 @@ static int stat_head(struct cursor *c, struct proc_stat *st)
 		n = PROCFS_COMM_MAX - 1;
 	memcpy(st->comm, lparen + 1, n);
 	st->comm[n] = '\0';
-	st->pid = (int)pid;
 	c->p = rparen + 1;
+	return 0;
+}
+
+/* Parse "PID (COMM) S" at the start of a stat line, leaving the cursor just
+ * after the state letter. */
+static int stat_head(struct cursor *c, struct proc_stat *st)
+{
+	long long pid;
+	char s;
+
+	if (parse_ll(c, &pid) < 0 || pid < 1 || pid > INT_MAX)
+		return -EINVAL;
+	if (c->end - c->p < 2 || c->p[0] != ' ' || c->p[1] != '(')
+		return -EINVAL;
+	if (stat_comm(c, c->p + 1, st) < 0)
+		return -EINVAL;
 	if (c->end - c->p < 2 || c->p[0] != ' ')
 		return -EINVAL;
-	if (!((c->p[1] >= 'A' && c->p[1] <= 'Z') ||
-	    (c->p[1] >= 'a' && c->p[1] <= 'z')))
+	s = c->p[1];
+	if (!((s >= 'A' && s <= 'Z') || (s >= 'a' && s <= 'z')))
 		return -EINVAL;
-	st->state = c->p[1];
+	st->pid = (int)pid;
+	st->state = s;
 	c->p += 2;
 	return 0;
 }
@@ -391,7 +402,7 @@ int procfs_for_each_pid(int procfd, int (*fn)(int pid, void *arg), void *arg)
 	DIR *dir;
 	int fd, pid, ret = 0;
 
-	/* A new open file description, so the caller's fd offset is untouched. */
+	/* A new open file description: the caller's fd offset is untouched. */
 	fd = openat(procfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;

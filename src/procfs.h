@@ -15,9 +15,10 @@
 /* The fields of /proc/PID/stat that cowtop uses. */
 struct proc_stat {
 	int pid;
-	char comm[PROCFS_COMM_MAX];      /* raw bytes between the first '(' and the
-					    last ')', NUL-terminated, truncated */
-	char state;                      /* 'R','S','D','Z','T','t','X','I',... */
+	/* Raw bytes between the first '(' and the last ')', NUL-terminated,
+	 * truncated to fit. */
+	char comm[PROCFS_COMM_MAX];
+	char state;                      /* R, S, D, Z, T, t, X, I, ... */
 	int ppid;
 	unsigned long long utime, stime; /* clock ticks */
 	unsigned long long start_time;   /* clock ticks since boot (field 22) */

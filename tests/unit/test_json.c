@@ -1,0 +1,321 @@
+/* Unit tests of the JSON string writer. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "json.h"
+
+#define S(lit) (lit), (sizeof(lit) - 1)
+
+/* Output of json_string on s[0..len), in a malloc'd NUL-terminated string;
+ * the input is an exactly sized heap copy so over-reads are caught. */
+static char *render(const char *s, size_t len, size_t *outlen)
+{
+	char *copy = malloc(len ? len : 1), *out = NULL;
+	size_t n = 0;
+	FILE *f;
+
+	assert_non_null(copy);
+	memcpy(copy, s, len);
+	f = open_memstream(&out, &n);
+	assert_non_null(f);
+	json_string(f, copy, len);
+	assert_false(ferror(f));
+	assert_int_equal(fclose(f), 0);
+	free(copy);
+	if (outlen)
+		*outlen = n;
+	return out;
+}
+
+/* Render s and compare with want. */
+static void check(const char *s, size_t len, const char *want)
+{
+	size_t n;
+	char *out = render(s, len, &n);
+
+	assert_string_equal(out, want);
+	assert_int_equal(n, strlen(want));
+	free(out);
+}
+
+/* Exact output for plain, escaped, C1 and invalid input. */
+static void test_cases(void **state)
+{
+	static const struct {
+		const char *s;
+		size_t len;
+		const char *want;
+	} cases[] = {
+		{ S(""), "\"\"" },
+		{ S("bash"), "\"bash\"" },
+		{ S("say \"hi\""), "\"say \\\"hi\\\"\"" },
+		{ S("a\\b"), "\"a\\\\b\"" },
+		{ S("/"), "\"/\"" },
+		{ S("\n\t\r"), "\"\\u000a\\u0009\\u000d\"" },
+		{ S("nul\0x"), "\"nul\\u0000x\"" },
+		{ S("\x1b[31m"), "\"\\u001b[31m\"" },
+		{ S("\x1f\x20\x7e\x7f"), "\"\\u001f ~\\u007f\"" },
+		{ S("caf\xc3\xa9"), "\"caf\xc3\xa9\"" },
+		{ S("\xe6\x97\xa5"), "\"\xe6\x97\xa5\"" },
+		{ S("\xf0\x9f\x98\x80"), "\"\xf0\x9f\x98\x80\"" },
+		{ S("\xc2\x80"), "\"\\u0080\"" },
+		{ S("\xc2\x85"), "\"\\u0085\"" },
+		{ S("\xc2\x9f"), "\"\\u009f\"" },
+		{ S("\xc2\xa0"), "\"\xc2\xa0\"" },
+		{ S("\xe2\x80\xa8\xe2\x80\xa9"), "\"\\u2028\\u2029\"" },
+		{ S("\x80"), "\"\\ufffd\"" },
+		{ S("\x9b"), "\"\\ufffd\"" },
+		{ S("\xff\xfe"), "\"\\ufffd\\ufffd\"" },
+		{ S("\xc0\xaf"), "\"\\ufffd\\ufffd\"" },              /* overlong */
+		{ S("\xe0\x80\xaf"), "\"\\ufffd\\ufffd\\ufffd\"" },
+		{ S("\xed\xa0\x80"), "\"\\ufffd\\ufffd\\ufffd\"" },   /* surrogate */
+		{ S("\xf4\x90\x80\x80"),
+		  "\"\\ufffd\\ufffd\\ufffd\\ufffd\"" },               /* > U+10FFFF */
+		{ S("\xe2\x82"), "\"\\ufffd\\ufffd\"" },              /* cut short */
+		{ S("\xe2\x82\"x"), "\"\\ufffd\\ufffd\\\"x\"" },
+		{ S("ok\xc3"), "\"ok\\ufffd\"" },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		check(cases[i].s, cases[i].len, cases[i].want);
+}
+
+/* Length of the well-formed UTF-8 sequence at s[0..len), straight from the
+ * table of well-formed byte sequences of the Unicode standard (3.9), or 0. */
+static int oracle_len(const unsigned char *s, size_t len)
+{
+	unsigned char lo = 0x80, hi = 0xbf;
+	int n, i;
+
+	if (len == 0)
+		return 0;
+	if (s[0] <= 0x7f)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	if (s[0] == 0xe0)
+		lo = 0xa0;
+	else if (s[0] == 0xed)
+		hi = 0x9f;
+	else if (s[0] == 0xf0)
+		lo = 0x90;
+	else if (s[0] == 0xf4)
+		hi = 0x8f;
+	if ((size_t)n > len || s[1] < lo || s[1] > hi)
+		return 0;
+	for (i = 2; i < n; i++) {
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	}
+	return n;
+}
+
+/* Growing byte string for the oracle and the reader below. */
+struct bytes {
+	unsigned char b[1024];
+	size_t n;
+};
+
+/* Append bytes to a byte string. */
+static void put(struct bytes *o, const void *s, size_t n)
+{
+	assert_true(o->n + n <= sizeof(o->b));
+	memcpy(o->b + o->n, s, n);
+	o->n += n;
+}
+
+/* Append the UTF-8 encoding of a code point below U+10000. */
+static void put_cp(struct bytes *o, unsigned cp)
+{
+	unsigned char e[3];
+
+	if (cp < 0x80) {
+		e[0] = (unsigned char)cp;
+		put(o, e, 1);
+	} else if (cp < 0x800) {
+		e[0] = (unsigned char)(0xc0 | (cp >> 6));
+		e[1] = (unsigned char)(0x80 | (cp & 0x3f));
+		put(o, e, 2);
+	} else {
+		e[0] = (unsigned char)(0xe0 | (cp >> 12));
+		e[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3f));
+		e[2] = (unsigned char)(0x80 | (cp & 0x3f));
+		put(o, e, 3);
+	}
+}
+
+/* The string value the output must denote: the input with each byte that
+ * does not begin a well-formed sequence replaced by U+FFFD. */
+static void expected_value(const unsigned char *s, size_t len, struct bytes *o)
+{
+	size_t i = 0;
+	int k;
+
+	o->n = 0;
+	while (i < len) {
+		k = oracle_len(s + i, len - i);
+		if (k == 0) {
+			put_cp(o, 0xfffd);
+			i++;
+		} else {
+			put(o, s + i, (size_t)k);
+			i += (size_t)k;
+		}
+	}
+}
+
+/* Value of a hex digit, or -1. */
+static int hexval(unsigned char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Read a JSON string literal as RFC 8259 defines it, the whole text being
+ * the literal, into its value. Fails the test on anything not allowed: a raw
+ * control character, a bad escape, a lone surrogate escape, ill-formed UTF-8,
+ * a raw C1 control or U+2028/U+2029, or text after the closing quote. */
+static void json_read(const unsigned char *s, size_t len, struct bytes *v)
+{
+	size_t i = 1;
+	unsigned cp;
+	int k, d, j;
+
+	v->n = 0;
+	assert_true(len >= 2);
+	assert_int_equal(s[0], '"');
+	while (i < len - 1) {
+		assert_true(s[i] >= 0x20);
+		assert_true(s[i] != 0x7f);
+		assert_true(s[i] != '"');
+		if (s[i] != '\\') {
+			k = oracle_len(s + i, len - 1 - i);
+			assert_true(k > 0);
+			/* No raw C1 control (C2 80..C2 9F), no raw U+2028 or
+			 * U+2029 (E2 80 A8/A9). */
+			assert_false(k == 2 && s[i] == 0xc2 && s[i + 1] <= 0x9f);
+			assert_false(k == 3 && s[i] == 0xe2 && s[i + 1] == 0x80 &&
+			    (s[i + 2] == 0xa8 || s[i + 2] == 0xa9));
+			put(v, s + i, (size_t)k);
+			i += (size_t)k;
+			continue;
+		}
+		assert_true(i + 1 < len - 1);
+		switch (s[i + 1]) {
+		case '"':
+		case '\\':
+		case '/':
+			put(v, s + i + 1, 1);
+			i += 2;
+			continue;
+		case 'u':
+			break;
+		default:
+			fail_msg("unexpected escape \\%c", s[i + 1]);
+		}
+		assert_true(i + 6 <= len - 1);
+		cp = 0;
+		for (j = 2; j < 6; j++) {
+			d = hexval(s[i + (size_t)j]);
+			assert_true(d >= 0);
+			cp = cp << 4 | (unsigned)d;
+		}
+		assert_false(cp >= 0xd800 && cp <= 0xdfff);
+		put_cp(v, cp);
+		i += 6;
+	}
+	assert_int_equal(i, len - 1);
+	assert_int_equal(s[len - 1], '"');
+}
+
+/* Random bytes, biased to the tricky ranges, always give one valid JSON
+ * string whose value is the input with invalid bytes made U+FFFD. */
+static void test_random_round_trip(void **state)
+{
+	static const unsigned char pool[] = {
+		0x00, 0x1f, 0x20, '"', '\\', 'a', 0x7f, 0x80, 0x85, 0x9f, 0xa0,
+		0xa8, 0xa9, 0xbf, 0xc0, 0xc1, 0xc2, 0xdf, 0xe0, 0xe2, 0xed,
+		0xef, 0xf0, 0xf4, 0xf5, 0xff, 0x8f, 0x90,
+	};
+	unsigned char src[48];
+	struct bytes want, got;
+	unsigned seed = 777;
+	size_t i, j, len, n;
+	char *out;
+
+	(void)state;
+	for (i = 0; i < 50000; i++) {
+		len = i % sizeof(src);
+		for (j = 0; j < len; j++) {
+			seed = seed * 1103515245u + 12345u;
+			if ((seed >> 8) & 1)
+				src[j] = pool[(seed >> 16) % sizeof(pool)];
+			else
+				src[j] = (unsigned char)(seed >> 16);
+		}
+		out = render((char *)src, len, &n);
+		json_read((unsigned char *)out, n, &got);
+		expected_value(src, len, &want);
+		assert_int_equal(got.n, want.n);
+		assert_memory_equal(got.b, want.b, want.n);
+		free(out);
+	}
+}
+
+/* Every code point below U+10000 (surrogates aside) and a sample above it
+ * come back unchanged. */
+static void test_code_points_round_trip(void **state)
+{
+	struct bytes in, got;
+	unsigned cp;
+	size_t n;
+	char *out;
+
+	(void)state;
+	for (cp = 0; cp < 0x10000; cp++) {
+		if (cp >= 0xd800 && cp <= 0xdfff)
+			continue;
+		in.n = 0;
+		put_cp(&in, cp);
+		out = render((char *)in.b, in.n, &n);
+		json_read((unsigned char *)out, n, &got);
+		assert_int_equal(got.n, in.n);
+		assert_memory_equal(got.b, in.b, in.n);
+		free(out);
+	}
+	check(S("\xf0\x90\x80\x80\xf4\x8f\xbf\xbf"),
+	    "\"\xf0\x90\x80\x80\xf4\x8f\xbf\xbf\"");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cases),
+		cmocka_unit_test(test_random_round_trip),
+		cmocka_unit_test(test_code_points_round_trip),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

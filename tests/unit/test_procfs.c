@@ -1,0 +1,1214 @@
+/* Unit tests of the /proc readers: parsers on captured and hostile files,
+ * readers on the live /proc. Fixtures live in $FIXTURES_DIR/proc, else in
+ * FIXTURES_DIR (set at build time)/proc. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include "procfs.h"
+
+#ifndef FIXTURES_DIR
+#define FIXTURES_DIR "tests/fixtures"
+#endif
+
+#define CHILD_FLAG "--cmdline-child"
+#define CHILD_ARGV0 "cowtop-test"
+
+static int procfd = -1;
+
+/* ---- fixtures ---- */
+
+/* Load a fixture into a heap buffer of exactly its size (one byte for an
+ * empty file), so that a parser reading past len trips the sanitizers. */
+static char *fixture(const char *name, size_t *len)
+{
+	const char *dir = getenv("FIXTURES_DIR");
+	char path[PATH_MAX];
+	struct stat st;
+	char *buf;
+	ssize_t n;
+	int fd;
+
+	if (!dir || !*dir)
+		dir = FIXTURES_DIR;
+	snprintf(path, sizeof(path), "%s/proc/%s", dir, name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		fail_msg("cannot open fixture %s: %s", path, strerror(errno));
+	assert_int_equal(fstat(fd, &st), 0);
+	*len = (size_t)st.st_size;
+	buf = malloc(*len ? *len : 1);
+	assert_non_null(buf);
+	n = read(fd, buf, *len);
+	assert_int_equal(n, (ssize_t)*len);
+	close(fd);
+	return buf;
+}
+
+/* Parse a stat fixture; returns the parser's result. */
+static int parse_stat_fixture(const char *name, struct proc_stat *st)
+{
+	size_t len;
+	char *buf = fixture(name, &len);
+	int ret = procfs_parse_stat(buf, len, st);
+
+	free(buf);
+	return ret;
+}
+
+/* Parse a stat fixture that must be accepted. */
+static void stat_ok(const char *name, struct proc_stat *st)
+{
+	memset(st, 0x5a, sizeof(*st));
+	if (parse_stat_fixture(name, st) != 0)
+		fail_msg("%s was refused", name);
+}
+
+/* ---- stat: captured files ---- */
+
+/* A short-lived ordinary process (cat reading its own stat). */
+static void test_stat_cat(void **state)
+{
+	struct proc_stat st;
+
+	(void)state;
+	stat_ok("cat.stat", &st);
+	assert_int_equal(st.pid, 3744);
+	assert_string_equal(st.comm, "cat");
+	assert_int_equal(st.state, 'R');
+	assert_int_equal(st.ppid, 3741);
+	assert_int_equal(st.utime, 0);
+	assert_int_equal(st.stime, 0);
+	assert_int_equal(st.num_threads, 1);
+	assert_int_equal(st.start_time, 36781);
+	assert_int_equal(st.vsize, 3133440);
+	assert_int_equal(st.rss, 371);
+}
+
+/* A multi-threaded process with a negative nice value among its fields. */
+static void test_stat_multithread(void **state)
+{
+	struct proc_stat st;
+
+	(void)state;
+	stat_ok("multi.stat", &st);
+	assert_int_equal(st.pid, 22026);
+	assert_string_equal(st.comm, "worker-pool");
+	assert_int_equal(st.state, 'R');
+	assert_int_equal(st.ppid, 22018);
+	assert_int_equal(st.utime, 30);
+	assert_int_equal(st.stime, 0);
+	assert_int_equal(st.num_threads, 4);
+	assert_int_equal(st.start_time, 96181);
+	assert_int_equal(st.vsize, 27713536);
+	assert_int_equal(st.rss, 274);
+}
+
+/* A thread's own stat (exit_signal -1 further on). */
+static void test_stat_thread(void **state)
+{
+	struct proc_stat st;
+
+	(void)state;
+	stat_ok("thread.stat", &st);
+	assert_int_equal(st.pid, 22027);
+	assert_string_equal(st.comm, "pool-1");
+	assert_int_equal(st.state, 'S');
+	assert_int_equal(st.ppid, 22018);
+	assert_int_equal(st.utime, 0);
+	assert_int_equal(st.num_threads, 4);
+	assert_int_equal(st.start_time, 96211);
+	assert_int_equal(st.rss, 306);
+}
+
+/* Kernel threads: no memory, idle state, long workqueue names, and a
+ * real-time priority of -100. */
+static void test_stat_kernel_threads(void **state)
+{
+	struct proc_stat st;
+
+	(void)state;
+	stat_ok("kthreadd.stat", &st);
+	assert_int_equal(st.pid, 2);
+	assert_string_equal(st.comm, "kthreadd");
+	assert_int_equal(st.state, 'S');
+	assert_int_equal(st.ppid, 0);
+	assert_int_equal(st.start_time, 14);
+	assert_int_equal(st.vsize, 0);
+	assert_int_equal(st.rss, 0);
+
+	stat_ok("kworker.stat", &st);
+	assert_int_equal(st.pid, 12);
+	assert_string_equal(st.comm, "kworker/u8:0-ipv6_addrconf");
+	assert_int_equal(st.state, 'I');
+	assert_int_equal(st.ppid, 2);
+	assert_int_equal(st.utime, 0);
+	assert_int_equal(st.stime, 11);
+
+	stat_ok("migration.stat", &st);
+	assert_int_equal(st.pid, 18);
+	assert_string_equal(st.comm, "migration/0");
+	assert_int_equal(st.num_threads, 1);
+	assert_int_equal(st.start_time, 14);
+}
+
+/* A process stopped by its tracer: a lower-case state letter. */
+static void test_stat_traced(void **state)
+{
+	struct proc_stat st;
+
+	(void)state;
+	stat_ok("traced.stat", &st);
+	assert_int_equal(st.pid, 18653);
+	assert_string_equal(st.comm, "tr");
+	assert_int_equal(st.state, 't');
+	assert_int_equal(st.ppid, 18652);
+	assert_int_equal(st.start_time, 83750);
+	assert_int_equal(st.rss, 151);
+}
+
+/* A zombie: state Z, its memory gone. */
+static void test_stat_zombie(void **state)
+{
+	struct proc_stat st;
+
+	(void)state;
+	stat_ok("zombie.stat", &st);
+	assert_int_equal(st.pid, 3741);
+	assert_string_equal(st.comm, "bash");
+	assert_int_equal(st.state, 'Z');
+	assert_int_equal(st.ppid, 1);
+	assert_int_equal(st.num_threads, 1);
+	assert_int_equal(st.start_time, 36781);
+	assert_int_equal(st.vsize, 0);
+	assert_int_equal(st.rss, 0);
+}
+
+/* ---- stat: hostile names, captured from processes that set them ---- */
+
+/* Names that hold ')', '(', spaces, newlines, escapes and bad UTF-8 are
+ * kept byte for byte, and the fields after them still parse. */
+static void test_stat_hostile_names(void **state)
+{
+	static const struct {
+		const char *file;
+		const char *comm;
+		long long rss;
+	} cases[] = {
+		{ "paren-spoof.stat", "a) R 1 2 (b", 266 },
+		{ "newline.stat", "evil\nTgid:\t1", 287 },
+		{ "esc.stat", "\x1b[2J\x1b[31mred", 275 },
+		{ "badutf8.stat", "\xff\xfe\xc0\xaf\xc2\x85", 280 },
+		{ "lone-paren.stat", ")", 272 },
+		{ "spaces.stat", " ) ( ", 275 },
+	};
+	struct proc_stat st;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		stat_ok(cases[i].file, &st);
+		assert_string_equal(st.comm, cases[i].comm);
+		assert_int_equal(st.state, 'R');
+		assert_int_equal(st.ppid, 4935);
+		assert_int_equal(st.num_threads, 1);
+		assert_int_equal(st.vsize, 2400256);
+		assert_int_equal(st.rss, cases[i].rss);
+	}
+}
+
+/* A name longer than the buffer is cut to fit, the rest still parses. */
+static void test_stat_long_comm(void **state)
+{
+	char want[PROCFS_COMM_MAX];
+	struct proc_stat st;
+
+	(void)state;
+	memset(want, 'n', sizeof(want) - 1);
+	want[sizeof(want) - 1] = '\0';
+	stat_ok("long-comm.stat", &st);
+	assert_string_equal(st.comm, want);
+	assert_int_equal(st.ppid, 1);
+	assert_int_equal(st.utime, 5);
+	assert_int_equal(st.stime, 6);
+	assert_int_equal(st.rss, 359);
+}
+
+/* The largest values that fit are accepted. */
+static void test_stat_max_values(void **state)
+{
+	struct proc_stat st;
+
+	(void)state;
+	stat_ok("max-utime.stat", &st);
+	assert_true(st.utime == ULLONG_MAX);
+	assert_int_equal(st.stime, 7);
+}
+
+/* Malformed files are refused and leave out untouched. */
+static void test_stat_malformed(void **state)
+{
+	static const char *const files[] = {
+		"empty.stat", "trunc-pid.stat", "trunc-comm.stat",
+		"trunc-state.stat", "trunc-stime.stat", "trunc-rss.stat",
+		"missing-fields.stat", "overflow-utime.stat",
+		"overflow-pid.stat", "overflow-threads.stat",
+		"overflow-rss.stat", "negative-utime.stat",
+		"garbage-field.stat", "no-rparen.stat", "no-lparen.stat",
+		"bad-state.stat", "negative-ppid.stat", "negative-threads.stat",
+		"zero-pid.stat", "negative-pid.stat", "garbage-rss.stat",
+		"glued-state.stat", "long-state.stat",
+	};
+	struct proc_stat st, before;
+	size_t i;
+
+	(void)state;
+	memset(&before, 0x5a, sizeof(before));
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		st = before;
+		if (parse_stat_fixture(files[i], &st) != -EINVAL)
+			fail_msg("%s was not refused", files[i]);
+		assert_memory_equal(&st, &before, sizeof(st));
+	}
+}
+
+/* A file cut after rss and its separator holds every field used. */
+static void test_stat_cut_after_rss(void **state)
+{
+	struct proc_stat st;
+
+	(void)state;
+	stat_ok("trunc-after-rss.stat", &st);
+	assert_int_equal(st.ppid, 3656);
+	assert_int_equal(st.start_time, 36153);
+	assert_int_equal(st.vsize, 3133440);
+	assert_int_equal(st.rss, 359);
+}
+
+/* Offset just past the separator that ends field 24 (rss): the 23rd space
+ * after the last ')' of the file. */
+static size_t stat_needed(const char *buf, size_t len)
+{
+	const char *rp = memrchr(buf, ')', len);
+	size_t i;
+	int spaces = 0;
+
+	assert_non_null(rp);
+	for (i = (size_t)(rp - buf); i < len; i++) {
+		if (buf[i] == ' ' && ++spaces == 23)
+			return i + 1;
+	}
+	fail_msg("fixture has fewer than 24 fields");
+	return 0;
+}
+
+/* Every prefix of a real file: refused while a used field may be cut short,
+ * identical to the whole file's parse once they are all there. */
+static void test_stat_every_truncation(void **state)
+{
+	static const char *const files[] = {
+		"cat.stat", "multi.stat", "kworker.stat", "zombie.stat",
+		"paren-spoof.stat", "newline.stat", "spaces.stat",
+	};
+	struct proc_stat full, st;
+	size_t i, len, cut, need;
+	char *buf, *copy;
+	int ret;
+
+	(void)state;
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		buf = fixture(files[i], &len);
+		memset(&full, 0, sizeof(full));
+		assert_int_equal(procfs_parse_stat(buf, len, &full), 0);
+		need = stat_needed(buf, len);
+		for (cut = 0; cut <= len; cut++) {
+			copy = malloc(cut ? cut : 1);
+			assert_non_null(copy);
+			memcpy(copy, buf, cut);
+			memset(&st, 0, sizeof(st));
+			ret = procfs_parse_stat(copy, cut, &st);
+			if (cut < need && ret != -EINVAL)
+				fail_msg("%s cut at %zu accepted", files[i], cut);
+			if (cut >= need) {
+				assert_int_equal(ret, 0);
+				assert_memory_equal(&st, &full, sizeof(st));
+			}
+			free(copy);
+		}
+		free(buf);
+	}
+}
+
+/* ---- statm ---- */
+
+/* Parse a statm fixture. */
+static int parse_statm_fixture(const char *name, struct proc_statm *sm)
+{
+	size_t len;
+	char *buf = fixture(name, &len);
+	int ret = procfs_parse_statm(buf, len, sm);
+
+	free(buf);
+	return ret;
+}
+
+/* Captured statm files, and malformed ones refused. */
+static void test_statm(void **state)
+{
+	static const char *const bad[] = {
+		"empty.statm", "trunc.statm", "trunc-shared.statm",
+		"overflow.statm", "negative.statm", "garbage-size.statm",
+		"garbage-shared.statm",
+	};
+	struct proc_statm sm, before;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(parse_statm_fixture("cat.statm", &sm), 0);
+	assert_int_equal(sm.size, 765);
+	assert_int_equal(sm.resident, 403);
+	assert_int_equal(sm.shared, 375);
+	assert_int_equal(parse_statm_fixture("multi.statm", &sm), 0);
+	assert_int_equal(sm.size, 6766);
+	assert_int_equal(sm.resident, 306);
+	assert_int_equal(sm.shared, 274);
+	memset(&sm, 0x5a, sizeof(sm));
+	assert_int_equal(parse_statm_fixture("zombie.statm", &sm), 0);
+	assert_int_equal(sm.size, 0);
+	assert_int_equal(sm.resident, 0);
+	assert_int_equal(sm.shared, 0);
+
+	memset(&before, 0x5a, sizeof(before));
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		sm = before;
+		if (parse_statm_fixture(bad[i], &sm) != -EINVAL)
+			fail_msg("%s was not refused", bad[i]);
+		assert_memory_equal(&sm, &before, sizeof(sm));
+	}
+}
+
+/* Every prefix of a statm file is refused until its third field is whole. */
+static void test_statm_every_truncation(void **state)
+{
+	struct proc_statm full, sm;
+	size_t len, cut;
+	char *buf, *copy;
+	int ret;
+
+	(void)state;
+	buf = fixture("multi.statm", &len);
+	assert_int_equal(procfs_parse_statm(buf, len, &full), 0);
+	for (cut = 0; cut <= len; cut++) {
+		copy = malloc(cut ? cut : 1);
+		assert_non_null(copy);
+		memcpy(copy, buf, cut);
+		/* "6766 306 274 " is 13 bytes: the third field is whole. */
+		ret = procfs_parse_statm(copy, cut, &sm);
+		if (cut < 13) {
+			assert_int_equal(ret, -EINVAL);
+		} else {
+			assert_int_equal(ret, 0);
+			assert_memory_equal(&sm, &full, sizeof(sm));
+		}
+		free(copy);
+	}
+	free(buf);
+}
+
+/* ---- status ---- */
+
+/* Parse the Tgid of a status fixture. */
+static int parse_tgid_fixture(const char *name)
+{
+	size_t len;
+	char *buf = fixture(name, &len);
+	int ret = procfs_parse_status_tgid(buf, len);
+
+	free(buf);
+	return ret;
+}
+
+/* Tgid of a thread, a kernel thread and a zombie; a name that spells a Tgid
+ * line does not count; malformed files are refused. */
+static void test_status_tgid(void **state)
+{
+	(void)state;
+	assert_int_equal(parse_tgid_fixture("thread.status"), 22026);
+	assert_int_equal(parse_tgid_fixture("kthreadd.status"), 2);
+	assert_int_equal(parse_tgid_fixture("zombie.status"), 3741);
+	assert_int_equal(parse_tgid_fixture("newline.status"), 4945);
+	assert_int_equal(parse_tgid_fixture("empty.status"), -EINVAL);
+	assert_int_equal(parse_tgid_fixture("no-tgid.status"), -EINVAL);
+	assert_int_equal(parse_tgid_fixture("bad-tgid.status"), -EINVAL);
+	assert_int_equal(parse_tgid_fixture("trunc-tgid.status"), -EINVAL);
+	assert_int_equal(parse_tgid_fixture("overflow-tgid.status"), -EINVAL);
+	assert_int_equal(parse_tgid_fixture("zero-tgid.status"), -EINVAL);
+}
+
+/* ---- cmdline ---- */
+
+/* Tidy a cmdline fixture and compare with want. */
+static void check_tidy(const char *name, const char *want)
+{
+	size_t len, n;
+	char *raw = fixture(name, &len);
+	char *buf = malloc(len + 1);
+
+	assert_non_null(buf);
+	memcpy(buf, raw, len);
+	n = procfs_cmdline_tidy(buf, len);
+	assert_int_equal(n, strlen(want));
+	assert_string_equal(buf, want);
+	free(buf);
+	free(raw);
+}
+
+/* NULs become spaces, trailing ones go, inner empty arguments stay. */
+static void test_cmdline_tidy(void **state)
+{
+	(void)state;
+	check_tidy("cat.cmdline", "cat /proc/self/cmdline");
+	check_tidy("args.cmdline", "sh -c echo a  b  x");
+	check_tidy("padded.cmdline", "nginx: worker process");
+	check_tidy("nuls.cmdline", "");
+	check_tidy("zombie.cmdline", "");
+}
+
+/* ---- live /proc ---- */
+
+/* Count the entries of /proc/self/task: the threads of this process. */
+static int count_threads(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *de;
+	int n = 0;
+
+	assert_non_null(d);
+	while ((de = readdir(d)))
+		n += de->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+/* Seconds since boot, from /proc/uptime. */
+static double uptime(void)
+{
+	FILE *f = fopen("/proc/uptime", "r");
+	double up = -1;
+
+	assert_non_null(f);
+	assert_int_equal(fscanf(f, "%lf", &up), 1);
+	fclose(f);
+	return up;
+}
+
+static volatile unsigned long burn_sink;
+
+/* Spin until this process has used ms milliseconds of CPU time more. */
+static void burn_cpu(long ms)
+{
+	struct timespec t0, t;
+	int i;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
+	do {
+		for (i = 0; i < 100000; i++)
+			burn_sink += (unsigned long)i;
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000 +
+	    (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
+}
+
+/* This process's own stat matches what it knows of itself. */
+static void test_live_self_stat(void **state)
+{
+	struct proc_stat st, st2;
+	char name[17] = "";
+	long ticks = procfs_clock_ticks();
+
+	(void)state;
+	assert_int_equal(prctl(PR_GET_NAME, name), 0);
+	assert_int_equal(procfs_read_stat(procfd, getpid(), &st), 0);
+	assert_int_equal(st.pid, getpid());
+	assert_int_equal(st.ppid, getppid());
+	assert_string_equal(st.comm, name);
+	assert_int_equal(st.state, 'R');
+	assert_int_equal(st.num_threads, count_threads());
+	assert_true(st.rss > 0);
+	assert_true(st.vsize > 0);
+	assert_true((double)st.start_time / (double)ticks <= uptime() + 1);
+
+	/* 300 ms of CPU shows in utime + stime at the same positions. */
+	burn_cpu(300);
+	assert_int_equal(procfs_read_stat(procfd, getpid(), &st2), 0);
+	assert_true(st2.utime + st2.stime >=
+	    st.utime + st.stime + (unsigned long long)ticks / 10);
+	assert_int_equal(st2.start_time, st.start_time);
+}
+
+/* stat and statm agree on the size of this process (not on its resident
+ * set: the kernel may sum its per-CPU counters for one and not the other). */
+static void test_live_self_statm(void **state)
+{
+	struct proc_stat a, b;
+	struct proc_statm sm;
+	long page = sysconf(_SC_PAGESIZE);
+	int tries;
+
+	(void)state;
+	for (tries = 0; tries < 50; tries++) {
+		assert_int_equal(procfs_read_stat(procfd, getpid(), &a), 0);
+		assert_int_equal(procfs_read_statm(procfd, getpid(), &sm), 0);
+		assert_int_equal(procfs_read_stat(procfd, getpid(), &b), 0);
+		if (a.vsize == b.vsize)
+			break;
+	}
+	assert_true(tries < 50);
+	assert_true(sm.resident > 0);
+	assert_true(sm.size >= sm.resident);
+	assert_true(sm.resident >= sm.shared);
+	assert_int_equal(sm.size * (unsigned long long)page, a.vsize);
+}
+
+/* Missing and impossible pids. */
+static void test_live_missing(void **state)
+{
+	struct proc_stat st;
+	struct proc_statm sm;
+	char buf[16];
+	int devnull;
+
+	(void)state;
+	assert_int_equal(procfs_read_stat(procfd, INT_MAX, &st), -ENOENT);
+	assert_int_equal(procfs_read_statm(procfd, INT_MAX, &sm), -ENOENT);
+	assert_int_equal(procfs_read_cmdline(procfd, INT_MAX, buf, sizeof(buf)),
+	    -ENOENT);
+	assert_int_equal(procfs_read_tgid(procfd, INT_MAX), -ENOENT);
+	assert_int_equal(procfs_read_stat(procfd, 0, &st), -EINVAL);
+	assert_int_equal(procfs_read_stat(procfd, -1, &st), -EINVAL);
+	assert_int_equal(procfs_read_tgid(procfd, -5), -EINVAL);
+	assert_int_equal(procfs_read_cmdline(procfd, getpid(), buf, 0),
+	    -EINVAL);
+	/* The fd must be a directory of /proc. */
+	devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	assert_true(devnull >= 0);
+	assert_int_equal(procfs_read_stat(devnull, getpid(), &st), -ENOTDIR);
+	close(devnull);
+	assert_int_equal(procfs_read_stat(-1, getpid(), &st), -EBADF);
+}
+
+/* A zombie child: state Z, no memory, empty command line; gone once reaped. */
+static void test_live_zombie(void **state)
+{
+	struct proc_stat st;
+	struct proc_statm sm;
+	char buf[64];
+	pid_t pid;
+	int i;
+
+	(void)state;
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(0);
+	for (i = 0; i < 5000; i++) {
+		assert_int_equal(procfs_read_stat(procfd, pid, &st), 0);
+		if (st.state == 'Z')
+			break;
+		usleep(1000);
+	}
+	assert_int_equal(st.state, 'Z');
+	assert_int_equal(st.ppid, getpid());
+	assert_int_equal(st.vsize, 0);
+	assert_int_equal(st.rss, 0);
+	assert_int_equal(procfs_read_statm(procfd, pid, &sm), 0);
+	assert_int_equal(sm.size, 0);
+	assert_int_equal(sm.resident, 0);
+	memset(buf, 'Z', sizeof(buf));
+	assert_int_equal(procfs_read_cmdline(procfd, pid, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "");
+	assert_int_equal(procfs_read_tgid(procfd, pid), pid);
+	assert_int_equal(waitpid(pid, NULL, 0), pid);
+	assert_int_equal(procfs_read_stat(procfd, pid, &st), -ENOENT);
+}
+
+/* A thread that reports its id and waits to be released. */
+struct thread_ctl {
+	int to_main[2];
+	int to_thread[2];
+};
+
+/* Thread body: send our tid, block until main writes. */
+static void *thread_main(void *arg)
+{
+	struct thread_ctl *c = arg;
+	pid_t tid = gettid();
+	char b;
+
+	if (write(c->to_main[1], &tid, sizeof(tid)) != sizeof(tid))
+		return NULL;
+	while (read(c->to_thread[0], &b, 1) < 0 && errno == EINTR)
+		;
+	return NULL;
+}
+
+/* Walk state for procfs_for_each_pid. */
+struct walk {
+	int want[3];
+	bool seen[3];
+	int calls;
+	int bad;
+	int stop_at;     /* return stop_ret on this call, 0: never */
+	int stop_ret;
+};
+
+/* Record one pid of the walk. */
+static int walk_fn(int pid, void *arg)
+{
+	struct walk *w = arg;
+	int i;
+
+	w->calls++;
+	if (pid <= 0)
+		w->bad++;
+	for (i = 0; i < 3; i++) {
+		if (w->want[i] == pid)
+			w->seen[i] = true;
+	}
+	if (w->stop_at && w->calls == w->stop_at)
+		return w->stop_ret;
+	return 0;
+}
+
+/* A thread id has this process as its tgid, is readable by id, and is not
+ * listed as a process. */
+static void test_live_thread(void **state)
+{
+	struct thread_ctl c;
+	struct proc_stat st;
+	struct walk w = { .want = { 0, 0, 0 } };
+	pthread_t th;
+	pid_t tid;
+	char b = 'x';
+
+	(void)state;
+	assert_int_equal(pipe2(c.to_main, O_CLOEXEC), 0);
+	assert_int_equal(pipe2(c.to_thread, O_CLOEXEC), 0);
+	assert_int_equal(pthread_create(&th, NULL, thread_main, &c), 0);
+	assert_int_equal(read(c.to_main[0], &tid, sizeof(tid)), sizeof(tid));
+	assert_true(tid != getpid());
+
+	assert_int_equal(procfs_read_tgid(procfd, tid), getpid());
+	assert_int_equal(procfs_read_tgid(procfd, getpid()), getpid());
+	assert_int_equal(procfs_read_stat(procfd, tid, &st), 0);
+	assert_int_equal(st.pid, tid);
+	assert_int_equal(procfs_read_stat(procfd, getpid(), &st), 0);
+	assert_int_equal(st.num_threads, count_threads());
+	assert_true(st.num_threads >= 2);
+
+	w.want[0] = getpid();
+	w.want[1] = tid;
+	assert_int_equal(procfs_for_each_pid(procfd, walk_fn, &w), 0);
+	assert_true(w.seen[0]);
+	assert_false(w.seen[1]);
+
+	assert_int_equal(write(c.to_thread[1], &b, 1), 1);
+	assert_int_equal(pthread_join(th, NULL), 0);
+	close(c.to_main[0]);
+	close(c.to_main[1]);
+	close(c.to_thread[0]);
+	close(c.to_thread[1]);
+}
+
+/* The walk lists this process, its parent and a child; stops early on request;
+ * reports a bad fd. */
+static void test_live_for_each_pid(void **state)
+{
+	struct walk w = { .want = { 0, 0, 0 } };
+	int total, devnull;
+	pid_t child;
+
+	(void)state;
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		pause();
+		_exit(0);
+	}
+	w.want[0] = getpid();
+	w.want[1] = getppid();
+	w.want[2] = child;
+	assert_int_equal(procfs_for_each_pid(procfd, walk_fn, &w), 0);
+	assert_true(w.seen[0]);
+	assert_true(w.seen[1]);
+	assert_true(w.seen[2]);
+	assert_int_equal(w.bad, 0);
+	assert_true(w.calls >= 3);
+	total = w.calls;
+
+	/* Stopping early returns fn's value after exactly that many calls. */
+	memset(&w, 0, sizeof(w));
+	w.stop_at = 2;
+	w.stop_ret = 42;
+	assert_int_equal(procfs_for_each_pid(procfd, walk_fn, &w), 42);
+	assert_int_equal(w.calls, 2);
+	w.calls = 0;
+	w.stop_at = 1;
+	w.stop_ret = -ECANCELED;
+	assert_int_equal(procfs_for_each_pid(procfd, walk_fn, &w), -ECANCELED);
+	assert_int_equal(w.calls, 1);
+
+	/* The caller's fd is not used up: a second walk sees as much. */
+	memset(&w, 0, sizeof(w));
+	assert_int_equal(procfs_for_each_pid(procfd, walk_fn, &w), 0);
+	assert_true(w.calls >= total - 20 && w.calls <= total + 20);
+
+	devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	assert_true(devnull >= 0);
+	assert_int_equal(procfs_for_each_pid(devnull, walk_fn, &w), -ENOTDIR);
+	close(devnull);
+	assert_int_equal(procfs_for_each_pid(-1, walk_fn, &w), -EBADF);
+
+	kill(child, SIGKILL);
+	assert_int_equal(waitpid(child, NULL, 0), child);
+}
+
+/* A child of this test program, waiting on its stdin, with a huge argv. */
+struct child {
+	pid_t pid;
+	int stdin_w;
+};
+
+/* Start this program again as a waiting child whose argv is CHILD_ARGV0,
+ * CHILD_FLAG and nargs copies of arg. Returns 0, or the exec errno. */
+static int spawn_child(const char *arg, size_t nargs, struct child *c)
+{
+	char **argv = calloc(nargs + 3, sizeof(*argv));
+	int in[2], status[2], err = 0;
+	struct rlimit rl;
+	size_t i;
+	ssize_t n;
+
+	assert_non_null(argv);
+	argv[0] = (char *)CHILD_ARGV0;
+	argv[1] = (char *)CHILD_FLAG;
+	for (i = 0; i < nargs; i++)
+		argv[i + 2] = (char *)arg;
+	assert_int_equal(pipe2(in, O_CLOEXEC), 0);
+	assert_int_equal(pipe2(status, O_CLOEXEC), 0);
+	c->pid = fork();
+	assert_true(c->pid >= 0);
+	if (c->pid == 0) {
+		/* Room for argv: the kernel allows a quarter of the stack
+		 * limit. */
+		if (getrlimit(RLIMIT_STACK, &rl) == 0) {
+			rl.rlim_cur = 64ul << 20;
+			if (rl.rlim_max != RLIM_INFINITY &&
+			    rl.rlim_cur > rl.rlim_max)
+				rl.rlim_cur = rl.rlim_max;
+			setrlimit(RLIMIT_STACK, &rl);
+		}
+		dup2(in[0], STDIN_FILENO);
+		execv("/proc/self/exe", argv);
+		err = errno;
+		if (write(status[1], &err, sizeof(err)) < 0)
+			_exit(126);
+		_exit(127);
+	}
+	free(argv);
+	close(in[0]);
+	close(status[1]);
+	/* The status pipe closes on a successful exec, or carries errno. */
+	do
+		n = read(status[0], &err, sizeof(err));
+	while (n < 0 && errno == EINTR);
+	close(status[0]);
+	c->stdin_w = in[1];
+	if (n == (ssize_t)sizeof(err)) {
+		close(in[1]);
+		waitpid(c->pid, NULL, 0);
+		return err;
+	}
+	return 0;
+}
+
+/* Let the child go and reap it. */
+static void child_stop(struct child *c)
+{
+	int status;
+
+	close(c->stdin_w);
+	assert_int_equal(waitpid(c->pid, &status, 0), c->pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+/* What procfs_read_cmdline must give with capacity cap for that argv,
+ * computed the plain way: join with NULs, keep cap - 1 bytes, drop trailing
+ * NULs, turn the others into spaces. */
+static char *expected_cmdline(const char *arg, size_t nargs, size_t cap)
+{
+	size_t alen = strlen(arg) + 1, n = 0, i, k;
+	char *raw = malloc(cap);
+	const char *part;
+
+	assert_non_null(raw);
+	for (i = 0; i < nargs + 2 && n < cap - 1; i++) {
+		part = i == 0 ? CHILD_ARGV0 : i == 1 ? CHILD_FLAG : arg;
+		alen = strlen(part) + 1;
+		for (k = 0; k < alen && n < cap - 1; k++)
+			raw[n++] = part[k];
+	}
+	while (n > 0 && raw[n - 1] == '\0')
+		n--;
+	for (i = 0; i < n; i++)
+		raw[i] = raw[i] ? raw[i] : ' ';
+	raw[n] = '\0';
+	return raw;
+}
+
+/* rchar of /proc/self/io (bytes this process got from read()), and the size
+ * of that read itself; -1 when the kernel does not account it. */
+static long long read_rchar(size_t *self_len)
+{
+	char buf[1024];
+	long long v = -1;
+	ssize_t n;
+	int fd;
+
+	fd = open("/proc/self/io", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	*self_len = (size_t)n;
+	if (sscanf(buf, "rchar: %lld", &v) != 1)
+		return -1;
+	return v;
+}
+
+/* Read the child's command line with capacity cap and compare. Also check
+ * that no byte was written past cap and, where the kernel counts it, that no
+ * more than cap bytes were read from the file. */
+static void check_cmdline(pid_t pid, const char *arg, size_t nargs, size_t cap)
+{
+	const size_t guard = 64;
+	char *buf = malloc(cap + guard), *want;
+	long long r0, r1;
+	size_t io_len = 0, i;
+	ssize_t n;
+
+	assert_non_null(buf);
+	memset(buf, 0x5a, cap + guard);
+	want = expected_cmdline(arg, nargs, cap);
+	r0 = read_rchar(&io_len);
+	n = procfs_read_cmdline(procfd, pid, buf, cap);
+	r1 = read_rchar(&io_len);
+	assert_int_equal(n, (ssize_t)strlen(want));
+	assert_true((size_t)n < cap);
+	assert_string_equal(buf, want);
+	for (i = cap; i < cap + guard; i++)
+		assert_int_equal(buf[i], 0x5a);
+	if (r0 >= 0 && r1 >= 0) {
+		/* The read of cmdline, plus the first read of io itself. */
+		assert_true(r1 - r0 >= (long long)n);
+		assert_true(r1 - r0 <= (long long)(cap + io_len));
+	}
+	free(want);
+	free(buf);
+}
+
+/* A 200 000-argument command line costs only the bytes asked for, at every
+ * capacity; with room enough it comes back whole. */
+static void test_live_cmdline_bounded(void **state)
+{
+	static const size_t caps[] = { 1, 2, 12, 13, 16, 4096, 65536 };
+	const size_t nargs = 200000;
+	struct child c;
+	size_t i, full;
+	int err;
+
+	(void)state;
+	err = spawn_child("xy", nargs, &c);
+	if (err == E2BIG)
+		skip();
+	assert_int_equal(err, 0);
+	for (i = 0; i < sizeof(caps) / sizeof(caps[0]); i++)
+		check_cmdline(c.pid, "xy", nargs, caps[i]);
+	full = sizeof(CHILD_ARGV0) + sizeof(CHILD_FLAG) + nargs * 3 + 1;
+	check_cmdline(c.pid, "xy", nargs, full);
+	child_stop(&c);
+}
+
+/* 500 000 empty arguments: nothing but separators after the first two, all
+ * dropped, in bounded time and memory. */
+static void test_live_cmdline_empty_args(void **state)
+{
+	const size_t nargs = 500000;
+	struct child c;
+	char buf[4096];
+	int err;
+
+	(void)state;
+	err = spawn_child("", nargs, &c);
+	if (err == E2BIG)
+		skip();
+	assert_int_equal(err, 0);
+	check_cmdline(c.pid, "", nargs, sizeof(buf));
+	assert_int_equal(procfs_read_cmdline(procfd, c.pid, buf, sizeof(buf)),
+	    (ssize_t)strlen(CHILD_ARGV0 " " CHILD_FLAG));
+	assert_string_equal(buf, CHILD_ARGV0 " " CHILD_FLAG);
+	child_stop(&c);
+}
+
+/* ---- a directory made to look like /proc ---- */
+
+static const char *const fake_names[] = {
+	"12", "99", "2147483647", "012", "0", "-5", "+7", "7x", "abc",
+	"2147483648", "4294967308", "99999999999999999999", "self",
+};
+static char fake_dir[PATH_MAX];
+
+#define FAKE_PAD (256u << 10)       /* bytes of padding in fake 12/stat */
+#define FAKE_CMDLINE (1u << 20)     /* size of fake 12/cmdline */
+
+/* Write n bytes to dirfd/path, creating it. */
+static int write_file(int dirfd, const char *path, const char *buf, size_t n)
+{
+	ssize_t w;
+	int fd;
+
+	fd = openat(dirfd, path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -1;
+	w = write(fd, buf, n);
+	close(fd);
+	return w == (ssize_t)n ? 0 : -1;
+}
+
+/* Copy a fixture to dirfd/path. */
+static int copy_fixture(int dirfd, const char *name, const char *path)
+{
+	size_t len;
+	char *buf = fixture(name, &len);
+	int ret = write_file(dirfd, path, buf, len);
+
+	free(buf);
+	return ret;
+}
+
+/* Fill the fake /proc: pid-like and other names; in 12, a stat of 256 KiB
+ * (a real line, then spaces before its newline), a 1 MiB cmdline, a status
+ * and a statm; in 99, a stat that is a directory. */
+static int fake_fill(int fd)
+{
+	size_t i, len;
+	char *big, *line;
+
+	for (i = 0; i < sizeof(fake_names) / sizeof(fake_names[0]); i++) {
+		if (mkdirat(fd, fake_names[i], 0700) < 0)
+			return -1;
+	}
+	if (mkdirat(fd, "99/stat", 0700) < 0 ||
+	    copy_fixture(fd, "thread.status", "12/status") < 0 ||
+	    copy_fixture(fd, "cat.statm", "12/statm") < 0)
+		return -1;
+	big = malloc(FAKE_CMDLINE);
+	if (!big)
+		return -1;
+	for (i = 0; i < FAKE_CMDLINE; i++)
+		big[i] = (i & 1) ? '\0' : 'a';
+	if (write_file(fd, "12/cmdline", big, FAKE_CMDLINE) < 0) {
+		free(big);
+		return -1;
+	}
+	line = fixture("cat.stat", &len);
+	memset(big, ' ', FAKE_PAD);
+	memcpy(big, line, len - 1); /* its newline goes at the very end */
+	big[FAKE_PAD - 1] = '\n';
+	free(line);
+	i = (size_t)write_file(fd, "12/stat", big, FAKE_PAD);
+	free(big);
+	return (int)i;
+}
+
+/* Make the fake /proc; its fd is the test state. */
+static int fake_proc_setup(void **state)
+{
+	const char *tmp = getenv("TMPDIR");
+	int fd;
+
+	snprintf(fake_dir, sizeof(fake_dir), "%s/procfs-test-XXXXXX",
+	    tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(fake_dir))
+		return -1;
+	fd = open(fake_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	*state = (void *)(intptr_t)fd;
+	return fake_fill(fd);
+}
+
+/* Remove the fake /proc. */
+static int fake_proc_teardown(void **state)
+{
+	static const char *const files[] = {
+		"12/stat", "12/statm", "12/status", "12/cmdline",
+	};
+	int fd = (int)(intptr_t)*state;
+	size_t i;
+
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		unlinkat(fd, files[i], 0);
+	unlinkat(fd, "99/stat", AT_REMOVEDIR);
+	for (i = 0; i < sizeof(fake_names) / sizeof(fake_names[0]); i++)
+		unlinkat(fd, fake_names[i], AT_REMOVEDIR);
+	close(fd);
+	return rmdir(fake_dir);
+}
+
+/* Only canonical decimal names that fit an int count as pids. */
+static void test_fake_pid_names(void **state)
+{
+	int fd = (int)(intptr_t)*state;
+	struct walk w;
+
+	memset(&w, 0, sizeof(w));
+	w.want[0] = 12;
+	w.want[1] = 99;
+	w.want[2] = INT_MAX;
+	assert_int_equal(procfs_for_each_pid(fd, walk_fn, &w), 0);
+	assert_int_equal(w.calls, 3);
+	assert_true(w.seen[0] && w.seen[1] && w.seen[2]);
+}
+
+/* Oversized files are read only as far as the buffers go: a 256 KiB stat
+ * still parses from its start, a 1 MiB cmdline costs cap bytes. */
+static void test_fake_bounded_reads(void **state)
+{
+	int fd = (int)(intptr_t)*state;
+	struct proc_statm sm;
+	struct proc_stat st;
+	long long r0, r1;
+	size_t io_len = 0;
+	char buf[10 + 8];
+
+	r0 = read_rchar(&io_len);
+	assert_int_equal(procfs_read_stat(fd, 12, &st), 0);
+	r1 = read_rchar(&io_len);
+	if (r0 >= 0 && r1 >= 0)
+		assert_true(r1 - r0 < (long long)(FAKE_PAD / 4));
+	assert_int_equal(st.pid, 3744);
+	assert_string_equal(st.comm, "cat");
+	assert_int_equal(st.rss, 371);
+	assert_int_equal(procfs_read_statm(fd, 12, &sm), 0);
+	assert_int_equal(sm.resident, 403);
+	assert_int_equal(procfs_read_tgid(fd, 12), 22026);
+
+	memset(buf, 'Z', sizeof(buf));
+	r0 = read_rchar(&io_len);
+	assert_int_equal(procfs_read_cmdline(fd, 12, buf, 10), 9);
+	r1 = read_rchar(&io_len);
+	assert_string_equal(buf, "a a a a a");
+	assert_int_equal(buf[10], 'Z');
+	if (r0 >= 0 && r1 >= 0)
+		assert_true(r1 - r0 <= (long long)(9 + io_len));
+
+	/* Read errors come back as -errno; missing files as -ENOENT. */
+	assert_int_equal(procfs_read_stat(fd, 99, &st), -EISDIR);
+	assert_int_equal(procfs_read_statm(fd, 99, &sm), -ENOENT);
+	assert_int_equal(procfs_read_stat(fd, 13, &st), -ENOENT);
+}
+
+/* The cached system constants. */
+static void test_constants(void **state)
+{
+	(void)state;
+	assert_int_equal(procfs_clock_ticks(), sysconf(_SC_CLK_TCK));
+	assert_int_equal(procfs_clock_ticks(), sysconf(_SC_CLK_TCK));
+	assert_int_equal(procfs_page_kib(), sysconf(_SC_PAGESIZE) / 1024);
+	assert_int_equal(procfs_page_kib(), sysconf(_SC_PAGESIZE) / 1024);
+}
+
+/* Open /proc once for the live tests. */
+static int setup(void **state)
+{
+	(void)state;
+	procfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return procfd < 0 ? -1 : 0;
+}
+
+/* Close /proc. */
+static int teardown(void **state)
+{
+	(void)state;
+	close(procfd);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_stat_cat),
+		cmocka_unit_test(test_stat_multithread),
+		cmocka_unit_test(test_stat_thread),
+		cmocka_unit_test(test_stat_kernel_threads),
+		cmocka_unit_test(test_stat_zombie),
+		cmocka_unit_test(test_stat_traced),
+		cmocka_unit_test(test_stat_hostile_names),
+		cmocka_unit_test(test_stat_long_comm),
+		cmocka_unit_test(test_stat_max_values),
+		cmocka_unit_test(test_stat_malformed),
+		cmocka_unit_test(test_stat_cut_after_rss),
+		cmocka_unit_test(test_stat_every_truncation),
+		cmocka_unit_test(test_statm),
+		cmocka_unit_test(test_statm_every_truncation),
+		cmocka_unit_test(test_status_tgid),
+		cmocka_unit_test(test_cmdline_tidy),
+		cmocka_unit_test(test_live_self_stat),
+		cmocka_unit_test(test_live_self_statm),
+		cmocka_unit_test(test_live_missing),
+		cmocka_unit_test(test_live_zombie),
+		cmocka_unit_test(test_live_thread),
+		cmocka_unit_test(test_live_for_each_pid),
+		cmocka_unit_test_setup_teardown(test_fake_pid_names,
+		    fake_proc_setup, fake_proc_teardown),
+		cmocka_unit_test_setup_teardown(test_fake_bounded_reads,
+		    fake_proc_setup, fake_proc_teardown),
+		cmocka_unit_test(test_live_cmdline_bounded),
+		cmocka_unit_test(test_live_cmdline_empty_args),
+		cmocka_unit_test(test_constants),
+	};
+	char b;
+
+	/* Child mode for the command-line tests: wait for stdin to close. */
+	if (argc > 1 && strcmp(argv[1], CHILD_FLAG) == 0) {
+		while (read(STDIN_FILENO, &b, 1) > 0)
+			;
+		return 0;
+	}
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
