@@ -7,7 +7,8 @@
  * allocation by the same thread while it is still inside that fault is the new
  * page of a copy. A flagged fault that ends without an allocation was resolved
  * by reusing the page. Every fault clears the slot, so a flag never outlives
- * the fault that set it. */
+ * the fault that set it. Faults of processes nobody watches are never
+ * flagged, so their allocations return at the first test. */
 #include "core.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
@@ -24,6 +25,12 @@ const volatile __u64 user_addr_end = 0x00007ffffffff000ULL;
 
 /* Set once the first clone of first_clone_of has been taken. */
 __u64 first_clone_taken = 0;
+
+/* One bit per tgid: is it watched? A plain array test on the per-fault path,
+ * so processes nobody watches never reach a hash lookup. Set by the fork
+ * handler and by user space (the array is memory-mapped), cleared at exit.
+ * Tgids beyond the bitmap alias; a stale or aliased bit only costs a lookup. */
+__u64 watch_bits[COWTOP_WATCH_WORDS] = {};
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -58,6 +65,25 @@ struct {
 	__type(key, __u32);
 	__type(value, struct fault_slot);
 } slots SEC(".maps");
+
+/* Whether tgid may be watched (exact unless bits alias). */
+static __always_inline bool watched(__u32 tgid)
+{
+	return watch_all ||
+	       (watch_bits[(tgid / 64) % COWTOP_WATCH_WORDS] & (1ULL << (tgid % 64)));
+}
+
+/* Set or clear the watched bit of tgid. */
+static __always_inline void watch_bit(__u32 tgid, bool on)
+{
+	__u64 *w = &watch_bits[(tgid / 64) % COWTOP_WATCH_WORDS];
+	__u64 bit = 1ULL << (tgid % 64);
+
+	if (on)
+		__sync_fetch_and_or(w, bit);
+	else
+		__sync_fetch_and_and(w, ~bit);
+}
 
 /* Count one loss of kind idx. */
 static __always_inline void stat_inc(__u32 idx)
@@ -127,6 +153,8 @@ static __always_inline int on_fault(__u64 addr, __u64 error_code, __u32 kernel)
 	if ((error_code & 3) != 3 || addr >= user_addr_end)
 		return 0;
 	id = bpf_get_current_pid_tgid();
+	if (!watched(id >> 32))
+		return 0;
 	s->tid = (__u32)id;
 	s->tgid = id >> 32;
 	s->kernel = kernel;
@@ -215,7 +243,7 @@ static __always_inline void emit(__u32 type, __u32 pid, struct task_struct *task
 /* Whether a fork by parent_tgid creates a process cowtop must watch. */
 static __always_inline bool fork_watched(__u32 parent_tgid)
 {
-	if (watch_all || bpf_map_lookup_elem(&procs, &parent_tgid))
+	if (watched(parent_tgid) && (watch_all || bpf_map_lookup_elem(&procs, &parent_tgid)))
 		return true;
 	if (first_clone_of && parent_tgid == first_clone_of)
 		return __sync_val_compare_and_swap(&first_clone_taken, 0, 1) == 0;
@@ -236,6 +264,7 @@ int on_process_fork(struct bpf_raw_tracepoint_args *ctx)
 	/* BPF_ANY: the pid may be a reused one whose old entry is still there. */
 	p = proc_add(ctgid, BPF_CORE_READ(child, real_parent, tgid),
 		     group_start_ns(child), BPF_ANY);
+	watch_bit(ctgid, true);
 	emit(COWTOP_EV_FORK, ctgid, child, p);
 	return 0;
 }
@@ -267,6 +296,7 @@ int on_process_exit(struct bpf_raw_tracepoint_args *ctx)
 	if (s && s->tgid == tgid)
 		slot_settle(s);
 	p->exited = 1;
+	watch_bit(tgid, false);
 	emit(COWTOP_EV_EXIT, tgid, task, p);
 	return 0;
 }

@@ -5,6 +5,7 @@
 #define COWTOP_ABI_H
 
 #define COWTOP_COMM_LEN 16
+#define COWTOP_WATCH_WORDS 65536 /* watched-tgid bitmap: 4M bits */
 
 /* Per-process (thread group) counters, kept in the kernel. All page counts
  * are in base pages (4 KiB on x86_64); a huge page counts as 1 << order. */

@@ -230,6 +230,9 @@ int tracer__watch(struct tracer *t, int pid, int ppid, __u64 start_ns)
 	if (bpf_map_update_elem(bpf_map__fd(t->skel->maps.procs), &key, &p, BPF_NOEXIST) &&
 	    errno != EEXIST)
 		return -errno;
+	/* The BPF side updates the same words atomically: do likewise. */
+	__atomic_fetch_or(&t->skel->bss->watch_bits[(key / 64) % COWTOP_WATCH_WORDS],
+			  1ULL << (key % 64), __ATOMIC_SEQ_CST);
 	return 0;
 }
 
