@@ -1,0 +1,444 @@
+#!/bin/bash
+# overhead.sh: measure what cowtop's tracing costs, side by side with an
+# equivalent bpftrace script, in one run of interleaved rounds.
+#
+#   (a) a copy-on-write workload (bench/cowbench), untraced
+#   (b) the same workload watched by cowtop (cowtop -b -f json -d 1 -- ...)
+#   (c) the same workload watched by bench/cow.bt under bpftrace -c
+#   (d) processes cowtop does NOT watch (it watches an idle sleep instead):
+#       a page-fault workload and the CoW workload, against their untraced
+#       figures; the same with cow.bt watching the idle process
+#
+# Every variant runs the same binary, which times only its own faulting
+# loops, so tracer start-up and tear-down are never part of a figure. Each
+# round runs every variant once, in an order rotated from round to round,
+# so that drift affects all variants alike. This is a benchmark, not a test:
+# it prints figures and never fails on them.
+#
+# Usage: sudo bench/overhead.sh [--rounds K] [--pages N] [--reps R]
+#                               [--no-bpftrace] [--no-cowtop]
+# Environment: COWTOP   cowtop binary (default ./cowtop)
+#              COWBENCH cowbench binary (default: bench/cowbench, built
+#                       from bench/cowbench.c with cc -O2 when missing)
+#              CC       compiler used for that (default cc)
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+prog=$(basename "$0")
+
+rounds=7
+pages=16384
+reps=8
+use_bpftrace=1
+use_cowtop=1
+cowtop=${COWTOP:-./cowtop}
+ready_timeout=15	# seconds a tracer may take to get ready
+run_timeout=600		# seconds one traced workload run may take
+
+tmp=
+idle_pid=
+other_pid=
+bg_pids=()
+
+# Print an error and exit.
+die()
+{
+	echo "$prog: $*" >&2
+	exit 1
+}
+
+# Print a progress message on stderr.
+note()
+{
+	echo "$prog: $*" >&2
+}
+
+# Print the usage text.
+usage()
+{
+	cat <<EOF
+usage: $prog [--rounds K] [--pages N] [--reps R] [--no-bpftrace] [--no-cowtop]
+  --rounds K     measured rounds, each runs every variant once (default $rounds)
+  --pages N      pages written per fork / per mapping (default $pages)
+  --reps R       forks (CoW) or mappings (page faults) per run (default $reps)
+  --no-bpftrace  skip the bpftrace variants
+  --no-cowtop    skip the cowtop variants (baseline and bpftrace only)
+environment: COWTOP (default ./cowtop), COWBENCH, CC
+EOF
+}
+
+# Check that $2 is a positive integer for option $1 and print it.
+count_arg()
+{
+	[[ $2 =~ ^[1-9][0-9]*$ ]] || die "$1 needs a positive integer, got '$2'"
+	echo "$2"
+}
+
+# Stop background process $1 we started: signal $2 (default INT), then harder.
+stop_pid()
+{
+	local pid=$1 sig=${2:-INT} i
+
+	kill -"$sig" "$pid" 2>/dev/null || true
+	for ((i = 0; i < 50; i++)); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		kill -TERM "$pid" 2>/dev/null || true
+		sleep 1
+		kill -KILL "$pid" 2>/dev/null || true
+	fi
+	wait "$pid" 2>/dev/null || true
+}
+
+# On exit: stop what is still running and remove the scratch directory.
+cleanup()
+{
+	local pid
+
+	for pid in "${bg_pids[@]}"; do
+		kill -0 "$pid" 2>/dev/null && stop_pid "$pid"
+	done
+	[ -n "$idle_pid" ] && stop_pid "$idle_pid" TERM
+	[ -n "$tmp" ] && rm -rf "$tmp"
+	return 0
+}
+
+# Print the value of key $2 in a cowbench result file $1.
+kv()
+{
+	awk -v k="$2" '$1 == k { $1 = ""; sub(/^ /, ""); print; exit }' "$1"
+}
+
+# Check a cowbench result file and append its time to variant $2's list.
+record()
+{
+	local out=$1 var=$2 ns
+
+	[ -s "$out" ] || die "$var: cowbench wrote no result (see $out.err)"
+	ns=$(kv "$out" ns)
+	[[ $ns =~ ^[0-9]+$ ]] || die "$var: bad result in $out"
+	echo "$ns" >>"$tmp/$var.ns"
+	kv "$out" minflt >>"$tmp/$var.minflt"
+}
+
+# Print "median min max" of the numbers in file $1.
+stats()
+{
+	sort -n "$1" | awk '{ v[NR] = $1 }
+		END {
+			if (NR % 2) m = v[(NR + 1) / 2]
+			else m = (v[NR / 2] + v[NR / 2 + 1]) / 2
+			printf "%.0f %.0f %.0f\n", m, v[1], v[NR]
+		}'
+}
+
+# Arguments of cowbench for workload $1 (cow or fault) writing to $2.
+bench_args()
+{
+	echo "--mode $1 --pages $pages --rounds $reps --out $2"
+}
+
+# Run workload $1 untraced; record it as variant $2.
+run_plain()
+{
+	local out=$tmp/run.out
+
+	rm -f "$out"
+	# shellcheck disable=SC2046
+	"$bench" $(bench_args "$1" "$out") 2>"$out.err" ||
+		die "$2: cowbench failed: $(cat "$out.err")"
+	record "$out" "$2"
+}
+
+# Print "FOUND SUM": children of result $1 seen in cowtop's JSON frames $2
+# and the sum of their largest "cow_pages" figures; "- -" if none can be found.
+cowtop_counts()
+{
+	local res=$1 frames=$2 kids filter all
+
+	kids=$(kv "$res" children | awk '{ printf "["; for (i = 1; i <= NF; i++)
+		printf "%s\"%s\"", (i > 1 ? "," : ""), $i; printf "]" }')
+	# shellcheck disable=SC2016 # a jq program, not shell
+	filter='[ .. | objects | select(has("pid"))
+		| { pid: (.pid | tostring),
+		    cow: .cow_pages }
+		| select((.cow | type) == "number")
+		| select(.pid as $p | any($kids[]; . == $p)) ]
+		| group_by(.pid) | map(map(.cow) | max)
+		| if length == 0 then "- -"
+		  else "\(length) \(add)" end'
+	command -v jq >/dev/null || { echo "- -"; return; }
+	# concatenated or one-per-line frames; else keep the lines that parse
+	if ! all=$(jq -r -s --argjson kids "$kids" "$filter" "$frames" 2>/dev/null); then
+		all=$(jq -R -c 'fromjson? // empty' "$frames" 2>/dev/null |
+		      jq -r -s --argjson kids "$kids" "$filter" 2>/dev/null) ||
+			all="- -"
+	fi
+	echo "${all:-- -}"
+}
+
+# Print "FOUND SUM" for the children of result $1 in cow.bt's output $2.
+bpftrace_counts()
+{
+	local res=$1 log=$2
+
+	awk -v kids=" $(kv "$res" children) " '
+		/^@cow\[[0-9]+\]: [0-9]+$/ {
+			pid = $1; gsub(/[^0-9]/, "", pid)
+			if (index(kids, " " pid " ")) { n++; sum += $2 }
+		}
+		END { if (n) print n, sum; else print "- -" }' "$log"
+}
+
+# Run workload $1 as "cowtop -- cowbench"; record it as variant $2.
+run_cowtop_cmd()
+{
+	local out=$tmp/run.out frames=$tmp/frames.json
+
+	rm -f "$out" "$frames"
+	# shellcheck disable=SC2046
+	if ! timeout --foreground "$run_timeout" "$cowtop" -b -f json -d 1 -- \
+		"$bench" $(bench_args "$1" "$out") >"$frames" 2>"$tmp/cowtop.err"; then
+		[ -s "$out" ] || die "$2: cowtop failed: $(tail -n 5 "$tmp/cowtop.err")"
+		note "$2: cowtop exited non-zero (result kept): $(tail -n 1 "$tmp/cowtop.err")"
+	fi
+	record "$out" "$2"
+	cowtop_counts "$out" "$frames" >>"$tmp/$2.counts"
+}
+
+# Run workload $1 as "bpftrace -c cowbench cow.bt"; record it as variant $2.
+run_bpftrace_cmd()
+{
+	local out=$tmp/run.out log=$tmp/bpftrace.out
+
+	rm -f "$out" "$log"
+	if ! timeout --foreground "$run_timeout" bpftrace -c "$bench $(bench_args "$1" "$out")" \
+		"$here/cow.bt" >"$log" 2>"$tmp/bpftrace.err"; then
+		die "$2: bpftrace failed: $(grep -v RLIMIT "$tmp/bpftrace.err" | tail -n 5)"
+	fi
+	record "$out" "$2"
+	bpftrace_counts "$out" "$log" >>"$tmp/$2.counts"
+}
+
+# Wait until file $2 of tracer $1 (named $4) has a line matching $3.
+wait_ready()
+{
+	local pid=$1 file=$2 pat=$3 what=$4 i
+
+	for ((i = 0; i < ready_timeout * 10; i++)); do
+		grep -q -- "$pat" "$file" 2>/dev/null && return 0
+		kill -0 "$pid" 2>/dev/null ||
+			die "$what exited before it was ready: $(tail -n 5 "$file.err")"
+		sleep 0.1
+	done
+	die "$what printed nothing matching '$pat' within $ready_timeout s"
+}
+
+# Start tracer $1 watching the idle process in the background; set other_pid.
+start_other()
+{
+	local kind=$1 log=$tmp/$1.other
+
+	rm -f "$log"
+	if [ "$kind" = cowtop ]; then
+		# line-buffer the frames if cowtop uses default stdio buffering
+		if command -v stdbuf >/dev/null; then
+			stdbuf -oL "$cowtop" -b -f json -d 1 -p "$idle_pid" \
+				>"$log" 2>"$log.err" &
+		else
+			"$cowtop" -b -f json -d 1 -p "$idle_pid" >"$log" 2>"$log.err" &
+		fi
+	else
+		bpftrace "$here/cow.bt" "$idle_pid" >"$log" 2>"$log.err" &
+	fi
+	other_pid=$!
+	bg_pids+=("$other_pid")
+}
+
+# Run both workloads while tracer $1 watches only the idle process; record
+# them as variants fault.$1-other and cow.$1-other. $2 picks the order.
+run_other()
+{
+	local kind=$1 flip=$2 pid log=$tmp/$1.other
+
+	start_other "$kind"
+	pid=$other_pid
+	if [ "$kind" = cowtop ]; then
+		# the first frame means cowtop has attached
+		wait_ready "$pid" "$log" . "cowtop -p"
+	else
+		# printed just before the probes attach: give them time
+		wait_ready "$pid" "$log" '^Attaching' "bpftrace"
+		sleep 1
+	fi
+	if ((flip)); then
+		run_plain cow "cow.$kind-other"
+		run_plain fault "fault.$kind-other"
+	else
+		run_plain fault "fault.$kind-other"
+		run_plain cow "cow.$kind-other"
+	fi
+	kill -0 "$pid" 2>/dev/null ||
+		die "$kind stopped while watching the idle process: $(tail -n 5 "$log.err")"
+	stop_pid "$pid"
+}
+
+# Run variant block $1 once in round $2.
+run_block()
+{
+	case $1 in
+	cow.untraced)		run_plain cow cow.untraced ;;
+	fault.untraced)		run_plain fault fault.untraced ;;
+	cow.cowtop)		run_cowtop_cmd cow cow.cowtop ;;
+	cow.bpftrace)		run_bpftrace_cmd cow cow.bpftrace ;;
+	other.cowtop)		run_other cowtop $(($2 % 2)) ;;
+	other.bpftrace)		run_other bpftrace $(($2 % 2)) ;;
+	esac
+}
+
+# Print one result line: label, variant, baseline variant.
+report_line()
+{
+	local label=$1 var=$2 base=$3 per=$4 m lo hi bm
+
+	if [ ! -s "$tmp/$var.ns" ]; then
+		printf '%-52s %s\n' "$label" "(skipped)"
+		return
+	fi
+	read -r m lo hi < <(stats "$tmp/$var.ns")
+	read -r bm _ _ < <(stats "$tmp/$base.ns")
+	awk -v l="$label" -v m="$m" -v lo="$lo" -v hi="$hi" -v bm="$bm" \
+		-v per="$per" 'BEGIN {
+		printf "%-52s %9.1f %9.1f %9.1f %8.0f %7.3f\n",
+			l, m / 1e6, lo / 1e6, hi / 1e6, m / per, m / bm }'
+}
+
+# Print the median ratio of variant $1 against $2 minus one (added cost).
+added()
+{
+	local m bm
+
+	read -r m _ _ < <(stats "$tmp/$1.ns")
+	read -r bm _ _ < <(stats "$tmp/$2.ns")
+	awk -v m="$m" -v bm="$bm" 'BEGIN { printf "%.4f\n", m / bm - 1 }'
+}
+
+# Print what the tracer of variant $1 counted, per round.
+report_counts()
+{
+	local var=$1 label=$2 expect=$((pages * reps))
+
+	[ -s "$tmp/$var.counts" ] || return 0
+	awk -v l="$label" -v e="$expect" -v r="$reps" '
+		$1 == "-" { miss++; next }
+		{ s = s sep $2; sep = " "; if ($1 != r) short++ }
+		END {
+			printf "  %-11s %s", l, (s == "" ? "-" : s)
+			if (miss) printf "  (%d round(s) without per-child counts)", miss
+			if (short) printf "  (%d round(s) missing some children)", short
+			printf "\n"
+		}' "$tmp/$var.counts"
+}
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--rounds)	rounds=$(count_arg "$1" "${2-}"); shift ;;
+	--pages)	pages=$(count_arg "$1" "${2-}"); shift ;;
+	--reps)		reps=$(count_arg "$1" "${2-}"); shift ;;
+	--no-bpftrace)	use_bpftrace=0 ;;
+	--no-cowtop)	use_cowtop=0 ;;
+	-h|--help)	usage; exit 0 ;;
+	*)		usage >&2; exit 2 ;;
+	esac
+	shift
+done
+
+[ "$(id -u)" -eq 0 ] || die "tracing needs root: run it with sudo"
+
+if ((use_cowtop)); then
+	[ -f "$cowtop" ] ||
+		die "cowtop not found at '$cowtop': build it, set COWTOP=/path/to/cowtop, or pass --no-cowtop"
+	[ -x "$cowtop" ] || die "cowtop at '$cowtop' is not executable"
+	case $cowtop in */*) cowtop=$(cd "$(dirname "$cowtop")" && pwd)/$(basename "$cowtop") ;; esac
+fi
+if ((use_bpftrace)); then
+	command -v bpftrace >/dev/null ||
+		die "bpftrace not found: install it or pass --no-bpftrace"
+fi
+
+if [ ! -d /sys/kernel/tracing/events ]; then
+	note "mounting tracefs on /sys/kernel/tracing"
+	mount -t tracefs tracefs /sys/kernel/tracing ||
+		die "cannot mount tracefs on /sys/kernel/tracing"
+fi
+
+if [ -n "${COWBENCH-}" ]; then
+	[ -x "$COWBENCH" ] || die "COWBENCH='$COWBENCH' is not an executable"
+	src_bench=$COWBENCH
+else
+	src_bench=$here/cowbench
+	if [ ! -x "$src_bench" ] || [ "$here/cowbench.c" -nt "$src_bench" ]; then
+		note "building $src_bench"
+		"${CC:-cc}" -O2 -Wall -o "$src_bench" "$here/cowbench.c" ||
+			die "cannot build cowbench"
+	fi
+fi
+
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+tmp=$(mktemp -d)
+# a path without spaces: bpftrace -c splits its command on blanks
+bench=$tmp/cowbench
+cp "$src_bench" "$bench"
+
+sleep 100000 &
+idle_pid=$!
+
+blocks=(cow.untraced fault.untraced)
+((use_cowtop)) && blocks+=(cow.cowtop other.cowtop)
+((use_bpftrace)) && blocks+=(cow.bpftrace other.bpftrace)
+
+note "warm-up run"
+run_plain cow warmup
+run_plain fault warmup
+
+nb=${#blocks[@]}
+for ((r = 0; r < rounds; r++)); do
+	note "round $((r + 1))/$rounds"
+	for ((i = 0; i < nb; i++)); do
+		run_block "${blocks[(i + r) % nb]}" "$r"
+	done
+done
+
+faults=$((pages * reps))
+echo "cowtop overhead: $rounds rounds; each run: $reps x $pages pages = $faults faults timed"
+echo "kernel $(uname -r), $(nproc) CPUs; times of the faulting loops only; ratio = median / untraced median"
+echo
+printf '%-52s %9s %9s %9s %8s %7s\n' "" "median ms" "min ms" "max ms" "ns/page" "ratio"
+report_line "(a) CoW, untraced" cow.untraced cow.untraced "$faults"
+report_line "(b) CoW, watched by cowtop" cow.cowtop cow.untraced "$faults"
+report_line "(c) CoW, watched by bpftrace cow.bt" cow.bpftrace cow.untraced "$faults"
+report_line "(d) page faults, untraced" fault.untraced fault.untraced "$faults"
+report_line "    page faults, unwatched, cowtop watching other" fault.cowtop-other fault.untraced "$faults"
+report_line "    CoW, unwatched, cowtop watching other" cow.cowtop-other cow.untraced "$faults"
+report_line "    page faults, unwatched, cow.bt watching other" fault.bpftrace-other fault.untraced "$faults"
+report_line "    CoW, unwatched, cow.bt watching other" cow.bpftrace-other cow.untraced "$faults"
+
+if [ -s "$tmp/cow.cowtop.ns" ] && [ -s "$tmp/cow.bpftrace.ns" ]; then
+	echo
+	b=$(added cow.cowtop cow.untraced)
+	c=$(added cow.bpftrace cow.untraced)
+	awk -v b="$b" -v c="$c" 'BEGIN {
+		printf "added cost, watched CoW: cowtop %+.1f%%, bpftrace %+.1f%%", b * 100, c * 100
+		if (c > 0) printf ", cowtop / bpftrace = %.2f", b / c
+		printf "\n" }'
+fi
+
+echo
+echo "copies counted for cowbench's $reps children per round (expected about $faults):"
+read -r kminflt _ _ < <(stats "$tmp/cow.untraced.minflt")
+echo "  kernel      $kminflt minor faults per untraced run (median; children and parent)"
+report_counts cow.cowtop "(b) cowtop"
+report_counts cow.bpftrace "(c) cow.bt"

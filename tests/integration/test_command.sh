@@ -1,0 +1,171 @@
+#!/bin/bash
+# cowtop -- COMMAND: the traced command and all its descendants are counted
+# from their first instruction; cowtop exits with the command's status.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+# Checks every run of a cowload under cowtop gets.
+check_run() {
+	local name=$1 root
+	expect_eq "$name: cowtop exit status" "$RC" "${2:-0}"
+	validate_frames
+	check_workload_self
+	root=$(report_pids main | head -n 1)
+	expect_eq "$name: root depth" "$(proc_field "$root" depth)" 0
+	expect_eq "$name: root comm" "$(proc_field "$root" comm)" cowload
+	check_tree exited
+	check_no_strangers
+}
+
+# Children with distinct counts written in rounds, a chain of descendants
+# and writes of the parent to pages no child writes.
+test_tree() {
+	local pid
+	new_report tree
+	run_cowtop tree -- "$COWLOAD" --report "$REPORT" --check \
+		--child-writes 1000,2000,3000 --chain-writes 300,400,500 \
+		--parent-writes 700 --rounds 3 --round-ms 150
+	check_run tree
+	check "tree: several frames during the run" \
+		test "$(count_lines "$FRAMES")" -ge 2
+	for pid in $(report_pids child); do
+		expect_rate "$pid"
+	done
+}
+
+# Fifty children that write 100 pages each and exit within milliseconds.
+test_short() {
+	local n=0 pid
+	new_report short
+	run_cowtop short -- "$COWLOAD" --report "$REPORT" --check \
+		--short 50 --short-writes 100 --child-writes 300
+	check_run short
+	for pid in $(report_pids short); do
+		[ -z "$(proc_field "$pid" cow)" ] || n=$((n + 1))
+	done
+	expect_eq "short: short-lived children reported" "$n" 50
+}
+
+# A child writes then executes cowload again, whose own exec child writes
+# then executes /bin/true.
+test_exec() {
+	local pid outer='' inner=''
+	new_report exec
+	run_cowtop exec -- "$COWLOAD" --report "$REPORT" --check \
+		--exec-writes 400 -- "$COWLOAD" --report "$REPORT" --check \
+		--child-writes 300 --chain-writes 100,150 --exec-writes 250
+	check_run exec
+	for pid in $(report_pids exec); do
+		if [[ " $(report_roles "$pid") " == *" main "* ]]; then
+			outer=$pid
+		else
+			inner=$pid
+		fi
+	done
+	expect_eq "exec: comm after executing cowload" \
+		"$(proc_field "$outer" comm)" cowload
+	expect_eq "exec: comm after executing /bin/true" \
+		"$(proc_field "$inner" comm)" true
+}
+
+# The main process and one child write the same pages at the same time.
+test_race() {
+	new_report race
+	run_cowtop race -- "$COWLOAD" --report "$REPORT" --check \
+		--race 4000 --parent-writes 200 --child-writes 100
+	check_run race
+}
+
+# Writes over the shared zero page are zero fills, not copies; read() into
+# shared pages copies them from kernel mode.
+test_zero_kread() {
+	local pid
+	new_report zero
+	run_cowtop zero -- "$COWLOAD" --report "$REPORT" --check \
+		--zero 1000 --kread 1500
+	check_run zero
+	pid=$(report_pids zero)
+	expect_range "$pid" 1000 $((1000 + SLACK)) zero_fill "zero fills"
+	expect_range "$pid" 0 "$(slack_for "$pid")" cow_pages \
+		"zero fills are no copies"
+	check_cow_kernel "$(report_pids kread)" 1500
+}
+
+# When frames carry the optional cow_kernel field (copies made by
+# kernel-mode writes), the kread child's copies must all be there.
+check_cow_kernel() {
+	local pid=$1 k=$2 v
+	v=$(jq -n -r --argjson p "$pid" '[inputs.processes[] | select(.pid == $p)
+		| .cow_kernel // empty] | last // empty' "$FRAMES")
+	[ -n "$v" ] || return 0
+	if in_range "$v" "$k" $((k + SLACK)); then
+		pass "pid $pid (kread): cow_kernel $v in [$k, $((k + SLACK))]"
+	else
+		fail "pid $pid (kread): cow_kernel $v not in [$k, $((k + SLACK))]"
+	fi
+}
+
+# read() from a regular file into shared pages.
+test_kread_file() {
+	local file=$WORK/kread.data
+	head -c 65536 /dev/urandom >"$file"
+	new_report kfile
+	run_cowtop kfile -- "$COWLOAD" --report "$REPORT" --check \
+		--kread 600 --kread-file "$file"
+	check_run kfile
+	check_cow_kernel "$(report_pids kread)" 600
+}
+
+# cowtop exits with the command's exit status.
+test_status() {
+	new_report status
+	run_cowtop status -- "$COWLOAD" --report "$REPORT" --exit-code 7 \
+		--child-writes 10
+	expect_eq "status: exit status passed through" "$RC" 7
+	validate_frames
+}
+
+# Commands that cannot be executed: a message and exit status 127.
+test_no_command() {
+	local nox=$WORK/not-executable
+	run_cowtop missing -- "$WORK/no-such-command"
+	expect_eq "missing command: exit status" "$RC" 127
+	check "missing command: message on stderr" test -s "$WORK/missing.err"
+	printf '#!/bin/sh\nexit 0\n' >"$nox"
+	chmod 0644 "$nox"
+	run_cowtop noexec -- "$nox"
+	expect_eq "non-executable command: exit status" "$RC" 127
+	check "non-executable command: message on stderr" test -s "$WORK/noexec.err"
+}
+
+# Usage errors: exit status 2 and a one-line message on stderr.
+test_usage() {
+	local name rc
+	local -a cases=(
+		"--no-such-option -- /bin/true"
+		"-p notapid"
+		"-p"
+		"-d notanumber -- /bin/true"
+	)
+	for name in "${cases[@]}"; do
+		rc=0
+		# shellcheck disable=SC2086 # the cases are word lists
+		timeout -k 5 "$TIMEOUT" "$COWTOP" -b -f json $name \
+			>"$WORK/usage.out" 2>"$WORK/usage.err" </dev/null || rc=$?
+		expect_eq "usage '$name': exit status" "$rc" 2
+		expect_eq "usage '$name': stderr lines" \
+			"$(count_lines "$WORK/usage.err")" 1
+	done
+}
+
+setup
+test_tree
+test_short
+test_exec
+test_race
+test_zero_kread
+test_kread_file
+test_status
+test_no_command
+test_usage
+finish

@@ -1,0 +1,444 @@
+#!/usr/bin/env bash
+# TUI tests: run cowtop's full-screen view in a detached tmux pane of fixed
+# size, drive it with send-keys and read the screen back with capture-pane.
+# Runs in UTF-8 (LANG=C.UTF-8), ASCII (LANG=C) and --ascii modes.
+#
+# Environment:
+#   COWTOP   cowtop binary (default ./cowtop)
+#   COWLOAD  workload binary (default ./tests/workloads/cowload)
+#   COWTOP_TUI_MODES  modes to run (default "utf8 ascii-locale ascii-flag")
+#   COWTOP_TEST_KEEP  1: keep the work directory
+#
+# Needs root (cowtop loads eBPF programs) and tmux.
+set -euo pipefail
+
+COWTOP=${COWTOP:-./cowtop}
+COWLOAD=${COWLOAD:-./tests/workloads/cowload}
+MODES=${COWTOP_TUI_MODES:-utf8 ascii-locale ascii-flag}
+SOCK=cowtop-tui-$$
+SESSION=tui
+PASSED=0
+FAILED=0
+WORK=
+DIR=
+PANE_PID=
+COWTOP_PID=
+ESC=$'\e'
+
+# Exit 1 with a message: the tests cannot run at all.
+die() {
+	echo "$(basename "$0"): $*" >&2
+	exit 1
+}
+
+# Record a passed check.
+pass() {
+	PASSED=$((PASSED + 1))
+	echo "ok: $*"
+}
+
+# Record a failed check, with the screen as it was.
+fail() {
+	FAILED=$((FAILED + 1))
+	echo "FAIL: $*"
+	screen | sed 's/^/    | /' || true
+}
+
+# tmux on our own server, so nobody else's sessions are touched.
+t() {
+	tmux -L "$SOCK" -f /dev/null "$@"
+}
+
+# The screen as text.
+screen() {
+	t capture-pane -p -t "$SESSION"
+}
+
+# The screen with its attributes as escape sequences.
+screen_attrs() {
+	t capture-pane -e -p -t "$SESSION"
+}
+
+# Poll until a command succeeds: eventually SECONDS CMD [ARGS...].
+eventually() {
+	local deadline=$((SECONDS + $1))
+	shift
+	while ! "$@" 2>/dev/null; do
+		((SECONDS < deadline)) || return 1
+		sleep 0.2
+	done
+}
+
+# Check that a command succeeds within 10 seconds: expect DESC CMD [ARGS...].
+expect() {
+	local desc=$1
+	shift
+	if eventually 10 "$@"; then
+		pass "$MODE: $desc"
+	else
+		fail "$MODE: $desc"
+	fi
+}
+
+# Send keys to cowtop, one argument per key (tmux key names allowed).
+keys() {
+	local k
+	for k in "$@"; do
+		t send-keys -t "$SESSION" "$k"
+		sleep 0.15
+	done
+}
+
+# Type a literal string.
+type_text() {
+	t send-keys -t "$SESSION" -l "$1"
+	sleep 0.15
+}
+
+# The process rows on screen: lines that start with a PID and a state.
+rows() {
+	screen | grep -E '^ *[0-9]+ [A-Z?] ' || true
+}
+
+# The PIDs of the rows, in screen order, one a line.
+row_pids() {
+	rows | awk '{ print $1 }'
+}
+
+# The row of pid on screen.
+row_of() {
+	rows | awk -v pid="$1" '$1 == pid'
+}
+
+# The PID of the selected row: the one drawn in the selection colours.
+sel_pid() {
+	screen_attrs | sed -n "s/^\(\(${ESC}\[[0-9;]*m\)*\) *\([0-9][0-9]*\) [A-Z?] .*/\1 \3/p" |
+		grep -E '(\[|;)(46|7)(;|m)' | awk '{ print $NF }' | head -n 1
+}
+
+# The report line fields of the workload: pid of role R with W writes.
+report_pid() {
+	awk -v role="$1" -v w="$2" '$1 != "main" && $9 == role && $5 == w { print $2 }' "$DIR/report"
+}
+
+# The main workload pid.
+main_pid() {
+	awk '$1 == "main" { print $2; exit }' "$DIR/report"
+}
+
+# Conditions polled by expect.
+screen_has() { screen | grep -qF -- "$1"; }
+screen_lacks() { ! screen | grep -qF -- "$1"; }
+nrows_is() { [[ $(rows | wc -l) -eq $1 ]]; }
+first_pid_is() { [[ $(row_pids | head -n 1) == "$1" ]]; }
+sel_is() { [[ $(sel_pid) == "$1" ]]; }
+line_has() { screen | sed -n "$1p" | grep -qF -- "$2"; }
+pane_lines_is() { [[ $(screen | wc -l) -eq $1 ]]; }
+cowtop_alive() { kill -0 "$COWTOP_PID"; }
+cowtop_gone() { ! kill -0 "$COWTOP_PID"; }
+pane_flag_is() { [[ $(t display -p -t "$SESSION" "#{$1}") == "$2" ]]; }
+
+# Rows in ascending PID order.
+pids_ascending() {
+	local p
+	p=$(row_pids)
+	[[ -n $p && $p == "$(sort -n <<<"$p")" ]]
+}
+
+# The busiest child is the first row below the main process (tree) or the
+# first row (flat).
+busiest_first() {
+	if [[ $1 == tree ]]; then
+		[[ $(row_pids | sed -n 2p) == "$BUSY" ]]
+	else
+		first_pid_is "$BUSY"
+	fi
+}
+
+# Children drawn below the main process with tree lines, the main without.
+tree_lines() {
+	local main child
+	main=$(row_of "$MAIN")
+	[[ -n $main && $(row_pids | head -n 1) == "$MAIN" ]] || return 1
+	grep -qE -- "$TREE_RE" <<<"$main" && return 1
+	for child in "$BUSY" "$MID" "$IDLE" "$EVIL"; do
+		row_of "$child" | grep -qE -- "$TREE_RE" || return 1
+	done
+}
+
+# The table uses only the glyphs of the mode.
+glyphs_ok() {
+	if [[ $UTF8 == 1 ]]; then
+		rows | grep -q '[▁▂▃▄▅▆▇█]'
+	else
+		! screen | LC_ALL=C grep -q $'[\x80-\xff]' && rows | grep -qE '[_.:=+*#%@-]{5}'
+	fi
+}
+
+# A hostile name is shown escaped, and the screen was not cleared by it.
+hostile_escaped() {
+	row_of "$EVIL" | grep -qF 'x\e[2Jevil' && line_has 1 "cowtop "
+}
+
+# The header clock and rows do not move while paused.
+frozen() {
+	local a b
+	a=$(screen)
+	sleep 1.3
+	b=$(screen)
+	[[ $a == "$b" ]]
+}
+
+# Exactly one snapshot in the work directory, mode 0600, no escapes, and
+# every row on screen is one of its lines.
+snapshot_matches() {
+	local f line shown
+	f=$(find "$DIR" -maxdepth 1 -name 'cowtop-*.txt')
+	[[ -n $f && $(wc -l <<<"$f") -eq 1 ]] || return 1
+	[[ $(stat -c %a "$f") == 600 ]] || return 1
+	! grep -q "$ESC" "$f" || return 1
+	grep -qE '^ +PID S ' "$f" || return 1
+	shown=$(rows)
+	[[ -n $shown ]] || return 1
+	while IFS= read -r line; do
+		line=${line%"${line##*[! ]}"}
+		grep -qxF -- "$line" "$f" || return 1
+	done <<<"$shown"
+	[[ $(grep -cE '^ *[0-9]+ [A-Z?] ' "$f") -eq $(wc -l <<<"$shown") ]] || return 1
+	head -n 1 "$f" | grep -q '^cowtop '
+}
+
+# No temporary file left beside the snapshot.
+no_temp_files() {
+	[[ -z $(find "$DIR" -maxdepth 1 -name '.cowtop-*') ]]
+}
+
+# The widest line on screen fits in n columns.
+width_at_most() {
+	local w
+	w=$(screen | while IFS= read -r l; do echo "${#l}"; done | sort -n | tail -n 1)
+	[[ ${w:-0} -le $1 ]]
+}
+
+# Start cowtop on the workload in a fresh 120x40 pane.
+start() {
+	local lang=$1 opts=$2 evil
+	DIR=$WORK/$MODE
+	mkdir -p "$DIR"
+	evil="$DIR/x${ESC}[2Jevil"
+	ln -s "$(command -v sleep)" "$evil"
+	t new-session -d -s "$SESSION" -x 120 -y 40 \
+		"cd '$DIR' && LANG=$lang LC_ALL= '$COWTOP' $opts -d 0.5 -- '$COWLOAD' \
+		--child-writes 100,1000,12000 --rounds 1200 --round-ms 100 --exec-writes 10 \
+		--report '$DIR/report' -- '$evil' 300; echo COWTOP-EXIT=\$?; sleep 600"
+	PANE_PID=$(t display -p -t "$SESSION" '#{pane_pid}')
+	eventually 10 pgrep -P "$PANE_PID" >/dev/null || die "cowtop did not start"
+	COWTOP_PID=$(pgrep -P "$PANE_PID" | head -n 1)
+	eventually 10 test -s "$DIR/report" || die "the workload did not start"
+	eventually 10 grep -q 'role exec' "$DIR/report" || die "the workload did not fork"
+	MAIN=$(main_pid)
+	BUSY=$(report_pid child 12000)
+	MID=$(report_pid child 1000)
+	IDLE=$(report_pid child 100)
+	EVIL=$(report_pid exec 10)
+}
+
+# Stop the pane and whatever the workload left running.
+stop() {
+	local p
+	t kill-session -t "$SESSION" 2>/dev/null || true
+	if [[ -n $DIR && -f $DIR/report ]]; then
+		for p in $(awk '{ print $2 }' "$DIR/report"); do
+			kill "$p" 2>/dev/null || true
+		done
+	fi
+}
+
+# Tree lines, sparklines, sorting by CoW rate, hostile names.
+test_layout() {
+	expect "five processes shown" nrows_is 5
+	expect "children appear under their parent with tree lines" tree_lines
+	expect "the busiest child is first under its parent" busiest_first tree
+	expect "sparkline glyphs of the mode" glyphs_ok
+	expect "the history column shows its scale" screen_has "CoW/s history (max "
+	expect "a hostile process name is escaped" hostile_escaped
+	expect "lost events are shown" screen_has "lost 0"
+	keys t
+	expect "flat list: the busiest process first" busiest_first flat
+	expect "flat list has no tree lines" eval '! rows | grep -qE -- "$TREE_RE"'
+	keys t
+	expect "tree again" tree_lines
+	keys N
+	expect "sorting by PID" pids_ascending
+	keys C
+	expect "back to sorting by CoW rate" busiest_first tree
+}
+
+# Follow keeps the selection on its process while rows move.
+test_follow() {
+	keys Home j
+	expect "the selection moves down" sel_is "$BUSY"
+	keys F
+	expect "follow is announced" screen_has "following PID $BUSY"
+	keys N
+	expect "sorting by PID moves the followed row" eval '[[ $(row_pids | sed -n 4p) == "$BUSY" ]]'
+	expect "the selection stayed on the followed process" sel_is "$BUSY"
+	keys R
+	expect "reversed, the selection still follows" sel_is "$BUSY"
+	keys C j
+	expect "moving by hand stops following" screen_lacks "following"
+	keys Home
+	expect "Home selects the first row" sel_is "$MAIN"
+	keys End
+	expect "End selects the last row" eval '[[ $(sel_pid) == $(row_pids | tail -n 1) ]]'
+}
+
+# Focus on a subtree and back out.
+test_focus() {
+	keys Home j
+	expect "the busiest child selected" sel_is "$BUSY"
+	keys Enter
+	expect "focus shows only the selected subtree" nrows_is 1
+	expect "the focused process is the row" first_pid_is "$BUSY"
+	keys BSpace
+	expect "Backspace goes back to every process" nrows_is 5
+	expect "the previously focused process is selected" sel_is "$BUSY"
+	keys Home f
+	expect "focus on the parent keeps its children" nrows_is 5
+	expect "the focus is shown" screen_has "focus PID $MAIN"
+	keys j Enter
+	expect "nested focus" nrows_is 1
+	keys Escape
+	sleep 0.3
+	expect "Esc goes back one level" nrows_is 5
+	keys u
+	expect "u leaves the last focus" screen_lacks "focus PID"
+}
+
+# Filter by name, help, delay.
+test_filter_help_delay() {
+	keys /
+	type_text evil
+	keys Enter
+	expect "the filter keeps the match and its parent" nrows_is 2
+	expect "the filter is shown" screen_has 'filter "evil"'
+	keys Escape
+	sleep 0.3
+	expect "Esc clears the filter" nrows_is 5
+	keys '\'
+	type_text nomatch
+	expect "the filter applies while typed" nrows_is 0
+	keys Escape
+	sleep 0.3
+	expect "Esc in the prompt clears it" nrows_is 5
+	keys h
+	expect "help lists the follow key" screen_has "follow the selected process"
+	expect "help lists the snapshot key" screen_has "write the view to a text file"
+	keys x
+	expect "any key leaves the help" screen_has "COMMAND"
+	keys d
+	type_text 2
+	keys Enter
+	expect "the refresh interval changes" screen_has "refresh 2.0s"
+	keys s
+	type_text 0.5
+	keys Enter
+	expect "and changes back" screen_has "refresh 0.5s"
+	keys d
+	type_text 0.01
+	keys Enter
+	expect "a too-short interval is refused" screen_has "invalid delay"
+}
+
+# Pause freezes the view; the snapshot writes what is shown.
+test_pause_snapshot() {
+	keys Space
+	expect "pause is shown" screen_has "[PAUSED]"
+	expect "nothing moves while paused" frozen
+	keys w
+	expect "the status line says where the snapshot went" screen_has "snapshot written to ./cowtop-"
+	expect "the snapshot holds exactly the rows on screen" snapshot_matches
+	expect "no temporary file is left" no_temp_files
+	keys Space
+	expect "resumed" screen_lacks "[PAUSED]"
+	expect "the view moves again" eval '! frozen'
+}
+
+# Resizes re-lay out at once; tiny sizes do not crash.
+test_resize() {
+	t resize-window -t "$SESSION" -x 80 -y 20
+	expect "80x20: twenty lines" pane_lines_is 20
+	expect "80x20: the footer is on the last line" line_has 20 "Help"
+	expect "80x20: nothing wider than the pane" width_at_most 80
+	expect "80x20: the history title shrinks" screen_has "history (max "
+	expect "80x20: rows still shown" nrows_is 5
+	t resize-window -t "$SESSION" -x 20 -y 5
+	expect "20x5: the footer is on line 5" line_has 5 "Help"
+	expect "20x5: a row still shown" nrows_is 1
+	t resize-window -t "$SESSION" -x 1 -y 1
+	sleep 1
+	expect "1x1: still running" cowtop_alive
+	t resize-window -t "$SESSION" -x 120 -y 40
+	expect "120x40 again: the footer is on line 40" line_has 40 "Help"
+	expect "120x40 again: every row back" nrows_is 5
+	expect "120x40 again: the full history title" screen_has "CoW/s history (max "
+}
+
+# q quits and gives the terminal back.
+test_quit() {
+	expect "full screen while running" pane_flag_is alternate_on 1
+	keys q
+	expect "cowtop exits on q" screen_has "COWTOP-EXIT=0"
+	expect "the process is gone" cowtop_gone
+	expect "the normal screen is back" pane_flag_is alternate_on 0
+	expect "the cursor is visible again" pane_flag_is cursor_flag 1
+}
+
+# One mode: UTF-8, ASCII by locale, or ASCII by flag.
+run_mode() {
+	MODE=$1
+	case $MODE in
+	utf8) start C.UTF-8 "" && UTF8=1 TREE_RE='(├─|└─) ' ;;
+	ascii-locale) start C "" && UTF8=0 TREE_RE='(\|-|`-) ' ;;
+	ascii-flag) start C.UTF-8 --ascii && UTF8=0 TREE_RE='(\|-|`-) ' ;;
+	*) die "unknown mode $MODE" ;;
+	esac
+	test_layout
+	test_follow
+	test_focus
+	test_filter_help_delay
+	test_pause_snapshot
+	test_resize
+	test_quit
+	stop
+}
+
+# Remove what the tests made, unless asked to keep it or something failed.
+cleanup() {
+	stop
+	t kill-server 2>/dev/null || true
+	if [[ -n $WORK && ${COWTOP_TEST_KEEP:-0} != 1 && $FAILED -eq 0 ]]; then
+		rm -rf "$WORK"
+	elif [[ -n $WORK ]]; then
+		echo "work directory kept: $WORK"
+	fi
+}
+
+main() {
+	local m
+	[[ $(id -u) -eq 0 ]] || die "must run as root: cowtop loads eBPF programs"
+	command -v tmux >/dev/null || die "tmux is needed"
+	[[ -x $COWTOP ]] || die "no cowtop binary at $COWTOP"
+	[[ -x $COWLOAD ]] || die "no workload binary at $COWLOAD"
+	COWTOP=$(realpath "$COWTOP")
+	COWLOAD=$(realpath "$COWLOAD")
+	WORK=$(mktemp -d "${TMPDIR:-/tmp}/cowtop-tui.XXXXXX")
+	trap cleanup EXIT
+	for m in $MODES; do
+		run_mode "$m"
+	done
+	echo "$PASSED passed, $FAILED failed"
+	[[ $FAILED -eq 0 ]]
+}
+
+main "$@"

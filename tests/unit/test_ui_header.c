@@ -1,0 +1,113 @@
+/* Unit tests: the header lines (fields, warnings, untrusted text). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "header.h"
+
+/* Whether l shows s with every byte of it in role. */
+static bool role_at(const struct line *l, const char *s, enum role role)
+{
+	const char *at = strstr(l->text, s);
+	size_t k, n = strlen(s);
+	bool covered;
+	int i;
+
+	if (!at)
+		return false;
+	for (k = 0; k < n; k++) {
+		size_t off = (size_t)(at - l->text) + k;
+
+		for (covered = false, i = 0; i < l->nspan && !covered; i++)
+			covered = l->span[i].role == role && l->span[i].off <= off &&
+				  off < l->span[i].off + l->span[i].len;
+		if (!covered)
+			return false;
+	}
+	return true;
+}
+
+static struct header_info info(void)
+{
+	return (struct header_info){
+		.host = "box", .kernel = "Linux 6.8.0 x86_64", .mechanism = "fentry",
+		.target = "command ruby", .now = 0, .delay = 1.5, .cpu_pct = 0.5,
+		.watched = 7, .live = 5, .rate = 12345, .cow = 987654, .lost = 0,
+	};
+}
+
+static void test_fields(void **state)
+{
+	struct header_info h = info();
+	struct line *l = calloc(HEADER_LINES, sizeof(*l));
+
+	(void)state;
+	header_build(&h, l);
+	assert_non_null(strstr(l[0].text, "host box"));
+	assert_non_null(strstr(l[0].text, "kernel Linux 6.8.0 x86_64"));
+	assert_non_null(strstr(l[0].text, "mechanism fentry"));
+	assert_non_null(strstr(l[1].text, "target command ruby"));
+	assert_non_null(strstr(l[1].text, "processes 7 (5 running)"));
+	assert_non_null(strstr(l[1].text, "refresh 1.5s"));
+	assert_non_null(strstr(l[1].text, "cowtop CPU 0.5%"));
+	assert_non_null(strstr(l[2].text, "CoW 12.3k/s"));
+	assert_non_null(strstr(l[2].text, "copies 987654"));
+	assert_non_null(strstr(l[2].text, "lost 0"));
+	assert_false(role_at(&l[2], "lost", ROLE_WARN));
+	assert_true(role_at(&l[2], "lost", ROLE_LABEL));
+	assert_null(strstr(l[2].text, "PAUSED"));
+	free(l);
+}
+
+static void test_lost_and_paused_warn(void **state)
+{
+	struct header_info h = info();
+	struct line *l = calloc(HEADER_LINES, sizeof(*l));
+
+	(void)state;
+	h.lost = 3;
+	h.paused = true;
+	h.command_done = true;
+	h.command_status = 2;
+	header_build(&h, l);
+	assert_true(role_at(&l[2], "lost 3", ROLE_WARN));
+	assert_true(role_at(&l[2], "[PAUSED]", ROLE_WARN));
+	assert_true(role_at(&l[1], "(exited, status 2)", ROLE_WARN));
+	free(l);
+}
+
+static void test_untrusted_text_escaped(void **state)
+{
+	struct header_info h = info();
+	struct line *l = calloc(HEADER_LINES, sizeof(*l));
+	int i;
+
+	(void)state;
+	h.target = "command \x1b[31mred\x9b";
+	h.host = "h\xc3\xa9";
+	h.utf8 = false;
+	header_build(&h, l);
+	for (i = 0; i < HEADER_LINES; i++)
+		assert_null(strchr(l[i].text, '\x1b'));
+	assert_non_null(strstr(l[1].text, "command \\e[31mred\\x9b"));
+	assert_non_null(strstr(l[0].text, "host h\\xc3\\xa9"));
+	h.utf8 = true;
+	header_build(&h, l);
+	assert_non_null(strstr(l[0].text, "host h\xc3\xa9"));
+	assert_non_null(strstr(l[1].text, "command \\e[31mred\\x9b"));
+	free(l);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fields),
+		cmocka_unit_test(test_lost_and_paused_warn),
+		cmocka_unit_test(test_untrusted_text_escaped),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

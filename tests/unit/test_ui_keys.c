@@ -1,0 +1,96 @@
+/* Unit tests: the key map is complete, unambiguous and fully documented. */
+#include <curses.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "help.h"
+#include "keys.h"
+
+static void test_every_command_has_a_key(void **state)
+{
+	const struct keybind *kb;
+	size_t n, i;
+	int c, found;
+
+	(void)state;
+	kb = keys__table(&n);
+	for (c = CMD_NONE + 1; c < CMD_N; c++) {
+		for (found = 0, i = 0; i < n; i++)
+			found += kb[i].cmd == (enum cmd)c && kb[i].keys[0] != 0;
+		assert_int_equal(found, 1);
+	}
+}
+
+static void test_no_key_bound_twice(void **state)
+{
+	const struct keybind *kb;
+	size_t n, i, k;
+
+	(void)state;
+	kb = keys__table(&n);
+	for (i = 0; i < n; i++)
+		for (k = 0; k < KEYS_PER_CMD && kb[i].keys[k]; k++)
+			assert_int_equal(keys__lookup(kb[i].keys[k]), kb[i].cmd);
+}
+
+static void test_conventions(void **state)
+{
+	(void)state;
+	assert_int_equal(keys__lookup('q'), CMD_QUIT);
+	assert_int_equal(keys__lookup(KEY_F(10)), CMD_QUIT);
+	assert_int_equal(keys__lookup(KEY_UP), CMD_UP);
+	assert_int_equal(keys__lookup('j'), CMD_DOWN);
+	assert_int_equal(keys__lookup(KEY_NPAGE), CMD_PGDN);
+	assert_int_equal(keys__lookup(KEY_HOME), CMD_HOME);
+	assert_int_equal(keys__lookup('\r'), CMD_FOCUS);
+	assert_int_equal(keys__lookup(KEY_BACKSPACE), CMD_BACK);
+	assert_int_equal(keys__lookup(27), CMD_ESCAPE);
+	assert_int_equal(keys__lookup('F'), CMD_FOLLOW);
+	assert_int_equal(keys__lookup('t'), CMD_TREE);
+	assert_int_equal(keys__lookup('/'), CMD_FILTER);
+	assert_int_equal(keys__lookup('\\'), CMD_FILTER);
+	assert_int_equal(keys__lookup(' '), CMD_PAUSE);
+	assert_int_equal(keys__lookup('d'), CMD_DELAY);
+	assert_int_equal(keys__lookup('w'), CMD_SNAPSHOT);
+	assert_int_equal(keys__lookup('?'), CMD_HELP);
+	assert_int_equal(keys__lookup('x'), CMD_NONE);
+}
+
+static void test_help_lists_every_key(void **state)
+{
+	struct line *lines = calloc(64, sizeof(*lines));
+	const struct keybind *kb;
+	size_t n, nl, i, k;
+	bool found;
+
+	(void)state;
+	assert_non_null(lines);
+	nl = help_build(lines, 64, false);
+	assert_true(nl < 64); /* nothing cut off */
+	kb = keys__table(&n);
+	for (i = 0; i < n; i++) {
+		for (found = false, k = 0; k < nl && !found; k++)
+			found = strstr(lines[k].text, kb[i].label) && strstr(lines[k].text, kb[i].help);
+		assert_true(found);
+	}
+	for (k = 0; k < nl; k++)
+		for (i = 0; i < lines[k].len; i++)
+			assert_true((unsigned char)lines[k].text[i] < 0x80); /* ASCII mode */
+	free(lines);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_every_command_has_a_key),
+		cmocka_unit_test(test_no_key_bound_twice),
+		cmocka_unit_test(test_conventions),
+		cmocka_unit_test(test_help_lists_every_key),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

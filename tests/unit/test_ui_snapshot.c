@@ -1,0 +1,296 @@
+/* Unit tests: snapshot files are written whole, 0600, and never through a
+ * symlink, into a directory, a FIFO or a device; failures leave nothing. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <regex.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include "snapshot.h"
+
+static const char text[] = "cowtop 12:00:00  host h\n    PID S  CoW/s\n  100 S  1.0 \xe2\x96\x81\n";
+
+struct dir {
+	char path[PATH_MAX];
+};
+
+/* A fresh empty directory per test. */
+static int setup(void **state)
+{
+	struct dir *d = calloc(1, sizeof(*d));
+
+	if (!d)
+		return -1;
+	snprintf(d->path, sizeof(d->path), "%s/cowtop-snap-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	if (!mkdtemp(d->path))
+		return -1;
+	*state = d;
+	return 0;
+}
+
+/* Remove the directory and what the test put in it. */
+static int teardown(void **state)
+{
+	struct dir *d = *state;
+	char cmd[PATH_MAX + 16];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", d->path);
+	if (system(cmd) != 0)
+		return -1;
+	free(d);
+	return 0;
+}
+
+/* d->path/name. */
+static const char *in(const struct dir *d, const char *name)
+{
+	static char buf[2][PATH_MAX + 64];
+	static int k;
+
+	k ^= 1;
+	snprintf(buf[k], sizeof(buf[k]), "%s/%s", d->path, name);
+	return buf[k];
+}
+
+/* Number of entries in the directory, . and .. excluded. */
+static int entries(const struct dir *d)
+{
+	DIR *dir = opendir(d->path);
+	struct dirent *e;
+	int n = 0;
+
+	assert_non_null(dir);
+	while ((e = readdir(dir)))
+		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	closedir(dir);
+	return n;
+}
+
+/* The whole content of path into buf; returns its length. */
+static size_t slurp(const char *path, char *buf, size_t cap)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	assert_true(fd >= 0);
+	n = read(fd, buf, cap);
+	close(fd);
+	assert_true(n >= 0);
+	return (size_t)n;
+}
+
+static void test_writes_exact_content_0600(void **state)
+{
+	struct dir *d = *state;
+	char buf[256], err[128] = "";
+	struct stat st;
+	mode_t old = umask(0);
+
+	assert_int_equal(snapshot__write(in(d, "snap.txt"), text, strlen(text), err, sizeof(err)), 0);
+	umask(old);
+	assert_int_equal(lstat(in(d, "snap.txt"), &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	assert_int_equal(st.st_mode & 07777, 0600);
+	assert_int_equal(slurp(in(d, "snap.txt"), buf, sizeof(buf)), strlen(text));
+	assert_memory_equal(buf, text, strlen(text));
+	assert_int_equal(entries(d), 1); /* no temporary file left */
+}
+
+static void test_replaces_regular_file(void **state)
+{
+	struct dir *d = *state;
+	char buf[256], err[128];
+	struct stat st;
+	int fd = open(in(d, "old.txt"), O_WRONLY | O_CREAT, 0644);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "a much longer old content that must vanish\n", 44), 44);
+	close(fd);
+	assert_int_equal(snapshot__write(in(d, "old.txt"), "new\n", 4, err, sizeof(err)), 0);
+	assert_int_equal(slurp(in(d, "old.txt"), buf, sizeof(buf)), 4);
+	assert_memory_equal(buf, "new\n", 4);
+	assert_int_equal(stat(in(d, "old.txt"), &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	assert_int_equal(entries(d), 1);
+}
+
+static void test_refuses_symlink_target_untouched(void **state)
+{
+	struct dir *d = *state;
+	char buf[256], err[128] = "";
+	struct stat st;
+	int fd = open(in(d, "victim"), O_WRONLY | O_CREAT, 0644);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "precious\n", 9), 9);
+	close(fd);
+	assert_int_equal(symlink(in(d, "victim"), in(d, "link.txt")), 0);
+	assert_true(snapshot__write(in(d, "link.txt"), text, strlen(text), err, sizeof(err)) < 0);
+	assert_non_null(strstr(err, "symbolic link"));
+	assert_int_equal(slurp(in(d, "victim"), buf, sizeof(buf)), 9);
+	assert_memory_equal(buf, "precious\n", 9);
+	assert_int_equal(lstat(in(d, "link.txt"), &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	assert_int_equal(entries(d), 2);
+}
+
+static void test_refuses_dangling_symlink(void **state)
+{
+	struct dir *d = *state;
+	char err[128] = "";
+	struct stat st;
+
+	assert_int_equal(symlink(in(d, "nowhere"), in(d, "dangling")), 0);
+	assert_true(snapshot__write(in(d, "dangling"), text, strlen(text), err, sizeof(err)) < 0);
+	assert_non_null(strstr(err, "symbolic link"));
+	assert_int_equal(lstat(in(d, "nowhere"), &st), -1); /* not created through it */
+	assert_int_equal(entries(d), 1);
+}
+
+static void test_refuses_directory(void **state)
+{
+	struct dir *d = *state;
+	char err[128] = "";
+
+	assert_int_equal(mkdir(in(d, "sub"), 0755), 0);
+	assert_true(snapshot__write(in(d, "sub"), text, strlen(text), err, sizeof(err)) < 0);
+	assert_non_null(strstr(err, "directory"));
+	assert_int_equal(entries(d), 1);
+}
+
+static void test_refuses_fifo(void **state)
+{
+	struct dir *d = *state;
+	char err[128] = "";
+
+	assert_int_equal(mkfifo(in(d, "fifo"), 0600), 0);
+	/* must not block opening it either */
+	assert_true(snapshot__write(in(d, "fifo"), text, strlen(text), err, sizeof(err)) < 0);
+	assert_non_null(strstr(err, "FIFO"));
+	assert_int_equal(entries(d), 1);
+}
+
+/* A device like /dev/full to aim at: a node of our own when we may make one
+ * (as root: a broken snapshot__write must not replace the real /dev/full),
+ * else /dev/full itself, which an unprivileged test cannot harm. */
+static const char *full_device(const struct dir *d)
+{
+	struct stat st;
+
+	if (mknod(in(d, "full"), S_IFCHR | 0666, makedev(1, 7)) == 0)
+		return in(d, "full");
+	if (geteuid() != 0 && stat("/dev/full", &st) == 0 && S_ISCHR(st.st_mode))
+		return "/dev/full";
+	return NULL;
+}
+
+static void test_refuses_dev_full(void **state)
+{
+	struct dir *d = *state;
+	const char *dev = full_device(d);
+	char err[128] = "";
+	struct stat st;
+
+	if (!dev)
+		skip();
+	assert_true(snapshot__write(dev, text, strlen(text), err, sizeof(err)) < 0);
+	assert_non_null(strstr(err, "device"));
+	assert_int_equal(stat(dev, &st), 0);
+	assert_true(S_ISCHR(st.st_mode));
+}
+
+static void test_missing_directory_reported(void **state)
+{
+	struct dir *d = *state;
+	char err[128] = "";
+
+	assert_true(snapshot__write(in(d, "no/such/dir.txt"), text, strlen(text), err, sizeof(err)) < 0);
+	assert_non_null(strstr(err, "No such file or directory"));
+	assert_int_equal(entries(d), 0);
+	assert_true(snapshot__write("", text, strlen(text), err, sizeof(err)) < 0);
+}
+
+static void test_write_error_leaves_nothing(void **state)
+{
+	struct dir *d = *state;
+	char big[4096], buf[64], err[128] = "";
+	struct rlimit old, small;
+	int fd = open(in(d, "keep.txt"), O_WRONLY | O_CREAT, 0600);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "old\n", 4), 4);
+	close(fd);
+	memset(big, 'x', sizeof(big));
+	/* a file size limit makes the write fail half-way (EFBIG) */
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+	small = old;
+	small.rlim_cur = 100;
+	signal(SIGXFSZ, SIG_IGN);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
+	assert_true(snapshot__write(in(d, "keep.txt"), big, sizeof(big), err, sizeof(err)) < 0);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+	signal(SIGXFSZ, SIG_DFL);
+	assert_non_null(strstr(err, "large"));
+	assert_int_equal(entries(d), 1); /* the temporary file is gone */
+	assert_int_equal(slurp(in(d, "keep.txt"), buf, sizeof(buf)), 4); /* untouched */
+	assert_memory_equal(buf, "old\n", 4);
+}
+
+static void test_relative_name_in_cwd(void **state)
+{
+	struct dir *d = *state;
+	char cwd[PATH_MAX], err[128];
+	char buf[256];
+
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	assert_int_equal(chdir(d->path), 0);
+	assert_int_equal(snapshot__write("plain.txt", "x\n", 2, err, sizeof(err)), 0);
+	assert_int_equal(chdir(cwd), 0);
+	assert_int_equal(slurp(in(d, "plain.txt"), buf, sizeof(buf)), 2);
+	assert_int_equal(entries(d), 1);
+}
+
+static void test_default_path(void **state)
+{
+	char buf[64];
+	regex_t re;
+
+	(void)state;
+	assert_int_equal(regcomp(&re, "^\\./cowtop-[0-9]{8}-[0-9]{6}\\.txt$", REG_EXTENDED), 0);
+	assert_true(snapshot__default_path(1700000000, buf, sizeof(buf)) > 0);
+	assert_int_equal(regexec(&re, buf, 0, NULL, 0), 0);
+	regfree(&re);
+	assert_int_equal(snapshot__default_path(1700000000, buf, 5), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_writes_exact_content_0600, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_replaces_regular_file, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_refuses_symlink_target_untouched, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_refuses_dangling_symlink, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_refuses_directory, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_refuses_fifo, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_refuses_dev_full, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_missing_directory_reported, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_write_error_leaves_nothing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_relative_name_in_cwd, setup, teardown),
+		cmocka_unit_test(test_default_path),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,166 @@
+/* Unit tests: sparklines (both glyph sets), their scale and padding. */
+#include <locale.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <string.h>
+#include <cmocka.h>
+#include "glyphs.h"
+#include "spark.h"
+#include "text.h"
+
+#define N(a) (sizeof(a) / sizeof(*(a)))
+
+static void test_levels(void **state)
+{
+	(void)state;
+	assert_int_equal(spark_level(0, 10, 8), 0);
+	assert_int_equal(spark_level(-3, 10, 8), 0);
+	assert_int_equal(spark_level(NAN, 10, 8), 0);
+	assert_int_equal(spark_level(0.001, 10, 8), 1); /* any copy shows */
+	assert_int_equal(spark_level(10, 10, 8), 7);
+	assert_int_equal(spark_level(1e9, 10, 8), 7);   /* above the scale: full */
+	assert_int_equal(spark_level(5, 0, 8), 7);      /* no scale: full */
+	assert_int_equal(spark_level(5, 10, 8), 4);     /* 3.5 levels, rounded up */
+}
+
+static void test_utf8_ramp(void **state)
+{
+	double v[] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+	char buf[64];
+	size_t n;
+
+	(void)state;
+	n = spark_render(v, N(v), 7, true, buf, sizeof(buf));
+	assert_string_equal(buf, "▁▂▃▄▅▆▇█");
+	assert_int_equal(n, strlen("▁▂▃▄▅▆▇█"));
+}
+
+static void test_ascii_ramp(void **state)
+{
+	double v[] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9 };
+	char buf[64];
+
+	(void)state;
+	assert_int_equal(spark_render(v, N(v), 9, false, buf, sizeof(buf)), 10);
+	assert_string_equal(buf, "_.:-=+*#%@");
+}
+
+static void test_all_zero_is_a_baseline(void **state)
+{
+	double v[6] = { 0 };
+	char buf[64];
+
+	(void)state;
+	spark_render(v, N(v), 0, true, buf, sizeof(buf));
+	assert_string_equal(buf, "▁▁▁▁▁▁");
+	spark_render(v, N(v), 0, false, buf, sizeof(buf));
+	assert_string_equal(buf, "______");
+	spark_render(v, N(v), 100, false, buf, sizeof(buf));
+	assert_string_equal(buf, "______");
+}
+
+static void test_small_values_rise(void **state)
+{
+	double v[] = { 0, 0.5, 1000 };
+	char buf[64];
+
+	(void)state;
+	spark_render(v, N(v), 1000, false, buf, sizeof(buf));
+	assert_string_equal(buf, "_.@");
+	spark_render(v, N(v), 1000, true, buf, sizeof(buf));
+	assert_string_equal(buf, "▁▂█");
+}
+
+static void test_never_splits_a_glyph(void **state)
+{
+	double v[] = { 7, 7, 7 };
+	char buf[8];
+
+	(void)state;
+	memset(buf, 'x', sizeof(buf));
+	assert_int_equal(spark_render(v, N(v), 7, true, buf, 7), 6); /* 2 glyphs + NUL */
+	assert_string_equal(buf, "██");
+	assert_int_equal(spark_render(v, N(v), 7, true, buf, 3), 0);
+	assert_string_equal(buf, "");
+	assert_int_equal(spark_render(v, N(v), 7, false, buf, 3), 2);
+	assert_string_equal(buf, "@@");
+	buf[0] = 'x';
+	assert_int_equal(spark_render(v, N(v), 7, false, buf, 0), 0);
+	assert_int_equal(buf[0], 'x');
+}
+
+static void test_series_right_aligned(void **state)
+{
+	struct series s = { 0 };
+	char buf[128];
+
+	(void)state;
+	series__push(&s, 0);
+	series__push(&s, 5);
+	series__push(&s, 10);
+	assert_int_equal(spark_series(&s, 6, spark_scale(&s, 6), false, buf, sizeof(buf)), 6);
+	assert_string_equal(buf, "   _+@"); /* 5 of 10 is 4.5 of 9 steps: up to 5 */
+	spark_series(&s, 2, spark_scale(&s, 2), false, buf, sizeof(buf));
+	assert_string_equal(buf, "+@"); /* only the newest fit */
+	memset(&s, 0, sizeof(s));
+	spark_series(&s, 4, 0, true, buf, sizeof(buf));
+	assert_string_equal(buf, "    ");
+}
+
+static void test_series_wraps_and_scales(void **state)
+{
+	struct series s = { 0 };
+	char buf[SERIES_CAP * 4 + 1];
+	int i;
+
+	(void)state;
+	for (i = 0; i < SERIES_CAP + 10; i++)
+		series__push(&s, i == 3 ? 1000 : 0); /* the peak has scrolled out */
+	assert_true(spark_scale(&s, SERIES_CAP) == 0);
+	assert_int_equal(spark_series(&s, SERIES_CAP, 0, true, buf, sizeof(buf)), SERIES_CAP * 3);
+	assert_null(strchr(buf, ' '));
+	for (i = 0; i < SERIES_CAP; i++)
+		assert_memory_equal(buf + 3 * i, "▁", 3);
+	series__push(&s, 3);
+	assert_true(spark_scale(&s, 10) == 3);
+}
+
+static void test_glyphs_one_column(void **state)
+{
+	const struct glyphs *g;
+	int set, i;
+
+	(void)state;
+	if (!setlocale(LC_CTYPE, "C.UTF-8") && !setlocale(LC_CTYPE, "en_US.UTF-8"))
+		skip();
+	for (set = 0; set < 2; set++) {
+		g = glyphs__pick(set);
+		assert_true(g->nspark >= 8);
+		for (i = 0; i < g->nspark; i++) {
+			assert_int_equal(text_width(g->spark[i]), 1);
+			assert_true(set || (unsigned char)g->spark[i][0] < 0x80);
+		}
+		assert_int_equal(text_width(g->sort_down), 1);
+	}
+	setlocale(LC_CTYPE, "C");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_levels),
+		cmocka_unit_test(test_utf8_ramp),
+		cmocka_unit_test(test_ascii_ramp),
+		cmocka_unit_test(test_all_zero_is_a_baseline),
+		cmocka_unit_test(test_small_values_rise),
+		cmocka_unit_test(test_never_splits_a_glyph),
+		cmocka_unit_test(test_series_right_aligned),
+		cmocka_unit_test(test_series_wraps_and_scales),
+		cmocka_unit_test(test_glyphs_one_column),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,57 @@
+/* Short numbers for columns of at most 7 (rates, counts) or 6 (sizes). */
+#include <stdio.h>
+#include "fmt.h"
+
+/* v with one decimal and the first unit of units that keeps it under 1000
+ * steps of step. */
+static void fmt_scaled(double v, double step, const char *units, char *buf, size_t cap)
+{
+	const char *u = units;
+
+	while (v >= 999.95 && u[1]) {
+		v /= step;
+		u++;
+	}
+	snprintf(buf, cap, "%.1f%c", v, *u);
+}
+
+/* A rate per second: "0.0" to "9999.9", then "12.3k", "4.5M", ... */
+void fmt_rate(double v, char *buf, size_t cap)
+{
+	if (!(v > 0))
+		v = 0;
+	if (v < 9999.95)
+		snprintf(buf, cap, "%.1f", v);
+	else
+		fmt_scaled(v / 1000, 1000, "kMGTP", buf, cap);
+}
+
+/* A count: exact up to 9999999, then "12.3M", "4.5G", ... */
+void fmt_count(unsigned long long v, char *buf, size_t cap)
+{
+	if (v <= 9999999ULL)
+		snprintf(buf, cap, "%llu", v);
+	else
+		fmt_scaled((double)v / 1e6, 1000, "MGTPE", buf, cap);
+}
+
+/* A size in KiB, htop-like: "1023K", "12.3M", "345M", "1.2G", ... */
+void fmt_kib(unsigned long long kib, char *buf, size_t cap)
+{
+	static const char units[] = "KMGTPE";
+	double v = (double)kib;
+	int u = 0;
+
+	if (kib < 1024) {
+		snprintf(buf, cap, "%lluK", kib);
+		return;
+	}
+	while (v >= 1023.5 && units[u + 1]) {
+		v /= 1024;
+		u++;
+	}
+	if (v < 99.95)
+		snprintf(buf, cap, "%.1f%c", v, units[u]);
+	else
+		snprintf(buf, cap, "%.0f%c", v, units[u]);
+}

@@ -1,0 +1,11 @@
+/* Numbers made short enough for narrow columns: 12.3k, 4.5M, 1.2G. */
+#ifndef COWTOP_UI_FMT_H
+#define COWTOP_UI_FMT_H
+
+#include <stddef.h>
+
+void fmt_rate(double v, char *buf, size_t cap);
+void fmt_count(unsigned long long v, char *buf, size_t cap);
+void fmt_kib(unsigned long long kib, char *buf, size_t cap);
+
+#endif

@@ -1,0 +1,35 @@
+/* The glyph tables, UTF-8 and ASCII, side by side. */
+#include "glyphs.h"
+
+/* Eighth blocks: the lowest stands for zero so an idle history is a flat
+ * line, and any copy at all shows as at least a quarter block. */
+static const char *const spark_utf8[] = {
+	"\u2581", "\u2582", "\u2583", "\u2584", "\u2585", "\u2586", "\u2587", "\u2588",
+};
+
+/* Rising ink: '_' is the zero baseline, '@' a full column. */
+static const char *const spark_ascii[] = {
+	"_", ".", ":", "-", "=", "+", "*", "#", "%", "@",
+};
+
+static const struct glyphs glyphs_utf8 = {
+	.utf8 = true,
+	.spark = spark_utf8,
+	.nspark = sizeof(spark_utf8) / sizeof(*spark_utf8),
+	.sort_down = "\u25bc",
+	.sort_up = "\u25b2",
+};
+
+static const struct glyphs glyphs_ascii = {
+	.utf8 = false,
+	.spark = spark_ascii,
+	.nspark = sizeof(spark_ascii) / sizeof(*spark_ascii),
+	.sort_down = "v",
+	.sort_up = "^",
+};
+
+/* The table for a UTF-8 terminal or an ASCII one. */
+const struct glyphs *glyphs__pick(bool utf8)
+{
+	return utf8 ? &glyphs_utf8 : &glyphs_ascii;
+}

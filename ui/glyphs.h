@@ -1,0 +1,16 @@
+/* Glyph tables: one for UTF-8 terminals, one for ASCII, chosen once. */
+#ifndef COWTOP_UI_GLYPHS_H
+#define COWTOP_UI_GLYPHS_H
+
+#include <stdbool.h>
+
+struct glyphs {
+	bool utf8;
+	const char *const *spark; /* spark[0]: zero (the baseline); then rising */
+	int nspark;
+	const char *sort_down, *sort_up;
+};
+
+const struct glyphs *glyphs__pick(bool utf8);
+
+#endif

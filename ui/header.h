@@ -1,0 +1,30 @@
+/* The header above the table: host, kernel, mechanism, target, totals. */
+#ifndef COWTOP_UI_HEADER_H
+#define COWTOP_UI_HEADER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <time.h>
+#include "line.h"
+
+#define HEADER_LINES 3
+
+struct header_info {
+	const char *host, *kernel;  /* as the system says (sanitized here) */
+	const char *mechanism, *target;
+	time_t now;
+	double delay;               /* refresh interval, seconds */
+	double cpu_pct;             /* cowtop's own CPU use */
+	size_t watched, live;       /* processes held, and those still running */
+	double rate;                /* total copies per second */
+	unsigned long long cow;     /* total copies */
+	unsigned long long lost;
+	bool paused;
+	bool command_done;
+	int command_status;
+	bool utf8;
+};
+
+void header_build(const struct header_info *h, struct line out[HEADER_LINES]);
+
+#endif

@@ -1,0 +1,67 @@
+/* Help text built from the key map, so it cannot miss a key. */
+#include <string.h>
+#include "glyphs.h"
+#include "help.h"
+#include "keys.h"
+
+static const char *const legend[] = {
+	"PID      process id; tree lines show which process forked which",
+	"S        state: R running, S sleeping, D disk wait, Z zombie, X exited",
+	"CoW/s    pages copied on write per second over the last interval",
+	"COW      pages copied on write since cowtop began watching the process",
+	"RSS VSZ  resident and virtual memory size",
+	"history  CoW/s over the last intervals, newest on the right;",
+	"         a full column is the max shown in its title",
+	"COMMAND  the process name, with the tree lines of its ancestry",
+	"Exited processes stay for a while, dimmed, with their final counts.",
+};
+
+/* Start the next help line, or return NULL when out is full. */
+static struct line *next_line(struct line *out, size_t max, size_t *n)
+{
+	if (*n >= max)
+		return NULL;
+	line_clear(&out[*n]);
+	return &out[(*n)++];
+}
+
+/* The sparkline glyphs from zero to full, as a legend line. */
+static void glyph_legend(struct line *l, bool utf8)
+{
+	const struct glyphs *g = glyphs__pick(utf8);
+	int i;
+
+	line_add(l, ROLE_LABEL, "glyphs   ");
+	line_add(l, ROLE_PLAIN, "zero ");
+	for (i = 0; i < g->nspark; i++)
+		line_put(l, ROLE_SPARK, g->spark[i], strlen(g->spark[i]));
+	line_add(l, ROLE_PLAIN, " full");
+}
+
+/* Fill out (room for max lines) with the help; returns the lines used. */
+size_t help_build(struct line *out, size_t max, bool utf8)
+{
+	const struct keybind *kb;
+	struct line *l;
+	size_t n = 0, nk, i;
+
+	if ((l = next_line(out, max, &n)))
+		line_add(l, ROLE_VALUE, "cowtop: copy-on-write page copies per process");
+	next_line(out, max, &n);
+	kb = keys__table(&nk);
+	for (i = 0; i < nk && (l = next_line(out, max, &n)); i++) {
+		line_add(l, ROLE_KEY, "  %-9s", kb[i].label);
+		line_add(l, ROLE_PLAIN, " %s", kb[i].help);
+	}
+	next_line(out, max, &n);
+	for (i = 0; i < sizeof(legend) / sizeof(*legend) && (l = next_line(out, max, &n)); i++)
+		line_add(l, ROLE_PLAIN, "  %s", legend[i]);
+	if ((l = next_line(out, max, &n))) {
+		line_add(l, ROLE_PLAIN, "  ");
+		glyph_legend(l, utf8);
+	}
+	next_line(out, max, &n);
+	if ((l = next_line(out, max, &n)))
+		line_add(l, ROLE_STATUS, "Up/Down scroll, any other key returns.");
+	return n;
+}

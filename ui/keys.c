@@ -1,0 +1,72 @@
+/* The key map as one table: lookup and help read the same rows, so every
+ * key that works is documented. Keys follow top and htop. */
+#include <curses.h>
+#include "keys.h"
+
+#define CTRL(c) ((c) & 0x1f)
+#define ESC 27
+
+static const struct keybind keymap[] = {
+	{ CMD_UP, { KEY_UP, 'k' }, "Up k", "move the selection up" },
+	{ CMD_DOWN, { KEY_DOWN, 'j' }, "Down j", "move the selection down" },
+	{ CMD_PGUP, { KEY_PPAGE, CTRL('b') }, "PgUp ^B", "one page up" },
+	{ CMD_PGDN, { KEY_NPAGE, CTRL('f') }, "PgDn ^F", "one page down" },
+	{ CMD_HOME, { KEY_HOME, 'g' }, "Home g", "go to the first process" },
+	{ CMD_END, { KEY_END, 'G' }, "End G", "go to the last process" },
+	{ CMD_FOCUS, { '\n', '\r', KEY_ENTER, 'f' }, "Enter f",
+	  "focus: show only the selected process and its descendants" },
+	{ CMD_BACK, { KEY_BACKSPACE, 127, CTRL('h'), 'u' }, "Bksp u",
+	  "leave the focus (back to the previous view)" },
+	{ CMD_ESCAPE, { ESC }, "Esc", "clear the filter, else leave the focus" },
+	{ CMD_FOLLOW, { 'F' }, "F", "follow the selected process as rows move (moving stops it)" },
+	{ CMD_TREE, { 't', KEY_F(5) }, "t F5", "tree view / flat list" },
+	{ CMD_SORT_NEXT, { '>', '.', KEY_F(6) }, "> F6", "sort by the next column" },
+	{ CMD_SORT_PREV, { '<', ',' }, "<", "sort by the previous column" },
+	{ CMD_SORT_RATE, { 'C' }, "C", "sort by CoW/s, copies per second (default)" },
+	{ CMD_SORT_COW, { 'T' }, "T", "sort by COW, total copies" },
+	{ CMD_SORT_RSS, { 'M' }, "M", "sort by RSS, resident memory" },
+	{ CMD_SORT_VSZ, { 'V' }, "V", "sort by VSZ, virtual memory" },
+	{ CMD_SORT_PID, { 'N' }, "N", "sort by PID" },
+	{ CMD_SORT_COMM, { 'A' }, "A", "sort by command name" },
+	{ CMD_REVERSE, { 'R', 'I' }, "R I", "reverse the sort order" },
+	{ CMD_FILTER, { '/', '\\', KEY_F(3), KEY_F(4) }, "/ \\ F4",
+	  "filter by name (Enter keeps it, Esc clears it)" },
+	{ CMD_PAUSE, { ' ', 'z' }, "Space z", "pause / resume the display" },
+	{ CMD_DELAY, { 'd', 's' }, "d s", "change the refresh interval (seconds)" },
+	{ CMD_SNAPSHOT, { 'w' }, "w", "write the view to a text file" },
+	{ CMD_HELP, { 'h', '?', KEY_F(1) }, "h ? F1", "this help" },
+	{ CMD_REDRAW, { CTRL('l') }, "^L", "redraw the screen" },
+	{ CMD_QUIT, { 'q', KEY_F(10) }, "q F10", "quit" },
+};
+
+static const struct keyhint footer[] = {
+	{ "h", "Help" }, { "/", "Filter" }, { "t", "Tree" }, { "<>", "Sort" },
+	{ "Enter", "Focus" }, { "Bksp", "Back" }, { "F", "Follow" }, { "Spc", "Pause" },
+	{ "d", "Delay" }, { "w", "Snapshot" }, { "q", "Quit" },
+};
+
+/* The command bound to key ch, CMD_NONE if none. */
+enum cmd keys__lookup(int ch)
+{
+	size_t i, k;
+
+	for (i = 0; i < sizeof(keymap) / sizeof(*keymap); i++)
+		for (k = 0; k < KEYS_PER_CMD && keymap[i].keys[k]; k++)
+			if (keymap[i].keys[k] == ch)
+				return keymap[i].cmd;
+	return CMD_NONE;
+}
+
+/* The whole key map, for the help screen. */
+const struct keybind *keys__table(size_t *n)
+{
+	*n = sizeof(keymap) / sizeof(*keymap);
+	return keymap;
+}
+
+/* The hints shown in the footer. */
+const struct keyhint *keys__footer(size_t *n)
+{
+	*n = sizeof(footer) / sizeof(*footer);
+	return footer;
+}

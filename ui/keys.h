@@ -1,0 +1,36 @@
+/* The key map: every key, what it does, and its line in the help screen. */
+#ifndef COWTOP_UI_KEYS_H
+#define COWTOP_UI_KEYS_H
+
+#include <stddef.h>
+
+enum cmd {
+	CMD_NONE,
+	CMD_UP, CMD_DOWN, CMD_PGUP, CMD_PGDN, CMD_HOME, CMD_END,
+	CMD_FOCUS, CMD_BACK, CMD_ESCAPE, CMD_FOLLOW, CMD_TREE,
+	CMD_SORT_NEXT, CMD_SORT_PREV,
+	CMD_SORT_RATE, CMD_SORT_COW, CMD_SORT_RSS, CMD_SORT_VSZ, CMD_SORT_PID, CMD_SORT_COMM,
+	CMD_REVERSE, CMD_FILTER, CMD_PAUSE, CMD_DELAY, CMD_SNAPSHOT,
+	CMD_HELP, CMD_REDRAW, CMD_QUIT,
+	CMD_N,
+};
+
+#define KEYS_PER_CMD 6
+
+struct keybind {
+	enum cmd cmd;
+	int keys[KEYS_PER_CMD]; /* curses key codes, 0-terminated */
+	const char *label;      /* the keys as the help screen names them */
+	const char *help;
+};
+
+/* A short hint in the footer. */
+struct keyhint {
+	const char *key, *what;
+};
+
+enum cmd keys__lookup(int ch);
+const struct keybind *keys__table(size_t *n);
+const struct keyhint *keys__footer(size_t *n);
+
+#endif

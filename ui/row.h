@@ -1,0 +1,28 @@
+/* The process table's rows as text: column layout, titles, one row, and the
+ * name filter. Pure functions: rows in, lines out. */
+#ifndef COWTOP_UI_ROW_H
+#define COWTOP_UI_ROW_H
+
+#include <stdbool.h>
+#include "line.h"
+#include "model.h"
+
+/* Columns before the sparkline: PID S CoW/s COW RSS VSZ, a space after each. */
+#define ROW_FIXED 40
+#define ROW_NAME_MAX (4 * PROC_COMM_MAX + 1)
+
+struct row_layout {
+	int width;    /* screen columns */
+	int hist;     /* sparkline columns, 0 when there is no room */
+	double scale; /* the rate a full sparkline block stands for */
+	bool utf8;
+};
+
+void row_layout_init(struct row_layout *l, int width, bool utf8);
+double rows_scale(const struct row *rows, size_t n, int hist);
+void row_titles(const struct row_layout *l, enum sort_key key, bool reverse, struct line *out);
+void row_format(const struct row *r, const struct row_layout *l, struct line *out);
+size_t row_name(const struct proc *p, bool utf8, char *buf, size_t cap);
+size_t rows_filter(struct row *rows, size_t n, const char *pattern, bool utf8, bool tree);
+
+#endif
