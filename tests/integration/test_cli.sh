@@ -13,6 +13,12 @@ if [ "$(id -u)" -ne 0 ]; then
 	exit 1
 fi
 
+# IDs of loaded BPF programs that carry cowtop's program names.
+our_progs() {
+	bpftool prog show 2>/dev/null | grep -E 'on_page_fault|on_mm_page_alloc|on_process_' | cut -d: -f1 | sort
+}
+progs_before=$(our_progs)
+
 # Run cowtop with args; sets rc, out (stdout) and err (stderr).
 run() {
 	local o e
@@ -94,9 +100,10 @@ else
 	bad "watch all rc=$rc"
 fi
 
-# Nothing of ours stays loaded.
-if command -v bpftool >/dev/null && bpftool prog show 2>/dev/null | grep -qE 'on_page_fault|on_mm_page_alloc|on_process_'; then
-	bad "BPF programs left loaded"
+# Nothing of ours stays loaded: no program that was not there before the runs.
+leaked=$(comm -13 <(printf '%s\n' "$progs_before") <(our_progs) | tr '\n' ' ')
+if [ -n "${leaked// /}" ]; then
+	bad "BPF programs left loaded: $leaked"
 else
 	ok "no BPF programs left"
 fi
