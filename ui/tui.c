@@ -25,8 +25,8 @@
 #include "snapshot.h"
 #include "text.h"
 #include "tui.h"
+#include "view.h"
 
-#define FOCUS_DEPTH 32
 #define PROMPT_MAX 64
 #define MSG_MAX 1024
 #define HELP_MAX 64
@@ -48,21 +48,7 @@ struct tui {
 	double delay;
 	attr_t attr[ROLE_N];
 
-	struct view_opts vo;
-	int focus[FOCUS_DEPTH]; /* the focus before each Enter */
-	int nfocus;
-	char filter[PROMPT_MAX];
-
-	/* The rows shown: a private copy, so pausing or a process leaving the
-	 * model never leaves a dangling pointer. */
-	struct row *rows;
-	struct proc *procs;
-	size_t n, cap;
-	size_t sel, top;
-
-	bool follow;
-	int follow_pid;
-	unsigned long long follow_start;
+	struct view v;
 	bool paused;
 
 	enum mode mode;
@@ -78,10 +64,6 @@ struct tui {
 	size_t help_top, help_n; /* first help line shown, lines in all */
 };
 
-static const enum sort_key sort_cycle[] = {
-	SORT_PID, SORT_COW_RATE, SORT_COW, SORT_RSS, SORT_VSZ, SORT_COMM,
-};
-
 /* Set the status message (replaced by the next one, cleared by a key). */
 static void __attribute__((format(printf, 3, 4)))
 say(struct tui *t, bool warn, const char *fmt, ...)
@@ -92,6 +74,15 @@ say(struct tui *t, bool warn, const char *fmt, ...)
 	vsnprintf(t->msg, sizeof(t->msg), fmt, ap);
 	va_end(ap);
 	t->msg_warn = warn;
+}
+
+/* Show what the view noted changing (focus, follow) on the status line. */
+static void take_note(struct tui *t)
+{
+	if (!t->v.note[0])
+		return;
+	say(t, false, "%s", t->v.note);
+	t->v.note[0] = '\0';
 }
 
 /* Whether the locale's character set is UTF-8. */
@@ -139,15 +130,31 @@ static void pick_attrs(struct tui *t)
 		[ROLE_DIM] = { -1, -1, A_DIM, A_DIM },
 	};
 	bool color = has_colors() && start_color() == OK;
+	bool defaults = color && use_default_colors() == OK;
+	short fg, bg;
 	int i;
 
-	if (color)
-		use_default_colors();
 	for (i = 0; i < ROLE_N; i++) {
 		t->attr[i] = color ? roles[i].extra : roles[i].mono;
-		if (color && (roles[i].fg >= 0 || roles[i].bg >= 0) && init_pair((short)(i + 1), roles[i].fg, roles[i].bg) == OK)
+		if (!color || (roles[i].fg < 0 && roles[i].bg < 0))
+			continue;
+		/* without the terminal's own colours, say white on black */
+		fg = roles[i].fg < 0 && !defaults ? COLOR_WHITE : roles[i].fg;
+		bg = roles[i].bg < 0 && !defaults ? COLOR_BLACK : roles[i].bg;
+		if (init_pair((short)(i + 1), fg, bg) == OK)
 			t->attr[i] |= COLOR_PAIR(i + 1);
 	}
+}
+
+/* Make curses' idea of the screen size the terminal's. Called on SIGWINCH
+ * (delivered through the app's signalfd, so curses' own handler never runs). */
+static void sync_size(void)
+{
+	struct winsize ws;
+
+	if ((ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 || ioctl(STDIN_FILENO, TIOCGWINSZ, &ws) == 0) &&
+	    ws.ws_row > 0 && ws.ws_col > 0 && (ws.ws_row != LINES || ws.ws_col != COLS))
+		resizeterm(ws.ws_row, ws.ws_col);
 }
 
 /* Put the terminal in the modes a top-like view needs. */
@@ -162,6 +169,7 @@ static void setup_terminal(struct tui *t)
 	set_escdelay(25);
 	curs_set(0);
 	pick_attrs(t);
+	sync_size(); /* LINES and COLUMNS in the environment may be stale */
 }
 
 /* Open the view on the terminal (stdin/stdout). Returns 0 or -errno. */
@@ -177,10 +185,11 @@ int tui__open(struct tui **out, const struct tui_opts *o)
 		return -ENOMEM;
 	t->o = *o;
 	t->delay = o->delay > 0 ? o->delay : 1.0;
-	t->vo = (struct view_opts){ .sort = o->sort, .reverse = o->reverse, .tree = !o->flat };
 	setlocale(LC_ALL, "");
 	setlocale(LC_NUMERIC, "C"); /* "1.5" means the same to every reader */
 	t->utf8 = !o->ascii && locale_utf8();
+	view__init(&t->v, &(struct view_opts){ .sort = o->sort, .reverse = o->reverse, .tree = !o->flat },
+		   t->utf8);
 	read_system(t);
 	t->screen = newterm(NULL, stdout, stdin);
 	if (!t->screen) {
@@ -202,8 +211,7 @@ void tui__close(struct tui *t)
 		endwin();
 		delscreen(t->screen);
 	}
-	free(t->rows);
-	free(t->procs);
+	view__free(&t->v);
 	free(t->help);
 	free(t);
 }
@@ -233,84 +241,6 @@ static struct areas areas_of(int lines)
 	left -= a.header;
 	a.body += left;
 	return a;
-}
-
-/* Room for n rows in the private copy. */
-static int view_reserve(struct tui *t, size_t n)
-{
-	struct row *r;
-	struct proc *p;
-
-	if (n <= t->cap)
-		return 0;
-	r = realloc(t->rows, n * sizeof(*r));
-	if (!r)
-		return -ENOMEM;
-	t->rows = r;
-	p = realloc(t->procs, n * sizeof(*p));
-	if (!p)
-		return -ENOMEM;
-	t->procs = p;
-	t->cap = n;
-	return 0;
-}
-
-/* Index of the row of process (pid, start), or -1. */
-static long view_find(const struct tui *t, int pid, unsigned long long start)
-{
-	size_t i;
-
-	for (i = 0; i < t->n; i++)
-		if (t->rows[i].p->pid == pid && (!start || t->rows[i].p->start_time == start))
-			return (long)i;
-	return -1;
-}
-
-/* Leave a focus whose process has left the model altogether. */
-static void focus_check(struct tui *t, struct model *m)
-{
-	while (t->vo.focus_pid && !model__find(m, t->vo.focus_pid, 0)) {
-		say(t, false, "PID %d has gone: focus left", t->vo.focus_pid);
-		t->vo.focus_pid = t->nfocus ? t->focus[--t->nfocus] : 0;
-	}
-}
-
-/* Keep the selection on the followed process, or stop following it. */
-static void follow_update(struct tui *t)
-{
-	long i;
-
-	if (!t->follow)
-		return;
-	i = view_find(t, t->follow_pid, t->follow_start);
-	if (i >= 0) {
-		t->sel = (size_t)i;
-		return;
-	}
-	t->follow = false;
-	say(t, false, "PID %d is not in the view any more: follow stopped", t->follow_pid);
-}
-
-/* Copy the model's rows for the current view options, filtered. */
-static void view_rebuild(struct tui *t, struct model *m)
-{
-	struct row *rows;
-	size_t n, i;
-
-	focus_check(t, m);
-	if (model__rows(m, &t->vo, &rows, &n) || view_reserve(t, n)) {
-		say(t, true, "out of memory");
-		return;
-	}
-	for (i = 0; i < n; i++) {
-		t->procs[i] = *rows[i].p;
-		t->rows[i] = rows[i];
-		t->rows[i].p = &t->procs[i];
-	}
-	t->n = rows_filter(t->rows, n, t->filter, t->utf8, t->vo.tree);
-	follow_update(t);
-	if (t->sel >= t->n)
-		t->sel = t->n ? t->n - 1 : 0;
 }
 
 /* Copy a string the app owns into a buffer the header can keep. */
@@ -361,7 +291,8 @@ static void put_text(attr_t a, const char *s, size_t n)
 	addnstr(s, (int)n);
 }
 
-/* Draw l on screen row y (erased before), cut to cols. A selected line is drawn in the selection colour through and through. */
+/* Draw l on screen row y (erased before), cut to cols. A selected line is
+ * drawn in the selection colour through and through. */
 static void draw_line(struct tui *t, int y, const struct line *l, int cols, bool sel)
 {
 	size_t keep = text_fit(l->text, l->len, cols, NULL), pos = 0, end;
@@ -388,20 +319,7 @@ static void draw_line(struct tui *t, int y, const struct line *l, int cols, bool
 static void table_layout(const struct tui *t, int cols, struct row_layout *rl)
 {
 	row_layout_init(rl, cols, t->utf8);
-	rl->scale = rows_scale(t->rows, t->n, rl->hist);
-}
-
-/* Scroll so the selection is on screen. */
-static void scroll_to_sel(struct tui *t, int body)
-{
-	size_t h = body > 0 ? (size_t)body : 1;
-
-	if (t->sel < t->top)
-		t->top = t->sel;
-	if (t->sel >= t->top + h)
-		t->top = t->sel - h + 1;
-	if (t->top + h > t->n)
-		t->top = t->n > h ? t->n - h : 0;
+	rl->scale = rows_scale(t->v.rows, t->v.n, rl->hist);
 }
 
 /* Draw the column titles and the visible rows from screen row y. */
@@ -413,33 +331,35 @@ static void draw_table(struct tui *t, int y, const struct areas *a, int cols)
 
 	table_layout(t, cols, &rl);
 	if (a->titles) {
-		row_titles(&rl, t->vo.sort, t->vo.reverse, &t->scratch);
+		row_titles(&rl, t->v.vo.sort, t->v.vo.reverse, &t->scratch);
 		draw_line(t, y++, &t->scratch, cols, false);
 	}
-	scroll_to_sel(t, a->body);
+	view__scroll(&t->v, (size_t)a->body);
 	for (k = 0; k < a->body; k++) {
-		i = t->top + (size_t)k;
-		if (i >= t->n)
+		i = t->v.top + (size_t)k;
+		if (i >= t->v.n)
 			break;
-		row_format(&t->rows[i], &rl, &t->scratch);
-		draw_line(t, y + k, &t->scratch, cols, i == t->sel);
+		row_format(&t->v.rows[i], &rl, &t->scratch);
+		draw_line(t, y + k, &t->scratch, cols, i == t->v.sel);
 	}
 }
 
 /* The state of the view in a few words: sort, tree, focus, filter, follow. */
 static void status_indicators(const struct tui *t, struct line *l)
 {
-	line_add(l, ROLE_PLAIN, "sort %s%s  %s", sort_key_name(t->vo.sort),
-		 t->vo.reverse ? " (reversed)" : "", t->vo.tree ? "tree" : "flat");
-	if (t->vo.focus_pid)
-		line_add(l, ROLE_STATUS, "  focus PID %d (Bksp: back)", t->vo.focus_pid);
-	if (t->filter[0])
-		line_add(l, ROLE_STATUS, "  filter \"%s\" (Esc: clear)", t->filter);
-	if (t->follow)
-		line_add(l, ROLE_STATUS, "  following PID %d", t->follow_pid);
+	const struct view *v = &t->v;
+
+	line_add(l, ROLE_PLAIN, "sort %s%s  %s", sort_key_name(v->vo.sort),
+		 v->vo.reverse ? " (reversed)" : "", v->vo.tree ? "tree" : "flat");
+	if (v->vo.focus_pid)
+		line_add(l, ROLE_STATUS, "  focus PID %d (Bksp: back)", v->vo.focus_pid);
+	if (v->filter[0])
+		line_add(l, ROLE_STATUS, "  filter \"%s\" (Esc: clear)", v->filter);
+	if (v->follow)
+		line_add(l, ROLE_STATUS, "  following PID %d", v->follow_pid);
 	if (t->paused)
 		line_add(l, ROLE_WARN, "  PAUSED");
-	line_add(l, ROLE_PLAIN, "  %zu shown", t->n);
+	line_add(l, ROLE_PLAIN, "  %zu shown", v->n);
 }
 
 /* The status line: a prompt, a message, or the view's state. */
@@ -564,24 +484,21 @@ void tui__frame(struct tui *t, struct model *m, const struct tui_status *st)
 	if (!t || !t->screen)
 		return;
 	if (!t->paused) {
-		view_rebuild(t, m);
+		view__rebuild(&t->v, m);
 		status_collect(t, m, st);
 	}
+	take_note(t);
 	draw(t);
 }
 
 /* The terminal changed size: take the new size and lay out again. */
 void tui__resize(struct tui *t, struct model *m, const struct tui_status *st)
 {
-	struct winsize ws;
-
 	(void)m;
 	(void)st;
 	if (!t || !t->screen)
 		return;
-	if ((ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 || ioctl(STDIN_FILENO, TIOCGWINSZ, &ws) == 0) &&
-	    ws.ws_row > 0 && ws.ws_col > 0)
-		resizeterm(ws.ws_row, ws.ws_col);
+	sync_size();
 	draw(t);
 }
 
@@ -594,136 +511,34 @@ static long page_rows(void)
 	return areas_of(lines).body > 1 ? areas_of(lines).body - 1 : 1;
 }
 
-/* Move the selection by d rows, within the view. Moving by hand stops
- * following, as in htop. */
-static void move_sel(struct tui *t, long d)
-{
-	long s = (long)t->sel + d;
-
-	if (s >= (long)t->n)
-		s = (long)t->n - 1;
-	if (s < 0)
-		s = 0;
-	t->sel = (size_t)s;
-	t->follow = false;
-}
-
 /* Handle a selection move; false if cmd is not one. */
 static bool cmd_move(struct tui *t, enum cmd c)
 {
 	switch (c) {
-	case CMD_UP: move_sel(t, -1); return true;
-	case CMD_DOWN: move_sel(t, 1); return true;
-	case CMD_PGUP: move_sel(t, -page_rows()); return true;
-	case CMD_PGDN: move_sel(t, page_rows()); return true;
-	case CMD_HOME: move_sel(t, -(long)t->sel); return true;
-	case CMD_END: move_sel(t, (long)t->n); return true;
+	case CMD_UP: view__move(&t->v, -1); return true;
+	case CMD_DOWN: view__move(&t->v, 1); return true;
+	case CMD_PGUP: view__move(&t->v, -page_rows()); return true;
+	case CMD_PGDN: view__move(&t->v, page_rows()); return true;
+	case CMD_HOME: view__move(&t->v, -(long)t->v.sel); return true;
+	case CMD_END: view__move(&t->v, (long)t->v.n); return true;
 	default: return false;
 	}
-}
-
-/* The selected process's name, safe to show. */
-static const char *sel_name(const struct tui *t, char *buf, size_t cap)
-{
-	if (!t->n)
-		return "";
-	row_name(t->rows[t->sel].p, t->utf8, buf, cap);
-	return buf;
-}
-
-/* Show only the selected process and its descendants. */
-static void focus_in(struct tui *t, struct model *m)
-{
-	char name[ROW_NAME_MAX];
-	int pid;
-
-	if (!t->n)
-		return;
-	pid = t->rows[t->sel].p->pid;
-	if (pid == t->vo.focus_pid && t->sel == 0)
-		return;
-	if (t->nfocus == FOCUS_DEPTH) {
-		memmove(t->focus, t->focus + 1, (FOCUS_DEPTH - 1) * sizeof(*t->focus));
-		t->nfocus--;
-	}
-	t->focus[t->nfocus++] = t->vo.focus_pid;
-	t->vo.focus_pid = pid;
-	t->sel = t->top = 0;
-	say(t, false, "focus on PID %d %s: Backspace goes back", pid, sel_name(t, name, sizeof(name)));
-	view_rebuild(t, m);
-}
-
-/* Go back to the view before the last focus, selecting what was focused. */
-static void focus_out(struct tui *t, struct model *m)
-{
-	int was = t->vo.focus_pid;
-	long i;
-
-	if (!was) {
-		say(t, false, "showing everything already");
-		return;
-	}
-	t->vo.focus_pid = t->nfocus ? t->focus[--t->nfocus] : 0;
-	view_rebuild(t, m);
-	i = view_find(t, was, 0);
-	if (i >= 0 && !t->follow)
-		t->sel = (size_t)i;
-}
-
-/* Start or stop following the selected process. */
-static void follow_toggle(struct tui *t)
-{
-	char name[ROW_NAME_MAX];
-
-	if (t->follow) {
-		t->follow = false;
-		say(t, false, "follow stopped");
-		return;
-	}
-	if (!t->n)
-		return;
-	t->follow = true;
-	t->follow_pid = t->rows[t->sel].p->pid;
-	t->follow_start = t->rows[t->sel].p->start_time;
-	say(t, false, "following PID %d %s", t->follow_pid, sel_name(t, name, sizeof(name)));
-}
-
-/* Sort by k, in its natural direction. */
-static void set_sort(struct tui *t, struct model *m, enum sort_key k)
-{
-	t->vo.sort = k;
-	t->vo.reverse = false;
-	view_rebuild(t, m);
-}
-
-/* Sort by the column dir steps right (or left) of the current one. */
-static void cycle_sort(struct tui *t, struct model *m, int dir)
-{
-	int n = (int)(sizeof(sort_cycle) / sizeof(*sort_cycle)), i;
-
-	for (i = 0; i < n && sort_cycle[i] != t->vo.sort; i++)
-		;
-	set_sort(t, m, sort_cycle[((i < n ? i : 0) + dir + n) % n]);
 }
 
 /* Handle a sort command; false if cmd is not one. */
 static bool cmd_sort(struct tui *t, struct model *m, enum cmd c)
 {
 	switch (c) {
-	case CMD_SORT_NEXT: cycle_sort(t, m, 1); return true;
-	case CMD_SORT_PREV: cycle_sort(t, m, -1); return true;
-	case CMD_SORT_RATE: set_sort(t, m, SORT_COW_RATE); return true;
-	case CMD_SORT_COW: set_sort(t, m, SORT_COW); return true;
-	case CMD_SORT_RSS: set_sort(t, m, SORT_RSS); return true;
-	case CMD_SORT_VSZ: set_sort(t, m, SORT_VSZ); return true;
-	case CMD_SORT_PID: set_sort(t, m, SORT_PID); return true;
-	case CMD_SORT_COMM: set_sort(t, m, SORT_COMM); return true;
-	case CMD_REVERSE:
-		t->vo.reverse = !t->vo.reverse;
-		view_rebuild(t, m);
-		return true;
-	default:
-		return false;
+	case CMD_SORT_NEXT: view__sort_cycle(&t->v, m, 1); return true;
+	case CMD_SORT_PREV: view__sort_cycle(&t->v, m, -1); return true;
+	case CMD_SORT_RATE: view__sort(&t->v, m, SORT_COW_RATE); return true;
+	case CMD_SORT_COW: view__sort(&t->v, m, SORT_COW); return true;
+	case CMD_SORT_RSS: view__sort(&t->v, m, SORT_RSS); return true;
+	case CMD_SORT_VSZ: view__sort(&t->v, m, SORT_VSZ); return true;
+	case CMD_SORT_PID: view__sort(&t->v, m, SORT_PID); return true;
+	case CMD_SORT_COMM: view__sort(&t->v, m, SORT_COMM); return true;
+	case CMD_REVERSE: view__reverse(&t->v, m); return true;
+	default: return false;
 	}
 }
 
@@ -753,10 +568,10 @@ static char *snapshot_text(struct tui *t, size_t *len)
 	for (i = 0; i < HEADER_LINES; i++)
 		put_trimmed(f, hdr[i].text, hdr[i].len);
 	table_layout(t, cols, &rl);
-	row_titles(&rl, t->vo.sort, t->vo.reverse, &t->scratch);
+	row_titles(&rl, t->v.vo.sort, t->v.vo.reverse, &t->scratch);
 	put_trimmed(f, t->scratch.text, t->scratch.len);
-	for (k = 0; k < t->n; k++) {
-		row_format(&t->rows[k], &rl, &t->scratch);
+	for (k = 0; k < t->v.n; k++) {
+		row_format(&t->v.rows[k], &rl, &t->scratch);
 		put_trimmed(f, t->scratch.text, t->scratch.len);
 	}
 	if (fclose(f)) {
@@ -785,7 +600,7 @@ static void snapshot(struct tui *t)
 	if (snapshot__write(path, text, len, err, sizeof(err)))
 		say(t, true, "snapshot: cannot write %s: %s", path, err);
 	else
-		say(t, false, "snapshot written to %s (%zu processes)", path, t->n);
+		say(t, false, "snapshot written to %s (%zu processes)", path, t->v.n);
 	free(text);
 }
 
@@ -802,7 +617,7 @@ static void pause_toggle(struct tui *t, struct model *m, const struct tui_status
 	t->paused = !t->paused;
 	if (t->paused)
 		return;
-	view_rebuild(t, m);
+	view__rebuild(&t->v, m);
 	status_collect(t, m, st);
 }
 
@@ -810,21 +625,16 @@ static void pause_toggle(struct tui *t, struct model *m, const struct tui_status
 static bool cmd_view(struct tui *t, struct model *m, const struct tui_status *st, enum cmd c)
 {
 	switch (c) {
-	case CMD_FOCUS: focus_in(t, m); return true;
-	case CMD_BACK: focus_out(t, m); return true;
+	case CMD_FOCUS: view__focus_in(&t->v, m); return true;
+	case CMD_BACK: view__focus_out(&t->v, m); return true;
 	case CMD_ESCAPE:
-		if (!t->filter[0]) {
-			focus_out(t, m);
-			return true;
-		}
-		t->filter[0] = '\0';
-		view_rebuild(t, m);
+		if (t->v.filter[0])
+			view__set_filter(&t->v, m, "");
+		else
+			view__focus_out(&t->v, m);
 		return true;
-	case CMD_FOLLOW: follow_toggle(t); return true;
-	case CMD_TREE:
-		t->vo.tree = !t->vo.tree;
-		view_rebuild(t, m);
-		return true;
+	case CMD_FOLLOW: view__follow_toggle(&t->v); return true;
+	case CMD_TREE: view__tree_toggle(&t->v, m); return true;
 	case CMD_PAUSE: pause_toggle(t, m, st); return true;
 	default: return false;
 	}
@@ -841,7 +651,7 @@ static enum tui_action key_table(struct tui *t, struct model *m, const struct tu
 	if (cmd_move(t, c) || cmd_sort(t, m, c) || cmd_view(t, m, st, c))
 		return TUI_NONE;
 	switch (c) {
-	case CMD_FILTER: prompt(t, MODE_FILTER, t->filter); break;
+	case CMD_FILTER: prompt(t, MODE_FILTER, t->v.filter); break;
 	case CMD_DELAY: prompt(t, MODE_DELAY, ""); break;
 	case CMD_SNAPSHOT: snapshot(t); break;
 	case CMD_HELP:
@@ -906,10 +716,8 @@ static enum tui_action key_prompt(struct tui *t, struct model *m, int ch)
 		t->input[0] = '\0';
 	else if (!enter && !prompt_edit(t, ch))
 		return TUI_NONE;
-	if (mode == MODE_FILTER) {
-		snprintf(t->filter, sizeof(t->filter), "%s", t->input);
-		view_rebuild(t, m);
-	}
+	if (mode == MODE_FILTER)
+		view__set_filter(&t->v, m, t->input);
 	if (ch != ESC_KEY && !enter)
 		return TUI_NONE;
 	t->mode = MODE_TABLE;
@@ -968,6 +776,7 @@ enum tui_action tui__input(struct tui *t, struct model *m, const struct tui_stat
 			return a;
 		if (a != TUI_NONE)
 			act = a;
+		take_note(t);
 	}
 	draw(t);
 	return act;

@@ -40,7 +40,7 @@ pass() {
 # Record a failed check, with the screen as it was.
 fail() {
 	FAILED=$((FAILED + 1))
-	echo "FAIL: $*"
+	echo "FAIL: $* (at $(date +%T))"
 	screen | sed 's/^/    | /' || true
 }
 
@@ -118,7 +118,7 @@ sel_pid() {
 
 # The report line fields of the workload: pid of role R with W writes.
 report_pid() {
-	awk -v role="$1" -v w="$2" '$1 != "main" && $9 == role && $5 == w { print $2 }' "$DIR/report"
+	awk -v role="$1" -v w="$2" '$1 != "main" && $8 == role && $6 == w { print $2 }' "$DIR/report"
 }
 
 # The main workload pid.
@@ -137,6 +137,26 @@ pane_lines_is() { [[ $(screen | wc -l) -eq $1 ]]; }
 cowtop_alive() { kill -0 "$COWTOP_PID"; }
 cowtop_gone() { ! kill -0 "$COWTOP_PID"; }
 pane_flag_is() { [[ $(t display -p -t "$SESSION" "#{$1}") == "$2" ]]; }
+
+# Row n on screen is pid: row_at_is N PID.
+row_at_is() {
+	[[ $(row_pids | sed -n "${1}p") == "$2" ]]
+}
+
+# The last row is the selected one.
+sel_is_last() {
+	[[ $(sel_pid) == "$(row_pids | tail -n 1)" ]]
+}
+
+# The flat list draws no tree lines.
+no_tree_lines() {
+	! rows | grep -qE -- "$TREE_RE"
+}
+
+# The history title lost its long form for want of room.
+title_shrunk() {
+	screen_has "max " && screen_lacks "CoW/s history"
+}
 
 # Rows in ascending PID order.
 pids_ascending() {
@@ -187,6 +207,11 @@ frozen() {
 	sleep 1.3
 	b=$(screen)
 	[[ $a == "$b" ]]
+}
+
+# The screen changes within a second and a bit.
+not_frozen() {
+	! frozen
 }
 
 # Exactly one snapshot in the work directory, mode 0600, no escapes, and
@@ -243,14 +268,22 @@ start() {
 	EVIL=$(report_pid exec 10)
 }
 
+# Whether pid is still one of the workload's processes (not a reused pid).
+ours() {
+	[[ $(readlink "/proc/$1/exe" 2>/dev/null) == "$COWLOAD" ]] ||
+		{ tr '\0' '\n' <"/proc/$1/cmdline"; } 2>/dev/null | grep -qF -- "$DIR/"
+}
+
 # Stop the pane and whatever the workload left running.
 stop() {
 	local p
 	t kill-session -t "$SESSION" 2>/dev/null || true
 	if [[ -n $DIR && -f $DIR/report ]]; then
-		for p in $(awk '{ print $2 }' "$DIR/report"); do
-			kill "$p" 2>/dev/null || true
-		done
+		while read -r _ p _; do
+			if ours "$p"; then
+				kill "$p" 2>/dev/null || true
+			fi
+		done <"$DIR/report"
 	fi
 }
 
@@ -265,7 +298,7 @@ test_layout() {
 	expect "lost events are shown" screen_has "lost 0"
 	keys t
 	expect "flat list: the busiest process first" busiest_first flat
-	expect "flat list has no tree lines" eval '! rows | grep -qE -- "$TREE_RE"'
+	expect "flat list has no tree lines" no_tree_lines
 	keys t
 	expect "tree again" tree_lines
 	keys N
@@ -281,7 +314,7 @@ test_follow() {
 	keys F
 	expect "follow is announced" screen_has "following PID $BUSY"
 	keys N
-	expect "sorting by PID moves the followed row" eval '[[ $(row_pids | sed -n 4p) == "$BUSY" ]]'
+	expect "sorting by PID moves the followed row" row_at_is 4 "$BUSY"
 	expect "the selection stayed on the followed process" sel_is "$BUSY"
 	keys R
 	expect "reversed, the selection still follows" sel_is "$BUSY"
@@ -290,7 +323,7 @@ test_follow() {
 	keys Home
 	expect "Home selects the first row" sel_is "$MAIN"
 	keys End
-	expect "End selects the last row" eval '[[ $(sel_pid) == $(row_pids | tail -n 1) ]]'
+	expect "End selects the last row" sel_is_last
 }
 
 # Focus on a subtree and back out.
@@ -305,7 +338,7 @@ test_focus() {
 	expect "the previously focused process is selected" sel_is "$BUSY"
 	keys Home f
 	expect "focus on the parent keeps its children" nrows_is 5
-	expect "the focus is shown" screen_has "focus PID $MAIN"
+	expect "the focus is announced" screen_has "focus on PID $MAIN"
 	keys j Enter
 	expect "nested focus" nrows_is 1
 	keys Escape
@@ -325,7 +358,7 @@ test_filter_help_delay() {
 	keys Escape
 	sleep 0.3
 	expect "Esc clears the filter" nrows_is 5
-	keys '\'
+	keys "\\"
 	type_text nomatch
 	expect "the filter applies while typed" nrows_is 0
 	keys Escape
@@ -333,7 +366,7 @@ test_filter_help_delay() {
 	expect "Esc in the prompt clears it" nrows_is 5
 	keys h
 	expect "help lists the follow key" screen_has "follow the selected process"
-	expect "help lists the snapshot key" screen_has "write the view to a text file"
+	expect "help lists the snapshot key" screen_has "write the view as text to ./cowtop-"
 	keys x
 	expect "any key leaves the help" screen_has "COMMAND"
 	keys d
@@ -361,7 +394,7 @@ test_pause_snapshot() {
 	expect "no temporary file is left" no_temp_files
 	keys Space
 	expect "resumed" screen_lacks "[PAUSED]"
-	expect "the view moves again" eval '! frozen'
+	expect "the view moves again" not_frozen
 }
 
 # Resizes re-lay out at once; tiny sizes do not crash.
@@ -370,7 +403,7 @@ test_resize() {
 	expect "80x20: twenty lines" pane_lines_is 20
 	expect "80x20: the footer is on the last line" line_has 20 "Help"
 	expect "80x20: nothing wider than the pane" width_at_most 80
-	expect "80x20: the history title shrinks" screen_has "history (max "
+	expect "80x20: the history title shrinks" title_shrunk
 	expect "80x20: rows still shown" nrows_is 5
 	t resize-window -t "$SESSION" -x 20 -y 5
 	expect "20x5: the footer is on line 5" line_has 5 "Help"
@@ -394,15 +427,64 @@ test_quit() {
 	expect "the cursor is visible again" pane_flag_is cursor_flag 1
 }
 
+# The row of pid is drawn dimmed (SGR 2).
+dimmed() {
+	screen_attrs | grep -E "^(${ESC}\[[0-9;]*m)* *$1 [A-Z?] " | grep -qE '(\[|;)2(;|m)'
+}
+
+# The row of pid is shown, not dimmed.
+not_dimmed() {
+	[[ -n $(row_of "$1") ]] && ! dimmed "$1"
+}
+
+# Field n of the row of pid.
+row_field() {
+	row_of "$1" | awk -v n="$2" '{ print $n }'
+}
+
+# Field n of the row of pid is v: row_field_is PID N V.
+row_field_is() {
+	[[ $(row_field "$1" "$2") == "$3" ]]
+}
+
+# Field n of the row of pid is a number of at least v.
+row_field_at_least() {
+	local f
+	f=$(row_field "$1" "$2")
+	[[ $f =~ ^[0-9]+$ ]] && ((f >= $3))
+}
+
+# Exited processes stay on screen, dimmed, with their final counts.
+test_exited() {
+	local lang=$1 opts=$2 short
+	DIR=$WORK/$MODE-exited
+	mkdir -p "$DIR"
+	t new-session -d -s "$SESSION" -x 120 -y 40 \
+		"cd '$DIR' && LANG=$lang LC_ALL= '$COWTOP' $opts -d 0.5 --linger 120 -- '$COWLOAD' \
+		--short 1 --short-writes 300 --child-writes 10 --rounds 600 \
+		--report '$DIR/report'; echo COWTOP-EXIT=\$?; sleep 600"
+	eventually 10 grep -q 'role short' "$DIR/report" || die "the workload did not fork"
+	short=$(report_pid short 300)
+	expect "an exited process stays, in state X" row_field_is "$short" 2 X
+	expect "with its final count of copies" row_field_at_least "$short" 4 300
+	expect "drawn dimmed" dimmed "$short"
+	expect "a running process is not dimmed" not_dimmed "$(main_pid)"
+	keys q
+	expect "quits" screen_has "COWTOP-EXIT=0"
+	stop
+}
+
 # One mode: UTF-8, ASCII by locale, or ASCII by flag.
 run_mode() {
+	local lang opts=
 	MODE=$1
 	case $MODE in
-	utf8) start C.UTF-8 "" && UTF8=1 TREE_RE='(├─|└─) ' ;;
-	ascii-locale) start C "" && UTF8=0 TREE_RE='(\|-|`-) ' ;;
-	ascii-flag) start C.UTF-8 --ascii && UTF8=0 TREE_RE='(\|-|`-) ' ;;
+	utf8) lang=C.UTF-8 UTF8=1 TREE_RE='(├─|└─) ' ;;
+	ascii-locale) lang=C UTF8=0 TREE_RE='(\|-|`-) ' ;;
+	ascii-flag) lang=C.UTF-8 opts=--ascii UTF8=0 TREE_RE='(\|-|`-) ' ;;
 	*) die "unknown mode $MODE" ;;
 	esac
+	start "$lang" "$opts"
 	test_layout
 	test_follow
 	test_focus
@@ -411,6 +493,7 @@ run_mode() {
 	test_resize
 	test_quit
 	stop
+	test_exited "$lang" "$opts"
 }
 
 # Remove what the tests made, unless asked to keep it or something failed.

@@ -1,0 +1,236 @@
+/* Unit tests: what the keys do to the view (selection, focus, follow,
+ * sorting, filter), without a terminal. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "view.h"
+
+/* master(100) with workers 101 (busy), 102, 103 (idle); 102 forked 104. */
+static struct model *sample(void)
+{
+	static const struct { int pid, ppid; const char *comm; double rate; } procs[] = {
+		{ 100, 1, "master", 1 }, { 101, 100, "busy", 500 }, { 102, 100, "mid", 50 },
+		{ 103, 100, "idle", 0 }, { 104, 102, "grandkid", 5 },
+	};
+	struct model *m = model__new();
+	size_t i;
+
+	for (i = 0; i < sizeof(procs) / sizeof(*procs); i++) {
+		struct proc *p = model__add(m, procs[i].pid, 1000 + i);
+
+		p->ppid = procs[i].ppid;
+		p->state = 'S';
+		snprintf(p->comm, sizeof(p->comm), "%s", procs[i].comm);
+		p->cow_rate = procs[i].rate;
+	}
+	return m;
+}
+
+/* The pids shown, as "100 101 ...". */
+static const char *shown(const struct view *v)
+{
+	static char buf[256];
+	size_t i, len = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < v->n; i++)
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%d", i ? " " : "", v->rows[i].p->pid);
+	return buf;
+}
+
+/* A view of sample() in the default order. */
+static struct model *open_view(struct view *v)
+{
+	struct model *m = sample();
+
+	view__init(v, &(struct view_opts){ .sort = SORT_COW_RATE, .tree = true }, false);
+	assert_int_equal(view__rebuild(v, m), 0);
+	return m;
+}
+
+static void test_tree_sorted_by_rate(void **state)
+{
+	struct view v;
+	struct model *m = open_view(&v);
+
+	(void)state;
+	assert_string_equal(shown(&v), "100 101 102 104 103");
+	view__tree_toggle(&v, m);
+	assert_string_equal(shown(&v), "101 102 104 100 103");
+	view__sort(&v, m, SORT_PID);
+	assert_string_equal(shown(&v), "100 101 102 103 104");
+	view__reverse(&v, m);
+	assert_string_equal(shown(&v), "104 103 102 101 100");
+	view__sort_cycle(&v, m, 1); /* PID -> CoW/s, natural order again */
+	assert_int_equal(v.vo.sort, SORT_COW_RATE);
+	assert_false(v.vo.reverse);
+	view__sort_cycle(&v, m, -2); /* CoW/s -> PID -> COMMAND (wraps) */
+	assert_int_equal(v.vo.sort, SORT_COMM);
+	view__free(&v);
+	model__free(m);
+}
+
+static void test_selection_clamped(void **state)
+{
+	struct view v;
+	struct model *m = open_view(&v);
+
+	(void)state;
+	view__move(&v, -5);
+	assert_int_equal(v.sel, 0);
+	view__move(&v, 100);
+	assert_int_equal(v.sel, 4);
+	view__scroll(&v, 2);
+	assert_int_equal(v.top, 3);
+	view__move(&v, -4);
+	view__scroll(&v, 2);
+	assert_int_equal(v.top, 0);
+	view__set_filter(&v, m, "idle");
+	assert_string_equal(shown(&v), "100 103");
+	view__move(&v, 10);
+	assert_int_equal(v.sel, 1);
+	view__set_filter(&v, m, "zzz");
+	assert_int_equal(v.n, 0);
+	assert_null(view__selected(&v));
+	view__move(&v, 1); /* on an empty view: nothing breaks */
+	assert_int_equal(view__focus_in(&v, m), 0);
+	assert_false(view__follow_toggle(&v));
+	view__free(&v);
+	model__free(m);
+}
+
+static void test_focus_and_back(void **state)
+{
+	struct view v;
+	struct model *m = open_view(&v);
+
+	(void)state;
+	view__move(&v, 2); /* 102 */
+	assert_int_equal(view__focus_in(&v, m), 102);
+	assert_string_equal(shown(&v), "102 104");
+	assert_int_equal(v.sel, 0);
+	assert_non_null(strstr(v.note, "focus on PID 102"));
+	view__move(&v, 1);
+	assert_int_equal(view__focus_in(&v, m), 104); /* nested */
+	assert_string_equal(shown(&v), "104");
+	assert_int_equal(view__focus_out(&v, m), 104);
+	assert_string_equal(shown(&v), "102 104");
+	assert_int_equal(view__selected(&v)->pid, 104); /* back where we were */
+	assert_int_equal(view__focus_out(&v, m), 102);
+	assert_string_equal(shown(&v), "100 101 102 104 103");
+	assert_int_equal(view__selected(&v)->pid, 102);
+	assert_int_equal(view__focus_out(&v, m), 0);
+	view__free(&v);
+	model__free(m);
+}
+
+static void test_focus_left_when_gone(void **state)
+{
+	struct view v;
+	struct model *m = open_view(&v);
+
+	(void)state;
+	view__move(&v, 1);
+	assert_int_equal(view__focus_in(&v, m), 101);
+	model__mark_exited(model__find(m, 101, 0), 1.0);
+	view__rebuild(&v, m);
+	assert_string_equal(shown(&v), "101"); /* exited, still shown */
+	model__remove_exited(m, 2.0);
+	view__rebuild(&v, m);
+	assert_int_equal(v.vo.focus_pid, 0);
+	assert_string_equal(shown(&v), "100 102 104 103");
+	assert_non_null(strstr(v.note, "PID 101 has gone"));
+	view__free(&v);
+	model__free(m);
+}
+
+static void test_follow_keeps_selection(void **state)
+{
+	struct view v;
+	struct model *m = open_view(&v);
+
+	(void)state;
+	view__move(&v, 1); /* 101, the busiest */
+	assert_true(view__follow_toggle(&v));
+	model__find(m, 101, 0)->cow_rate = 0; /* it calms down: moves to the bottom */
+	view__rebuild(&v, m);
+	assert_string_equal(shown(&v), "100 102 104 101 103");
+	assert_int_equal(view__selected(&v)->pid, 101);
+	view__sort(&v, m, SORT_COMM); /* and again */
+	assert_int_equal(view__selected(&v)->pid, 101);
+	view__move(&v, -1); /* moving by hand stops following */
+	assert_false(v.follow);
+	view__free(&v);
+	model__free(m);
+}
+
+static void test_follow_without_follow(void **state)
+{
+	struct view v;
+	struct model *m = open_view(&v);
+
+	(void)state;
+	view__move(&v, 1); /* 101 */
+	model__find(m, 101, 0)->cow_rate = 0;
+	view__rebuild(&v, m);
+	assert_int_equal(v.sel, 1); /* the row stays, processes move under it */
+	assert_int_equal(view__selected(&v)->pid, 102);
+	view__free(&v);
+	model__free(m);
+}
+
+static void test_follow_stops_when_gone(void **state)
+{
+	struct view v;
+	struct model *m = open_view(&v);
+
+	(void)state;
+	view__move(&v, 4); /* 103 */
+	assert_true(view__follow_toggle(&v));
+	model__mark_exited(model__find(m, 103, 0), 1.0);
+	model__remove_exited(m, 2.0);
+	view__rebuild(&v, m);
+	assert_false(v.follow);
+	assert_non_null(strstr(v.note, "follow stopped"));
+	assert_int_equal(v.sel, 3); /* clamped to the shorter view */
+	view__free(&v);
+	model__free(m);
+}
+
+static void test_rows_outlive_the_model(void **state)
+{
+	struct view v;
+	struct model *m = open_view(&v);
+	size_t i;
+
+	(void)state;
+	/* paused: the view is not rebuilt while the model forgets processes */
+	for (i = 0; i < 5; i++)
+		model__mark_exited(model__at(m, i), 1.0);
+	model__remove_exited(m, 2.0);
+	model__free(m);
+	assert_string_equal(shown(&v), "100 101 102 104 103");
+	assert_string_equal(v.rows[1].p->comm, "busy");
+	view__free(&v);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_tree_sorted_by_rate),
+		cmocka_unit_test(test_selection_clamped),
+		cmocka_unit_test(test_focus_and_back),
+		cmocka_unit_test(test_focus_left_when_gone),
+		cmocka_unit_test(test_follow_keeps_selection),
+		cmocka_unit_test(test_follow_without_follow),
+		cmocka_unit_test(test_follow_stops_when_gone),
+		cmocka_unit_test(test_rows_outlive_the_model),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
