@@ -15,7 +15,7 @@ fi
 
 # IDs of loaded BPF programs that carry cowtop's program names.
 our_progs() {
-	bpftool prog show 2>/dev/null | grep -E 'on_page_fault|on_mm_page_alloc|on_process_' | cut -d: -f1 | sort
+	{ bpftool prog show 2>/dev/null || true; } | { grep -E 'on_page_fault|on_mm_page_alloc|on_process_' || true; } | cut -d: -f1 | sort
 }
 progs_before=$(our_progs)
 
