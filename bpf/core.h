@@ -4,6 +4,9 @@
  * kernel's BTF. Only the fields used are declared; layout comes from BTF. */
 #ifndef COWTOP_CORE_H
 #define COWTOP_CORE_H
+/* Stand in for a generated vmlinux.h: libbpf's headers then use the kernel's
+ * register names (ip, di, ...) in struct pt_regs. */
+#define __VMLINUX_H__
 
 typedef unsigned char __u8;
 typedef unsigned short __u16;
@@ -26,6 +29,7 @@ enum {
 };
 
 enum bpf_map_type {
+	BPF_MAP_TYPE_UNSPEC = 0,
 	BPF_MAP_TYPE_HASH = 1,
 	BPF_MAP_TYPE_ARRAY = 2,
 	BPF_MAP_TYPE_PERCPU_ARRAY = 6,
@@ -36,6 +40,13 @@ enum {
 	BPF_ANY = 0,
 	BPF_NOEXIST = 1,
 	BPF_EXIST = 2,
+};
+
+/* x86_64 registers as saved at a probe; libbpf's USDT code reads argument
+ * registers at offsets it computes itself, so only the type is needed. */
+struct pt_regs {
+	unsigned long r15, r14, r13, r12, bp, bx, r11, r10, r9, r8;
+	unsigned long ax, cx, dx, si, di, orig_ax, ip, cs, flags, sp, ss;
 };
 
 struct bpf_raw_tracepoint_args {

@@ -12,6 +12,7 @@
 #include "core.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
+#include <bpf/usdt.bpf.h>
 #include "cowtop.h"
 
 char LICENSE[] SEC("license") = "GPL";
@@ -22,6 +23,7 @@ const volatile __u32 first_clone_of = 0;   /* --track-first-clone PID */
 const volatile __u32 gfp_movable = 0x08;   /* __GFP_MOVABLE of this kernel */
 const volatile __u32 gfp_zero = 0x100;     /* __GFP_ZERO of this kernel */
 const volatile __u64 user_addr_end = 0x00007ffffffff000ULL;
+const volatile bool usdt_enabled = false;  /* -u given: count copies per phase */
 
 /* Set once the first clone of first_clone_of has been taken. */
 __u64 first_clone_taken = 0;
@@ -50,6 +52,23 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } stats SEC(".maps");
+
+/* The phase open in each thread of a watched process (USDT begin/end). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, __u32);
+} thread_phase SEC(".maps");
+
+/* Copies made inside each phase, per process. Outside-phase copies are the
+ * process's total less these. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct cowtop_phase_key);
+	__type(value, __u64);
+} phase_cow SEC(".maps");
 
 /* The write fault in progress on this CPU, if any. */
 struct fault_slot {
@@ -185,6 +204,27 @@ static __always_inline bool in_user_fault(void)
 	return BPF_CORE_READ_BITFIELD(task, in_user_fault);
 }
 
+/* Credit pages copied by thread tid to the phase it has open, if any. */
+static __always_inline void phase_count(__u32 tgid, __u32 tid, __u64 pages)
+{
+	__u32 *phase = bpf_map_lookup_elem(&thread_phase, &tid);
+	struct cowtop_phase_key key = { .tgid = tgid };
+	__u64 zero = 0, *n;
+
+	if (!phase)
+		return;
+	key.phase = *phase;
+	n = bpf_map_lookup_elem(&phase_cow, &key);
+	if (!n) {
+		bpf_map_update_elem(&phase_cow, &key, &zero, BPF_NOEXIST);
+		n = bpf_map_lookup_elem(&phase_cow, &key);
+	}
+	if (n)
+		__sync_fetch_and_add(n, pages);
+	else
+		stat_inc(COWTOP_STAT_PHASE_FULL);
+}
+
 SEC("raw_tp/mm_page_alloc")
 int on_mm_page_alloc(struct bpf_raw_tracepoint_args *ctx)
 {
@@ -213,6 +253,8 @@ int on_mm_page_alloc(struct bpf_raw_tracepoint_args *ctx)
 	__sync_fetch_and_add(&p->counts.cow, pages);
 	if (s->kernel)
 		__sync_fetch_and_add(&p->counts.cow_kernel, pages);
+	if (usdt_enabled)
+		phase_count(s->tgid, s->tid, pages);
 	return 0;
 }
 
@@ -287,8 +329,13 @@ int on_process_exit(struct bpf_raw_tracepoint_args *ctx)
 	struct task_struct *task = (struct task_struct *)ctx->args[0];
 	__u32 tgid = BPF_CORE_READ(task, tgid);
 	struct cowtop_proc *p = bpf_map_lookup_elem(&procs, &tgid);
-	__u32 zero = 0;
+	__u32 zero = 0, tid;
 	struct fault_slot *s;
+
+	if (usdt_enabled) {
+		tid = BPF_CORE_READ(task, pid);
+		bpf_map_delete_elem(&thread_phase, &tid);
+	}
 
 	if (!p || BPF_CORE_READ(task, signal, live.counter) != 0)
 		return 0; /* not watched, or other threads still live */
@@ -298,5 +345,61 @@ int on_process_exit(struct bpf_raw_tracepoint_args *ctx)
 	p->exited = 1;
 	watch_bit(tgid, false);
 	emit(COWTOP_EV_EXIT, tgid, task, p);
+	return 0;
+}
+
+/* Open or close the calling thread's phase as the probe says. */
+static __always_inline void phase_switch(__u32 tid, __u32 kind, __u32 phase)
+{
+	__u32 *open;
+
+	if (kind == COWTOP_PROBE_BEGIN) {
+		bpf_map_update_elem(&thread_phase, &tid, &phase, BPF_ANY);
+		return;
+	}
+	open = bpf_map_lookup_elem(&thread_phase, &tid);
+	if (open && *open == phase)
+		bpf_map_delete_elem(&thread_phase, &tid);
+}
+
+/* Send a probe hit with up to COWTOP_USDT_ARGS integer arguments. */
+static __always_inline void emit_usdt(struct pt_regs *ctx, __u32 pid, __u32 probe)
+{
+	struct cowtop_usdt_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	int i, n;
+
+	if (!e) {
+		stat_inc(COWTOP_STAT_RINGBUF_LOST);
+		return;
+	}
+	e->type = COWTOP_EV_USDT;
+	e->pid = pid;
+	e->probe = probe;
+	e->time_ns = bpf_ktime_get_boot_ns();
+	n = bpf_usdt_arg_cnt(ctx);
+	e->nargs = n < 0 ? 0 : n > COWTOP_USDT_ARGS ? COWTOP_USDT_ARGS : n;
+	for (i = 0; i < COWTOP_USDT_ARGS; i++) {
+		long v = 0;
+
+		if (i < n)
+			bpf_usdt_arg(ctx, i, &v);
+		e->args[i] = v;
+	}
+	bpf_ringbuf_submit(e, 0);
+}
+
+/* Every attached USDT probe: a phase edge or a marker, in a watched process. */
+SEC("usdt")
+int on_usdt(struct pt_regs *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid(), cookie;
+	__u32 tgid = id >> 32;
+
+	if (!watched(tgid) || !bpf_map_lookup_elem(&procs, &tgid))
+		return 0;
+	cookie = bpf_usdt_cookie(ctx);
+	if (COWTOP_COOKIE_KIND(cookie) != COWTOP_PROBE_MARKER)
+		phase_switch((__u32)id, COWTOP_COOKIE_KIND(cookie), COWTOP_COOKIE_PHASE(cookie));
+	emit_usdt(ctx, tgid, COWTOP_COOKIE_PROBE(cookie));
 	return 0;
 }

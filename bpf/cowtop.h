@@ -28,6 +28,39 @@ enum cowtop_event_type {
 	COWTOP_EV_FORK = 1, /* a watched process forked: pid is the new child */
 	COWTOP_EV_EXEC = 2, /* a watched process exec'd: comm is the new name */
 	COWTOP_EV_EXIT = 3, /* the whole thread group exited: counts are final */
+	COWTOP_EV_USDT = 4, /* a watched process hit a USDT probe (struct cowtop_usdt_event) */
+};
+
+#define COWTOP_PHASE_MAX 16 /* phase ids 1..15; 0 is outside any phase */
+#define COWTOP_USDT_ARGS 3
+
+/* The cookie of an attached USDT probe: which probe, what it does. */
+#define COWTOP_COOKIE(probe, kind, phase) \
+	((__u64)(probe) | ((__u64)(kind) << 16) | ((__u64)(phase) << 24))
+#define COWTOP_COOKIE_PROBE(c) ((__u32)((c) & 0xffff))
+#define COWTOP_COOKIE_KIND(c) ((__u32)(((c) >> 16) & 0xff))
+#define COWTOP_COOKIE_PHASE(c) ((__u32)(((c) >> 24) & 0xff))
+
+enum cowtop_probe_kind {
+	COWTOP_PROBE_MARKER = 0,
+	COWTOP_PROBE_BEGIN = 1, /* opens its phase in the calling thread */
+	COWTOP_PROBE_END = 2,   /* closes it */
+};
+
+/* Key of the per-process, per-phase copy counters. */
+struct cowtop_phase_key {
+	__u32 tgid;
+	__u32 phase;
+};
+
+/* A probe hit, for the marker log. Starts like cowtop_event. */
+struct cowtop_usdt_event {
+	__u32 type;
+	__u32 pid;
+	__u32 probe;
+	__u32 nargs;
+	__u64 time_ns;
+	__s64 args[COWTOP_USDT_ARGS];
 };
 
 /* One ring-buffer record. Only low-rate events travel this way: copies are
@@ -47,7 +80,8 @@ struct cowtop_event {
 enum cowtop_stat {
 	COWTOP_STAT_RINGBUF_LOST = 0, /* ring-buffer records that did not fit */
 	COWTOP_STAT_MAP_FULL = 1,     /* processes that could not be added to the map */
-	COWTOP_STAT_MAX = 2,
+	COWTOP_STAT_PHASE_FULL = 2,   /* copies in a phase that could not be counted */
+	COWTOP_STAT_MAX = 3,
 };
 
 #endif

@@ -18,6 +18,7 @@
 #include "launch.h"
 #include "loop.h"
 #include "output.h"
+#include "probes.h"
 #include "procfs.h"
 #include "tracer.h"
 #include "tui.h"
@@ -87,10 +88,70 @@ static void set_comm(struct proc *p, const char *comm)
 	p->comm[n] = '\0';
 }
 
-/* One ring-buffer record: a fork, an exec or an exit of a watched process. */
-static void on_event(const struct cowtop_event *e, void *ctx)
+/* Unix time of a CLOCK_BOOTTIME stamp from the kernel. */
+static double wall_of_boot_ns(__u64 ns)
 {
-	struct app *a = ctx;
+	struct timespec ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return wall_now() - (ts.tv_sec + ts.tv_nsec / 1e9 - ns / 1e9);
+}
+
+/* A USDT probe hit: into the marker log. */
+static void on_usdt_event(struct app *a, const struct cowtop_usdt_event *u)
+{
+	struct marker mk = {
+		.time = wall_of_boot_ns(u->time_ns), .pid = u->pid, .probe = u->probe,
+		.nargs = u->nargs > COWTOP_USDT_ARGS ? COWTOP_USDT_ARGS : u->nargs,
+	};
+	int i;
+
+	for (i = 0; i < COWTOP_USDT_ARGS; i++)
+		mk.args[i] = u->args[i];
+	model__add_marker(a->model, &mk);
+}
+
+/* Copy the kernel's per-phase counters of an exited process into p. */
+static void take_final_phases(struct app *a, struct proc *p)
+{
+	__u64 ph[COWTOP_PHASE_MAX];
+	int i;
+
+	if (!a->probes)
+		return;
+	tracer__phases_of(a->tracer, p->pid, ph);
+	for (i = 1; i < COWTOP_PHASE_MAX; i++)
+		if (ph[i] > p->phase_cow[i])
+			p->phase_cow[i] = ph[i];
+}
+
+/* Look for probes in pid's objects for a while: it has just exec'd and its
+ * loader is still mapping libraries. */
+static void schedule_rescan(struct app *a, int pid)
+{
+	if (!a->probes || a->nrescan == RESCAN_MAX)
+		return;
+	a->rescan[a->nrescan] = pid;
+	a->rescan_until[a->nrescan++] = loop__now() + 0.5;
+	loop__timer_set(a->scanfd, 0.005, 0.02);
+}
+
+static void on_proc_event(struct app *a, const struct cowtop_event *e);
+
+/* One ring-buffer record: dispatch on its type. */
+static void on_event(const void *data, size_t size, void *ctx)
+{
+	const __u32 *type = data;
+
+	if (*type == COWTOP_EV_USDT && size >= sizeof(struct cowtop_usdt_event))
+		on_usdt_event(ctx, data);
+	else if (*type != COWTOP_EV_USDT && size >= sizeof(struct cowtop_event))
+		on_proc_event(ctx, data);
+}
+
+/* A fork, an exec or an exit of a watched process. */
+static void on_proc_event(struct app *a, const struct cowtop_event *e)
+{
 	unsigned long long start = ticks_of(e->start_ns);
 	struct proc *p = model__add(a->model, e->pid, start);
 
@@ -105,6 +166,7 @@ static void on_event(const struct cowtop_event *e, void *ctx)
 	}
 	if (e->type == COWTOP_EV_EXEC) {
 		set_comm(p, e->comm);
+		schedule_rescan(a, e->pid);
 		if (a->launch.pid == (pid_t)e->pid && !a->launch_execd) {
 			/* The gated child's own copies before exec are cowtop's, not the command's. */
 			a->launch_execd = true;
@@ -113,6 +175,7 @@ static void on_event(const struct cowtop_event *e, void *ctx)
 	}
 	model__set_counts(p, &e->counts);
 	if (e->type == COWTOP_EV_EXIT) {
+		take_final_phases(a, p);
 		model__mark_exited(p, loop__now());
 		tracer__forget(a->tracer, e->pid, e->start_ns, ns_per_tick());
 	}
@@ -167,9 +230,20 @@ static void on_counts(__u32 pid, const struct cowtop_proc *k, void *ctx)
 	model__set_counts(p, &k->counts);
 	if (k->exited) {
 		/* Its exit record was lost: the map still has the final counts. */
+		take_final_phases(a, p);
 		model__mark_exited(p, loop__now());
 		walk_reap(w, pid, k->start_ns);
 	}
+}
+
+/* One per-phase counter of a live process. */
+static void on_phase(__u32 pid, __u32 phase, __u64 pages, void *ctx)
+{
+	struct app *a = ctx;
+	struct proc *p = model__find_live(a->model, pid);
+
+	if (p && phase < PHASE_MAX && pages > p->phase_cow[phase])
+		p->phase_cow[phase] = pages;
 }
 
 /* Read every counter the kernel holds into the model. */
@@ -178,6 +252,8 @@ static void collect_counts(struct app *a)
 	struct walk w = { .a = a };
 	size_t i;
 
+	if (a->probes)
+		tracer__for_each_phase(a->tracer, on_phase, a);
 	tracer__for_each(a->tracer, on_counts, &w);
 	for (i = 0; i < w.nreap; i++)
 		tracer__forget(a->tracer, w.reap[i].pid, w.reap[i].start_ns, ns_per_tick());
@@ -221,10 +297,14 @@ static void present(struct app *a, double interval)
 	};
 	struct frame fr = {
 		.time = wall_now(), .interval = interval, .mechanism = tracer__mechanism(a->tracer),
-		.lost = tracer__lost(a->tracer),
+		.lost = tracer__lost(a->tracer), .model = a->model, .usdt = a->probes != NULL,
 	};
+	const struct marker *marks[MARK_LOG];
 	struct row *rows;
 
+	fr.marks = marks;
+	fr.nmarks = a->probes ? model__markers_since(a->model, a->last_frame_wall, marks, MARK_LOG) : 0;
+	a->last_frame_wall = fr.time;
 	if (a->tui) {
 		update_status(a, interval);
 		tui__frame(a->tui, a->model, &a->status);
@@ -249,6 +329,15 @@ static bool all_done(struct app *a)
 	if (a->opt->first_clone_of && !a->saw_fork)
 		return false; /* the clone has not been born yet */
 	return a->launch.pid <= 0 || a->cmd_reaped;
+}
+
+/* At the end of a command's run: a probe it never mapped is an error. */
+static void report_missing_probes(struct app *a)
+{
+	char err[256];
+
+	if (a->probes && a->launch.pid > 0 && probes__missing(a->probes, err, sizeof(err)))
+		app_fail(a, "%s", err);
 }
 
 /* Our own CPU use (user + system) over the last dt seconds, in percent. */
@@ -283,8 +372,10 @@ static void tick(struct app *a)
 	model__remove_exited(a->model, a->tui ? now - a->opt->linger : now);
 	if (a->opt->iterations && a->frames >= a->opt->iterations)
 		a->stop = true;
-	if (!a->tui && all_done(a))
+	if (!a->tui && all_done(a)) {
 		a->stop = true;
+		report_missing_probes(a);
+	}
 }
 
 /* The refresh timer fired. */
@@ -426,6 +517,32 @@ static int watch_pids(struct app *a)
 
 static bool use_tui(const struct app *a);
 
+/* Before the command runs, look for the probes in its executable (as execvp
+ * would find it): those fire from its first instruction. Libraries come
+ * after exec, from the rescans. */
+static void scan_command_binary(struct app *a, const char *file)
+{
+	const char *path = getenv("PATH");
+	char buf[4096];
+
+	if (!a->probes)
+		return;
+	if (strchr(file, '/')) {
+		probes__scan_file(a->probes, a->tracer, file);
+		return;
+	}
+	while (path && *path) {
+		size_t n = strcspn(path, ":");
+
+		snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, path, file);
+		if (access(buf, X_OK) == 0) {
+			probes__scan_file(a->probes, a->tracer, buf);
+			return;
+		}
+		path += n + (path[n] == ':');
+	}
+}
+
 /* Start the command (or the demo) behind the gate, watch it, open the gate. */
 static int launch_command(struct app *a)
 {
@@ -441,6 +558,7 @@ static int launch_command(struct app *a)
 		return app_fail(a, "cannot start '%s': %s", argv[0], strerror(-e));
 	if (proc_identity(a, a->launch.pid, &st) || watch_one(a, &st))
 		return app_fail(a, "cannot watch the command (pid %d)", a->launch.pid);
+	scan_command_binary(a, argv[0]);
 	e = launch__release(&a->launch);
 	if (e) {
 		fprintf(stderr, "cowtop: cannot execute '%s': %s\n", argv[0], strerror(e));
@@ -448,6 +566,26 @@ static int launch_command(struct app *a)
 		return -1;
 	}
 	return 0;
+}
+
+/* Look for probes in the processes that exec'd lately; stop when none is left. */
+static void on_scan_timer(int fd, unsigned events, void *ctx)
+{
+	struct app *a = ctx;
+	double now = loop__now();
+	int i, j = 0;
+
+	loop__timer_expirations(fd);
+	for (i = 0; i < a->nrescan; i++) {
+		probes__scan_pid(a->probes, a->tracer, a->procfd, a->rescan[i]);
+		if (a->rescan_until[i] > now) {
+			a->rescan[j] = a->rescan[i];
+			a->rescan_until[j++] = a->rescan_until[i];
+		}
+	}
+	a->nrescan = j;
+	if (!j)
+		loop__timer_stop(fd);
 }
 
 /* Keys (or a hang-up) on the terminal. */
@@ -500,6 +638,12 @@ static int setup_loop(struct app *a)
 	a->timerfd = loop__timerfd(a->opt->delay);
 	if (a->sigfd < 0 || a->timerfd < 0)
 		return app_fail(a, "cannot set up signals and timer: %s", strerror(errno));
+	if (a->probes) {
+		a->scanfd = loop__timerfd(3600);
+		if (a->scanfd < 0 || loop__timer_stop(a->scanfd) ||
+		    loop__add(a->loop, a->scanfd, on_scan_timer, a))
+			return app_fail(a, "cannot set up the probe scan timer");
+	}
 	if (loop__add(a->loop, a->sigfd, on_signal, a) ||
 	    loop__add(a->loop, a->timerfd, on_timer, a) ||
 	    loop__add(a->loop, tracer__epoll_fd(a->tracer), on_ringbuf, a))
@@ -514,6 +658,7 @@ static int open_tracer(struct app *a)
 		.watch_all = a->watch_all,
 		.first_clone_of = a->opt->first_clone_of,
 		.ringbuf_kib = a->opt->ringbuf_kib,
+		.usdt = a->probes != NULL,
 		.on_event = on_event,
 		.ctx = a,
 	};
@@ -524,21 +669,71 @@ static int open_tracer(struct app *a)
 	return 0;
 }
 
+/* Look for the -u probes in everything the watched processes map now; a
+ * probe found nowhere is an error. */
+static int find_probes(struct app *a)
+{
+	struct proc *p;
+	char err[256];
+	size_t i;
+
+	if (!a->probes)
+		return 0;
+	if (a->opt->first_clone_of)
+		probes__scan_pid(a->probes, a->tracer, a->procfd, a->opt->first_clone_of);
+	for (i = 0; (p = model__at(a->model, i)); i++)
+		probes__scan_pid(a->probes, a->tracer, a->procfd, p->pid);
+	if (probes__missing(a->probes, err, sizeof(err)))
+		return app_fail(a, "%s", err);
+	return 0;
+}
+
 /* Watch what the options name: pids, a command, a first clone, or all. */
 static int watch_targets(struct app *a)
 {
 	struct proc_stat st;
 
 	if (a->opt->npids)
-		return watch_pids(a);
+		return watch_pids(a) || find_probes(a);
 	if (a->opt->command || a->opt->demo)
 		return launch_command(a);
 	if (a->opt->first_clone_of) {
 		if (proc_identity(a, a->opt->first_clone_of, &st))
 			return app_fail(a, "no process with PID %d", a->opt->first_clone_of);
-		return 0;
+		return find_probes(a);
 	}
 	scan_existing(a);
+	return find_probes(a);
+}
+
+/* Parse the -u specs; a malformed one is a usage error. */
+static int setup_probes(struct app *a)
+{
+	char err[256];
+	int i;
+
+	if (!a->opt->nusdt)
+		return 0;
+	a->probes = probes__new(a->model);
+	if (!a->probes)
+		return app_fail(a, "out of memory");
+	for (i = 0; i < a->opt->nusdt; i++) {
+		if (probes__add_spec(a->probes, a->opt->usdt[i], err, sizeof(err))) {
+			fprintf(stderr, "cowtop: %s; see 'cowtop --help'\n", err);
+			a->exit_code = 2;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Attach the probes whose object was named. */
+static int attach_probes(struct app *a)
+{
+	char err[256];
+
+	if (a->probes && probes__attach_paths(a->probes, a->tracer, err, sizeof(err)))
+		return app_fail(a, "%s", err);
 	return 0;
 }
 
@@ -569,7 +764,7 @@ static void describe_target(struct app *a)
 /* Run until stopped; returns the exit status. */
 int app_run(struct options *opt)
 {
-	struct app a = { .opt = opt, .sigfd = -1, .timerfd = -1, .procfd = -1 };
+	struct app a = { .opt = opt, .sigfd = -1, .timerfd = -1, .procfd = -1, .scanfd = -1 };
 
 	a.launch.pid = -1;
 	a.launch.gate_fd = a.launch.err_fd = -1;
@@ -582,7 +777,8 @@ int app_run(struct options *opt)
 		goto cleanup;
 	}
 	describe_target(&a);
-	if (open_tracer(&a) || setup_loop(&a) || watch_targets(&a))
+	if (setup_probes(&a) || open_tracer(&a) || attach_probes(&a) || setup_loop(&a) ||
+	    watch_targets(&a))
 		goto cleanup;
 	if (use_tui(&a) && open_tui(&a))
 		goto cleanup;
@@ -605,6 +801,9 @@ cleanup:
 		close(a.sigfd);
 	if (a.timerfd >= 0)
 		close(a.timerfd);
+	if (a.scanfd >= 0)
+		close(a.scanfd);
+	probes__free(a.probes);
 	tracer__destroy(a.tracer);
 	model__free(a.model);
 	if (a.procfd >= 0)

@@ -11,6 +11,9 @@
 struct tracer;
 struct loop;
 struct tui;
+struct probes;
+
+#define RESCAN_MAX 64
 
 struct app {
 	struct options *opt;
@@ -24,6 +27,12 @@ struct app {
 	char target[128];  /* what is watched, for the header */
 	struct tui_status status;
 	int procfd, sigfd, timerfd;
+	struct probes *probes;  /* NULL without -u */
+	int scanfd;             /* timer: look for probes in freshly exec'd processes */
+	int rescan[RESCAN_MAX]; /* those processes */
+	double rescan_until[RESCAN_MAX];
+	int nrescan;
+	double last_frame_wall; /* unix time of the previous frame */
 	bool watch_all;
 	bool launch_execd; /* the launched command has exec'd */
 	bool cmd_reaped;   /* and has been waited for */

@@ -117,6 +117,14 @@ int loop__timer_set(int fd, double first, double period)
 	return timerfd_settime(fd, 0, &its, NULL) ? -errno : 0;
 }
 
+/* Disarm timer fd. */
+int loop__timer_stop(int fd)
+{
+	struct itimerspec its = { 0 };
+
+	return timerfd_settime(fd, 0, &its, NULL) ? -errno : 0;
+}
+
 /* A monotonic timer fd firing every period seconds. */
 int loop__timerfd(double period)
 {

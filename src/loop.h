@@ -17,6 +17,7 @@ int loop__run_once(struct loop *l, int timeout_ms);
 int loop__signalfd(const int *signals, int n, sigset_t *old);
 int loop__timerfd(double period);
 int loop__timer_set(int fd, double first, double period);
+int loop__timer_stop(int fd);
 unsigned long long loop__timer_expirations(int fd);
 double loop__now(void);
 

@@ -5,6 +5,7 @@
 #include "demo.h"
 #include "options.h"
 #include "preflight.h"
+#include "usdt.h"
 
 #ifndef PACKAGE_VERSION
 #define PACKAGE_VERSION "dev"
@@ -27,6 +28,13 @@ int main(int argc, char **argv)
 	}
 	if (opt.version) {
 		printf("cowtop %s\n", PACKAGE_VERSION);
+		return 0;
+	}
+	if (opt.list_usdt) {
+		if (usdt_list(stdout, opt.list_usdt, err, sizeof(err))) {
+			fprintf(stderr, "cowtop: %s\n", err);
+			return 1;
+		}
 		return 0;
 	}
 	if (preflight_check(err, sizeof(err))) {

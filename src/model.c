@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include "model.h"
 
@@ -14,6 +15,13 @@ struct model {
 	size_t nbuckets;
 	struct row *rows;
 	size_t rows_cap;
+	char probes[PROBE_MAX][LABEL_MAX];
+	int probe_phase[PROBE_MAX];
+	int nprobes;
+	char phases[PHASE_MAX][LABEL_MAX]; /* [0] is "none" */
+	int nphases;
+	struct marker marks[MARK_LOG];     /* ring of probe hits */
+	size_t marks_head, marks_len;
 };
 
 static const char *const sort_names[SORT_NKEYS] = {
@@ -49,6 +57,8 @@ struct model *model__new(void)
 	if (!m)
 		return NULL;
 	m->nbuckets = MODEL_BUCKETS_MIN;
+	snprintf(m->phases[0], LABEL_MAX, "none");
+	m->nphases = 1;
 	m->buckets = calloc(m->nbuckets, sizeof(*m->buckets));
 	if (!m->buckets) {
 		free(m);
@@ -225,7 +235,8 @@ void model__tick(struct model *m, double dt)
 
 		p->cow_rate = dt > 0 ? (double)d / dt : 0.0;
 		p->cow_prev = p->counts.cow;
-		series__push(&p->rate, p->cow_rate);
+		series__push_marked(&p->rate, p->cow_rate, p->pending_mark);
+		p->pending_mark = 0;
 	}
 }
 
@@ -431,4 +442,106 @@ int model__rows(struct model *m, const struct view_opts *o, struct row **rows, s
 	*rows = m->rows;
 	*n = k;
 	return 0;
+}
+
+/* Register a probe label and the phase it opens or closes (0: a marker);
+ * returns its id or -ENOSPC. */
+int model__add_probe(struct model *m, const char *label, int phase)
+{
+	if (m->nprobes == PROBE_MAX)
+		return -ENOSPC;
+	snprintf(m->probes[m->nprobes], LABEL_MAX, "%s", label);
+	m->probe_phase[m->nprobes] = phase;
+	return m->nprobes++;
+}
+
+/* Register a phase label (or find it); returns its id (>= 1) or -ENOSPC. */
+int model__add_phase(struct model *m, const char *label)
+{
+	int i;
+
+	for (i = 1; i < m->nphases; i++)
+		if (strcmp(m->phases[i], label) == 0)
+			return i;
+	if (m->nphases == PHASE_MAX)
+		return -ENOSPC;
+	snprintf(m->phases[m->nphases], LABEL_MAX, "%s", label);
+	return m->nphases++;
+}
+
+/* Number of probes registered. */
+int model__nprobes(const struct model *m)
+{
+	return m->nprobes;
+}
+
+/* Number of phase ids in use, "none" (0) included. */
+int model__nphases(const struct model *m)
+{
+	return m->nphases;
+}
+
+/* "provider:name" of a probe ("?" when unknown). */
+const char *model__probe_label(const struct model *m, int probe)
+{
+	return probe >= 0 && probe < m->nprobes ? m->probes[probe] : "?";
+}
+
+/* The phase a probe opens or closes, 0 for a marker. */
+int model__probe_phase(const struct model *m, int probe)
+{
+	return probe >= 0 && probe < m->nprobes ? m->probe_phase[probe] : 0;
+}
+
+/* "provider:phase" of a phase id; "none" for 0. */
+const char *model__phase_label(const struct model *m, int phase)
+{
+	return phase >= 0 && phase < m->nphases ? m->phases[phase] : "?";
+}
+
+/* Copies p made outside every phase. */
+unsigned long long model__phase_none(const struct proc *p)
+{
+	unsigned long long in = 0;
+	int i;
+
+	for (i = 1; i < PHASE_MAX; i++)
+		in += p->phase_cow[i];
+	return p->counts.cow > in ? p->counts.cow - in : 0;
+}
+
+/* Log a probe hit and mark its process's current interval. */
+void model__add_marker(struct model *m, const struct marker *mk)
+{
+	struct proc *p = model__find_live(m, mk->pid);
+
+	m->marks[m->marks_head] = *mk;
+	m->marks_head = (m->marks_head + 1) % MARK_LOG;
+	if (m->marks_len < MARK_LOG)
+		m->marks_len++;
+	if (p && !p->pending_mark)
+		p->pending_mark = (unsigned char)(mk->probe + 1);
+}
+
+/* The i-th kept probe hit, 0 the oldest; returns how many are kept. */
+size_t model__marker_log(const struct model *m, size_t i, const struct marker **out)
+{
+	*out = NULL;
+	if (i < m->marks_len)
+		*out = &m->marks[(m->marks_head + MARK_LOG - m->marks_len + i) % MARK_LOG];
+	return m->marks_len;
+}
+
+/* Up to max probe hits later than since, oldest first; returns how many. */
+size_t model__markers_since(const struct model *m, double since, const struct marker **out, size_t max)
+{
+	size_t i, n = 0;
+	const struct marker *mk;
+
+	for (i = 0; i < m->marks_len && n < max; i++) {
+		model__marker_log(m, i, &mk);
+		if (mk->time > since)
+			out[n++] = mk;
+	}
+	return n;
 }

@@ -11,6 +11,19 @@
 #include "series.h"
 
 #define PROC_COMM_MAX 64
+#define PHASE_MAX COWTOP_PHASE_MAX /* phase 0 is "outside any phase" */
+#define PROBE_MAX 64
+#define LABEL_MAX 136              /* "provider:name" */
+#define MARK_LOG 1024              /* probe hits kept for the log pane */
+
+/* One USDT probe hit. */
+struct marker {
+	double time;  /* unix seconds */
+	int pid;
+	int probe;    /* index into the model's probe labels */
+	int nargs;
+	long long args[COWTOP_USDT_ARGS];
+};
 
 enum sort_key {
 	SORT_COW_RATE,
@@ -36,6 +49,8 @@ struct proc {
 	unsigned long long cow_prev;   /* counts.cow at the previous tick */
 	double cow_rate;               /* copies per second over the last tick */
 	unsigned long long rss_kib, vsz_kib;
+	unsigned long long phase_cow[PHASE_MAX]; /* copies inside each phase; [0] unused */
+	unsigned char pending_mark;    /* 1 + first probe hit this interval, 0 none */
 	struct series rate;            /* cow_rate history, one value a tick */
 
 	/* private to model.c */
@@ -75,6 +90,19 @@ void model__tick(struct model *m, double dt);
 size_t model__remove_exited(struct model *m, double before);
 int model__rows(struct model *m, const struct view_opts *o, struct row **rows, size_t *n);
 struct proc *model__at(struct model *m, size_t i);
+
+/* USDT probes and phases (names are "provider:name" / "provider:phase"). */
+int model__add_probe(struct model *m, const char *label, int phase);
+int model__add_phase(struct model *m, const char *label);
+int model__nprobes(const struct model *m);
+int model__nphases(const struct model *m);  /* phases 1..n-1 exist */
+const char *model__probe_label(const struct model *m, int probe);
+int model__probe_phase(const struct model *m, int probe);
+const char *model__phase_label(const struct model *m, int phase);
+unsigned long long model__phase_none(const struct proc *p);
+void model__add_marker(struct model *m, const struct marker *mk);
+size_t model__markers_since(const struct model *m, double since, const struct marker **out, size_t max);
+size_t model__marker_log(const struct model *m, size_t i, const struct marker **out);
 int sort_key_parse(const char *s, enum sort_key *out);
 const char *sort_key_name(enum sort_key k);
 

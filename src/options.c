@@ -16,6 +16,7 @@ enum {
 	OPT_LINGER,
 	OPT_RINGBUF,
 	OPT_FLAT,
+	OPT_LIST_USDT,
 };
 
 static const struct option long_opts[] = {
@@ -33,6 +34,8 @@ static const struct option long_opts[] = {
 	{ "ascii", no_argument, NULL, OPT_ASCII },
 	{ "demo", no_argument, NULL, OPT_DEMO },
 	{ "ringbuf-kib", required_argument, NULL, OPT_RINGBUF },
+	{ "usdt", required_argument, NULL, 'u' },
+	{ "list-usdt", required_argument, NULL, OPT_LIST_USDT },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ 0 },
@@ -60,6 +63,11 @@ void options_usage(FILE *f)
 	      "      --flat                a flat list instead of the tree\n"
 	      "      --linger SECONDS      keep exited processes on screen this long (default 10)\n"
 	      "  -o, --snapshot FILE       where the snapshot key writes (default ./cowtop-DATE.txt)\n"
+	      "\n"
+	      "Runtime phases (USDT):\n"
+	      "  -u, --usdt [PATH:]PROVIDER:NAME  mark probe hits, count copies per phase\n"
+	      "                            (X__begin/X__end pairs form the phase PROVIDER:X)\n"
+	      "      --list-usdt PID|PATH  list the USDT probes of a process or an ELF file\n"
 	      "      --ascii               ASCII glyphs only\n"
 	      "  -h, --help                this help\n"
 	      "  -V, --version             version\n"
@@ -154,6 +162,12 @@ static int apply(struct options *o, int c, const char *arg, char *err, size_t er
 	case OPT_ASCII: o->ascii = true; return 0;
 	case OPT_DEMO: o->demo = true; return 0;
 	case 'o': o->snapshot = arg; return 0;
+	case OPT_LIST_USDT: o->list_usdt = arg; return 0;
+	case 'u':
+		if (o->nusdt == OPT_MAX_USDT)
+			return fail(err, errlen, "too many -u (at most %d)", OPT_MAX_USDT);
+		o->usdt[o->nusdt++] = arg;
+		return 0;
 	case 'h': o->help = true; return 0;
 	case 'V': o->version = true; return 0;
 	case 'd':
@@ -207,7 +221,7 @@ int options_parse(int argc, char **argv, struct options *o, char *err, size_t er
 	options_defaults(o);
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:p:bd:n:f:s:ro:hV", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:p:bd:n:f:s:ro:u:hV", long_opts, NULL)) != -1) {
 		if (c == '?') {
 			if (optopt)
 				return fail(err, errlen, "unknown option '-%c'", optopt);

@@ -8,6 +8,7 @@
 #include "model.h"
 
 #define OPT_MAX_PIDS 64
+#define OPT_MAX_USDT 32
 
 enum out_format { FORMAT_TEXT, FORMAT_JSON };
 
@@ -27,6 +28,9 @@ struct options {
 	const char *snapshot; /* -o */
 	double linger;        /* seconds an exited process stays on screen */
 	unsigned ringbuf_kib; /* hidden: ring buffer size, for loss tests */
+	const char *usdt[OPT_MAX_USDT]; /* -u specs, checked when the probes are set up */
+	int nusdt;
+	const char *list_usdt; /* --list-usdt PID|PATH */
 	char **command;       /* after "--", NULL when none */
 	bool help, version;
 };

@@ -47,8 +47,44 @@ size_t output_tree_prefix(const struct row *r, bool utf8, char *buf, size_t cap)
 	return len;
 }
 
+/* A process's copies per phase, "none" last. */
+static void json_phases(FILE *f, const struct frame *fr, const struct proc *p)
+{
+	int i, n = model__nphases(fr->model);
+
+	fputs(",\"cow_by_phase\":{", f);
+	for (i = 1; i < n; i++) {
+		const char *label = model__phase_label(fr->model, i);
+
+		json_string(f, label, strlen(label));
+		fprintf(f, ":%llu,", p->phase_cow[i]);
+	}
+	fprintf(f, "\"none\":%llu}", model__phase_none(p));
+}
+
+/* The probe hits of the frame. */
+static void json_markers(FILE *f, const struct frame *fr)
+{
+	size_t i;
+	int k;
+
+	fputs(",\"markers\":[", f);
+	for (i = 0; i < fr->nmarks; i++) {
+		const struct marker *mk = fr->marks[i];
+		const char *label = model__probe_label(fr->model, mk->probe);
+
+		fprintf(f, "%s{\"time\":%.6f,\"pid\":%d,\"probe\":", i ? "," : "", mk->time, mk->pid);
+		json_string(f, label, strlen(label));
+		fputs(",\"args\":[", f);
+		for (k = 0; k < mk->nargs; k++)
+			fprintf(f, "%s%lld", k ? "," : "", mk->args[k]);
+		fputs("]}", f);
+	}
+	fputc(']', f);
+}
+
 /* One process as a JSON object. */
-static void json_proc(FILE *f, const struct row *r)
+static void json_proc(FILE *f, const struct frame *fr, const struct row *r)
 {
 	const struct proc *p = r->p;
 
@@ -56,12 +92,15 @@ static void json_proc(FILE *f, const struct row *r)
 	json_string(f, p->comm, strnlen(p->comm, sizeof(p->comm)));
 	fprintf(f, ",\"depth\":%d,\"state\":\"%s\",\"start_time\":%llu,"
 		"\"cow_pages\":%llu,\"cow_rate\":%.1f,\"cow_kernel\":%llu,"
-		"\"reuse\":%llu,\"zero_fill\":%llu,\"rss_kib\":%llu,\"vsz_kib\":%llu}",
+		"\"reuse\":%llu,\"zero_fill\":%llu,\"rss_kib\":%llu,\"vsz_kib\":%llu",
 		r->depth, output_state(p), p->start_time,
 		(unsigned long long)p->counts.cow, p->cow_rate,
 		(unsigned long long)p->counts.cow_kernel,
 		(unsigned long long)p->counts.reuse,
 		(unsigned long long)p->counts.zero_fill, p->rss_kib, p->vsz_kib);
+	if (fr->usdt)
+		json_phases(f, fr, p);
+	fputc('}', f);
 }
 
 /* The frame as exactly one line of JSON. */
@@ -75,9 +114,12 @@ void output_json(FILE *f, const struct frame *fr)
 	for (i = 0; i < fr->nrows; i++) {
 		if (i)
 			fputc(',', f);
-		json_proc(f, &fr->rows[i]);
+		json_proc(f, fr, &fr->rows[i]);
 	}
-	fputs("]}\n", f);
+	fputc(']', f);
+	if (fr->usdt)
+		json_markers(f, fr);
+	fputs("}\n", f);
 }
 
 /* Totals over the rows: copies and copy rate. */
@@ -90,6 +132,33 @@ static void totals(const struct frame *fr, unsigned long long *cow, double *rate
 	for (i = 0; i < fr->nrows; i++) {
 		*cow += fr->rows[i].p->counts.cow;
 		*rate += fr->rows[i].p->cow_rate;
+	}
+}
+
+/* Under the table: each process's copies per phase, then the probe hits. */
+static void text_usdt(FILE *f, const struct frame *fr)
+{
+	size_t i;
+	int k, n = model__nphases(fr->model);
+
+	for (i = 0; i < fr->nrows; i++) {
+		const struct proc *p = fr->rows[i].p;
+
+		if (model__phase_none(p) == p->counts.cow)
+			continue;
+		fprintf(f, "phases %d:", p->pid);
+		for (k = 1; k < n; k++)
+			if (p->phase_cow[k])
+				fprintf(f, " %s %llu", model__phase_label(fr->model, k), p->phase_cow[k]);
+		fprintf(f, " none %llu\n", model__phase_none(p));
+	}
+	for (i = 0; i < fr->nmarks; i++) {
+		const struct marker *mk = fr->marks[i];
+
+		fprintf(f, "marker %.3f %d %s", mk->time, mk->pid, model__probe_label(fr->model, mk->probe));
+		for (k = 0; k < mk->nargs; k++)
+			fprintf(f, " %lld", mk->args[k]);
+		fputc('\n', f);
 	}
 }
 
@@ -122,5 +191,7 @@ void output_text(FILE *f, const struct frame *fr)
 			(unsigned long long)p->counts.zero_fill, p->rss_kib, p->vsz_kib,
 			prefix, name);
 	}
+	if (fr->usdt)
+		text_usdt(f, fr);
 	fputc('\n', f);
 }

@@ -13,6 +13,10 @@ struct frame {
 	unsigned long long lost;
 	const struct row *rows;
 	size_t nrows;
+	const struct model *model;       /* for probe and phase names */
+	bool usdt;                       /* -u given: phases and markers */
+	const struct marker *const *marks; /* probe hits in this frame */
+	size_t nmarks;
 };
 
 void output_json(FILE *f, const struct frame *fr);

@@ -4,7 +4,14 @@
 /* Append v, dropping the oldest value when full. */
 void series__push(struct series *s, double v)
 {
+	series__push_marked(s, v, 0);
+}
+
+/* Append v with a marker (0: none) for its interval. */
+void series__push_marked(struct series *s, double v, unsigned char mark)
+{
 	s->v[s->head] = v;
+	s->mark[s->head] = mark;
 	s->head = (s->head + 1) % SERIES_CAP;
 	if (s->len < SERIES_CAP)
 		s->len++;
@@ -22,6 +29,14 @@ double series__get(const struct series *s, size_t i)
 	if (i >= s->len)
 		return 0.0;
 	return s->v[(s->head + SERIES_CAP - s->len + i) % SERIES_CAP];
+}
+
+/* The marker of the i-th interval, 0 being the oldest held (0: none). */
+unsigned char series__mark(const struct series *s, size_t i)
+{
+	if (i >= s->len)
+		return 0;
+	return s->mark[(s->head + SERIES_CAP - s->len + i) % SERIES_CAP];
 }
 
 /* The largest of the newest n values (0.0 when empty). */

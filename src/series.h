@@ -8,11 +8,14 @@
 
 struct series {
 	double v[SERIES_CAP];
+	unsigned char mark[SERIES_CAP]; /* per interval: 0, or 1 + the first probe id that fired */
 	size_t head; /* index of the next slot to write */
 	size_t len;  /* number of values held, <= SERIES_CAP */
 };
 
 void series__push(struct series *s, double v);
+void series__push_marked(struct series *s, double v, unsigned char mark);
+unsigned char series__mark(const struct series *s, size_t i);
 size_t series__len(const struct series *s);
 double series__get(const struct series *s, size_t i);
 double series__max_last(const struct series *s, size_t n);

@@ -17,6 +17,8 @@ struct tracer {
 	tracer_event_fn on_event;
 	void *ctx;
 	int ncpus;
+	struct bpf_link **links; /* USDT attachments */
+	size_t nlinks, links_cap;
 };
 
 /* A way to detect copies. The seam for kernels that need another one: add an
@@ -120,6 +122,8 @@ static void configure(struct tracer *t, const struct tracer_opts *o, const struc
 		s->rodata->gfp_zero = 1u << zero;
 	if (o->ringbuf_kib)
 		bpf_map__set_max_entries(s->maps.events, o->ringbuf_kib * 1024);
+	s->rodata->usdt_enabled = o->usdt;
+	bpf_program__set_autoload(s->progs.on_usdt, o->usdt);
 }
 
 /* Ring-buffer callback: hand one record to the owner. */
@@ -127,8 +131,8 @@ static int on_record(void *ctx, void *data, size_t size)
 {
 	struct tracer *t = ctx;
 
-	if (size >= sizeof(struct cowtop_event))
-		t->on_event(data, t->ctx);
+	if (size >= sizeof(__u32))
+		t->on_event(data, size, t->ctx);
 	return 0;
 }
 
@@ -141,6 +145,7 @@ static int load_attach(struct tracer *t, char *err, size_t errlen)
 		snprintf(err, errlen, "bpf: cannot load the programs: %s", strerror(-e));
 		return e;
 	}
+	/* The USDT program is attached per probe later, not here. */
 	e = cowtop_bpf__attach(t->skel);
 	if (e) {
 		snprintf(err, errlen, "bpf: cannot attach the programs: %s", strerror(-e));
@@ -208,8 +213,13 @@ fail:
 /* Detach and free everything; NULL is fine. */
 void tracer__destroy(struct tracer *t)
 {
+	size_t i;
+
 	if (!t)
 		return;
+	for (i = 0; i < t->nlinks; i++)
+		bpf_link__destroy(t->links[i]);
+	free(t->links);
 	ring_buffer__free(t->rb);
 	cowtop_bpf__destroy(t->skel);
 	free(t);
@@ -236,6 +246,18 @@ int tracer__watch(struct tracer *t, int pid, int ppid, __u64 start_ns)
 	return 0;
 }
 
+/* Drop the per-phase counters of pid. */
+static void forget_phases(struct tracer *t, __u32 pid)
+{
+	struct cowtop_phase_key k = { .tgid = pid };
+	int fd = bpf_map__fd(t->skel->maps.phase_cow);
+
+	if (!t->skel->rodata->usdt_enabled)
+		return;
+	for (k.phase = 1; k.phase < COWTOP_PHASE_MAX; k.phase++)
+		bpf_map_delete_elem(fd, &k);
+}
+
 /* Drop pid's counters if they still belong to the process that started at
  * start_ns (compared in units of unit ns: /proc knows start times in ticks). */
 int tracer__forget(struct tracer *t, int pid, __u64 start_ns, __u64 unit)
@@ -248,6 +270,7 @@ int tracer__forget(struct tracer *t, int pid, __u64 start_ns, __u64 unit)
 		return -errno;
 	if (unit && p.start_ns / unit != start_ns / unit)
 		return 0;
+	forget_phases(t, key);
 	return bpf_map_delete_elem(fd, &key) ? -errno : 0;
 }
 
@@ -296,4 +319,66 @@ __u64 tracer__lost(struct tracer *t)
 			total += v[c];
 	}
 	return total;
+}
+
+/* Keep a link so it is destroyed with the tracer. */
+static int keep_link(struct tracer *t, struct bpf_link *l)
+{
+	if (t->nlinks == t->links_cap) {
+		size_t cap = t->links_cap ? t->links_cap * 2 : 8;
+		struct bpf_link **v = realloc(t->links, cap * sizeof(*v));
+
+		if (!v) {
+			bpf_link__destroy(l);
+			return -ENOMEM;
+		}
+		t->links = v;
+		t->links_cap = cap;
+	}
+	t->links[t->nlinks++] = l;
+	return 0;
+}
+
+/* Attach the USDT program to provider:name in the ELF object at path, for
+ * every process that maps it (watched ones are picked in the kernel). */
+int tracer__attach_usdt(struct tracer *t, const char *path, const char *provider,
+			const char *name, __u64 cookie)
+{
+	LIBBPF_OPTS(bpf_usdt_opts, opts, .usdt_cookie = cookie);
+	struct bpf_link *l;
+
+	l = bpf_program__attach_usdt(t->skel->progs.on_usdt, -1, path, provider, name, &opts);
+	if (!l)
+		return -errno;
+	return keep_link(t, l);
+}
+
+/* Call fn for every (process, phase) copy counter held in the kernel. */
+int tracer__for_each_phase(struct tracer *t, tracer_phase_fn fn, void *ctx)
+{
+	int fd = bpf_map__fd(t->skel->maps.phase_cow);
+	struct cowtop_phase_key key, next, *prev = NULL;
+	__u64 n;
+
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		if (bpf_map_lookup_elem(fd, &next, &n) == 0)
+			fn(next.tgid, next.phase, n, ctx);
+		key = next;
+		prev = &key;
+	}
+	return errno == ENOENT ? 0 : -errno;
+}
+
+/* The per-phase copy counters of one process (zeros where none). */
+void tracer__phases_of(struct tracer *t, int pid, __u64 out[COWTOP_PHASE_MAX])
+{
+	struct cowtop_phase_key k = { .tgid = pid };
+	int fd = bpf_map__fd(t->skel->maps.phase_cow);
+
+	memset(out, 0, COWTOP_PHASE_MAX * sizeof(*out));
+	if (!t->skel->rodata->usdt_enabled)
+		return;
+	for (k.phase = 1; k.phase < COWTOP_PHASE_MAX; k.phase++)
+		if (bpf_map_lookup_elem(fd, &k, &out[k.phase]))
+			out[k.phase] = 0;
 }

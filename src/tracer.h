@@ -10,13 +10,16 @@
 
 struct tracer;
 
-typedef void (*tracer_event_fn)(const struct cowtop_event *e, void *ctx);
+/* A ring-buffer record: data starts with a __u32 type (enum cowtop_event_type). */
+typedef void (*tracer_event_fn)(const void *data, size_t size, void *ctx);
+typedef void (*tracer_phase_fn)(__u32 pid, __u32 phase, __u64 pages, void *ctx);
 typedef void (*tracer_proc_fn)(__u32 pid, const struct cowtop_proc *p, void *ctx);
 
 struct tracer_opts {
 	bool watch_all;
 	int first_clone_of;
 	unsigned ringbuf_kib; /* 0: default */
+	bool usdt;            /* load the USDT program and count copies per phase */
 	tracer_event_fn on_event;
 	void *ctx;
 };
@@ -30,5 +33,9 @@ int tracer__epoll_fd(struct tracer *t);
 int tracer__drain(struct tracer *t);
 int tracer__for_each(struct tracer *t, tracer_proc_fn fn, void *ctx);
 __u64 tracer__lost(struct tracer *t);
+int tracer__attach_usdt(struct tracer *t, const char *path, const char *provider,
+			const char *name, __u64 cookie);
+int tracer__for_each_phase(struct tracer *t, tracer_phase_fn fn, void *ctx);
+void tracer__phases_of(struct tracer *t, int pid, __u64 out[COWTOP_PHASE_MAX]);
 
 #endif

@@ -1,0 +1,243 @@
+/* -u specs: find each probe in the ELF objects watched processes map (or in
+ * the object named), attach it once per object, and name it in the model. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "model.h"
+#include "probes.h"
+#include "tracer.h"
+#include "usdt.h"
+
+#define SPECS_MAX 32
+#define OBJECTS_MAX 1024
+
+struct spec {
+	struct usdt_spec u;
+	int probe;   /* id in the model */
+	int kind;    /* enum cowtop_probe_kind */
+	int phase;
+	bool implied; /* the partner of a probe given: fine if it is nowhere */
+	bool found;
+};
+
+struct probes {
+	struct model *model;
+	struct spec specs[SPECS_MAX];
+	int n;
+	char *objects[OBJECTS_MAX]; /* ELF objects already examined */
+	int nobjects;
+	int looked;                 /* objects examined, for error messages */
+};
+
+/* Create an empty set of specs over model m. */
+struct probes *probes__new(struct model *m)
+{
+	struct probes *pr = calloc(1, sizeof(*pr));
+
+	if (pr)
+		pr->model = m;
+	return pr;
+}
+
+/* Free pr; NULL is fine. */
+void probes__free(struct probes *pr)
+{
+	int i;
+
+	if (!pr)
+		return;
+	for (i = 0; i < pr->nobjects; i++)
+		free(pr->objects[i]);
+	free(pr);
+}
+
+/* Number of specs, partners included. */
+int probes__nspecs(const struct probes *pr)
+{
+	return pr->n;
+}
+
+/* Whether a spec for the same path, provider and name is already held. */
+static bool have_spec(const struct probes *pr, const struct usdt_spec *u)
+{
+	int i;
+
+	for (i = 0; i < pr->n; i++)
+		if (!strcmp(pr->specs[i].u.path, u->path) &&
+		    !strcmp(pr->specs[i].u.provider, u->provider) &&
+		    !strcmp(pr->specs[i].u.name, u->name))
+			return true;
+	return false;
+}
+
+/* Add one parsed spec, registering its probe (and phase) in the model. */
+static int add_parsed(struct probes *pr, const struct usdt_spec *u, bool implied)
+{
+	char phase[USDT_STR_MAX], label[LABEL_MAX];
+	enum usdt_kind kind = usdt_classify(u->name, phase, sizeof(phase));
+	struct spec *s;
+
+	if (have_spec(pr, u))
+		return 0;
+	if (pr->n == SPECS_MAX)
+		return -ENOSPC;
+	s = &pr->specs[pr->n];
+	memset(s, 0, sizeof(*s));
+	s->u = *u;
+	s->implied = implied;
+	s->kind = kind == USDT_BEGIN ? COWTOP_PROBE_BEGIN :
+		  kind == USDT_END ? COWTOP_PROBE_END : COWTOP_PROBE_MARKER;
+	if (s->kind != COWTOP_PROBE_MARKER) {
+		snprintf(label, sizeof(label), "%s:%s", u->provider, phase);
+		s->phase = model__add_phase(pr->model, label);
+		if (s->phase < 0)
+			return s->phase;
+	}
+	snprintf(label, sizeof(label), "%s:%s", u->provider, u->name);
+	s->probe = model__add_probe(pr->model, label, s->phase);
+	if (s->probe < 0)
+		return s->probe;
+	pr->n++;
+	return 0;
+}
+
+/* Add a -u SPEC ([PATH:]PROVIDER:NAME) and, for a phase edge, its partner. */
+int probes__add_spec(struct probes *pr, const char *spec, char *err, size_t errlen)
+{
+	struct usdt_spec u, partner;
+	int e;
+
+	if (usdt_spec_parse(spec, &u)) {
+		snprintf(err, errlen, "invalid probe '%s' (expected [PATH:]PROVIDER:NAME)", spec);
+		return -EINVAL;
+	}
+	e = add_parsed(pr, &u, false);
+	partner = u;
+	if (!e && usdt_partner(u.name, partner.name, sizeof(partner.name)) == 0)
+		e = add_parsed(pr, &partner, true);
+	if (e)
+		snprintf(err, errlen, "too many probes (at most %d, and %d phases)",
+			 SPECS_MAX, COWTOP_PHASE_MAX - 1);
+	return e;
+}
+
+/* Attach spec s in the object at path. */
+static int attach(struct tracer *t, struct spec *s, const char *path)
+{
+	int e = tracer__attach_usdt(t, path, s->u.provider, s->u.name,
+				    COWTOP_COOKIE(s->probe, s->kind, s->phase));
+
+	if (!e)
+		s->found = true;
+	return e;
+}
+
+/* Attach every spec that names its object; the first failure is an error. */
+int probes__attach_paths(struct probes *pr, struct tracer *t, char *err, size_t errlen)
+{
+	int i, e;
+
+	for (i = 0; i < pr->n; i++) {
+		struct spec *s = &pr->specs[i];
+
+		if (!s->u.path[0])
+			continue;
+		e = attach(t, s, s->u.path);
+		if (e && !s->implied) {
+			snprintf(err, errlen, "usdt: cannot attach %s:%s in %s: %s", s->u.provider,
+				 s->u.name, s->u.path, strerror(-e));
+			return e;
+		}
+	}
+	return 0;
+}
+
+struct match {
+	struct probes *pr;
+	struct tracer *t;
+	const char *path;
+	bool done[SPECS_MAX]; /* attached in this object already */
+};
+
+/* One probe site of an object: attach every path-less spec it satisfies.
+ * libbpf attaches all sites of a provider:name at once, so only the first
+ * site of each counts. */
+static int on_probe(const struct usdt_probe *p, void *arg)
+{
+	struct match *mt = arg;
+	int i;
+
+	for (i = 0; i < mt->pr->n; i++) {
+		struct spec *s = &mt->pr->specs[i];
+
+		if (mt->done[i] || s->u.path[0] || strcmp(s->u.provider, p->provider) ||
+		    strcmp(s->u.name, p->name))
+			continue;
+		mt->done[i] = true;
+		attach(mt->t, s, mt->path);
+	}
+	return 0;
+}
+
+/* Whether path was examined already (else remember it). */
+static bool seen_object(struct probes *pr, const char *path)
+{
+	int i;
+
+	for (i = 0; i < pr->nobjects; i++)
+		if (!strcmp(pr->objects[i], path))
+			return true;
+	if (pr->nobjects < OBJECTS_MAX)
+		pr->objects[pr->nobjects++] = strdup(path);
+	return false;
+}
+
+/* Examine one ELF object (once) for the path-less specs. */
+int probes__scan_file(struct probes *pr, struct tracer *t, const char *path)
+{
+	struct match mt = { .pr = pr, .t = t, .path = path };
+	int e;
+
+	if (!pr->n || seen_object(pr, path))
+		return 0;
+	pr->looked++;
+	e = usdt_for_each_probe(path, on_probe, &mt);
+	return e < 0 && e != -ENODATA && e != -ENOEXEC ? e : 0;
+}
+
+/* Object-walk step for probes__scan_pid. */
+static int scan_object(const char *path, void *arg)
+{
+	struct match *mt = arg;
+
+	probes__scan_file(mt->pr, mt->t, path);
+	return 0;
+}
+
+/* Examine every ELF object pid maps. */
+int probes__scan_pid(struct probes *pr, struct tracer *t, int procfd, int pid)
+{
+	struct match mt = { .pr = pr, .t = t };
+
+	if (!pr->n)
+		return 0;
+	return usdt_for_each_object(procfd, pid, scan_object, &mt);
+}
+
+/* Describe the first probe given that was found nowhere; returns how many. */
+int probes__missing(const struct probes *pr, char *err, size_t errlen)
+{
+	int i, missing = 0;
+
+	for (i = 0; i < pr->n; i++) {
+		const struct spec *s = &pr->specs[i];
+
+		if (s->found || s->implied)
+			continue;
+		if (!missing++)
+			snprintf(err, errlen, "usdt: probe %s:%s not found in the %d ELF objects "
+				 "mapped by the watched processes", s->u.provider, s->u.name, pr->looked);
+	}
+	return missing;
+}
