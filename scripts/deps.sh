@@ -9,6 +9,7 @@ packages=(
 	libbpf-dev libelf-dev zlib1g-dev libncurses-dev
 	# tests
 	libcmocka-dev tmux jq procps
+	systemtap-sdt-dev ruby python3.11
 	# benchmarks
 	bpftrace
 )

@@ -77,6 +77,7 @@ void options_usage(FILE *f)
 }
 
 /* Format a usage error into err. */
+__attribute__((format(printf, 3, 4)))
 static int fail(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;

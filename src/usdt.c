@@ -21,8 +21,8 @@
 #define STAPSDT_OWNER "stapsdt"
 #define STAPSDT_SECTION ".note.stapsdt"
 
-/* A maps line: numbers, flags and a path that may be escaped or marked. */
-#define MAPS_BUF (USDT_PATH_MAX + 256)
+/* Room for the longest maps line, its newline and a NUL. */
+#define MAPS_BUF (USDT_MAPS_LINE_MAX + 2)
 #define DELETED_SUFFIX " (deleted)"
 
 /* A string as shown: every byte may become a 4-byte escape. */

@@ -514,3 +514,125 @@ check_tree() {
 		check_race "$pid"
 	done
 }
+
+# ---------------------------------------------------------------------------
+# USDT probes (cowtop -u): phases and markers
+#
+# With -u, every process object carries "cow_by_phase" (copies per phase
+# "PROVIDER:PHASE" and "none", adding up to cow_pages) and every frame may
+# carry "markers": [{"time", "pid", "probe": "PROVIDER:NAME", "args"}].
+# ---------------------------------------------------------------------------
+
+# Report a part of a test that cannot run here (not counted as passed).
+skip() {
+	echo "skip: $*"
+}
+
+# Run cowtop in the foreground with exactly the given arguments (no batch
+# options added): run_cowtop_plain NAME ARGS... stdout goes to
+# $WORK/NAME.out, stderr to $WORK/NAME.err; RC is the exit status.
+run_cowtop_plain() {
+	local name=$1
+	shift
+	RC=0
+	timeout -k 5 "$TIMEOUT" "$COWTOP" "$@" \
+		>"$WORK/$name.out" 2>"$WORK/$name.err" </dev/null || RC=$?
+	[ "$RC" -ne 124 ] || fail "$name: cowtop did not finish within ${TIMEOUT}s"
+}
+
+# Check a run of run_cowtop_plain failed as expected: exit status STATUS and
+# exactly one line on stderr, containing TEXT if given:
+# expect_error NAME STATUS [TEXT].
+expect_error() {
+	local name=$1 status=$2 text=${3:-} err
+	err=$WORK/$name.err
+	expect_eq "$name: exit status" "$RC" "$status"
+	expect_eq "$name: stderr lines" "$(count_lines "$err")" 1
+	if [ -n "$text" ]; then
+		check "$name: message says '$text'" grep -qF -- "$text" "$err"
+	fi
+}
+
+# The cow_by_phase[KEY] of PID in its last appearance in FRAMES (empty if
+# the pid or the key is missing): phase_cow PID KEY.
+phase_cow() {
+	jq -n -r --argjson p "$1" --arg k "$2" '
+		[inputs.processes[]? | select(.pid == $p)] | last
+		| .cow_by_phase[$k]? // empty' "$FRAMES" 2>/dev/null
+}
+
+# Assert cow_by_phase[KEY] of PID is in [LOW, HIGH]:
+# expect_phase PID KEY LOW HIGH [LABEL].
+expect_phase() {
+	local pid=$1 key=$2 low=$3 high=$4 label=${5:-} v
+	v=$(phase_cow "$pid" "$key")
+	if [ -z "$v" ]; then
+		fail "pid $pid${label:+ ($label)}: no cow_by_phase[\"$key\"]"
+	elif in_range "$v" "$low" "$high"; then
+		pass "pid $pid${label:+ ($label)}: cow_by_phase[\"$key\"] $v in [$low, $high]"
+	else
+		fail "pid $pid${label:+ ($label)}: cow_by_phase[\"$key\"] $v not in [$low, $high]"
+	fi
+}
+
+# Print the markers of PID (any pid if empty) and PROBE, one per line in
+# frame order: TIME TAB ARGS (comma separated). marker_lines PID PROBE.
+marker_lines() {
+	jq -n -r --arg p "$1" --arg probe "$2" '
+		inputs | (.markers // [])[]
+		| select(($p == "" or .pid == ($p | tonumber))
+			 and .probe == $probe)
+		| [.time, (.args | map(tostring) | join(","))] | @tsv' \
+		"$FRAMES" 2>/dev/null
+}
+
+# Print the args (comma separated) of every marker of PID and PROBE.
+marker_args() {
+	marker_lines "$1" "$2" | cut -f2
+}
+
+# Count the markers of PID (any pid if empty) and PROBE.
+marker_count() {
+	marker_lines "$1" "$2" | wc -l
+}
+
+# Print every pid that has a marker in FRAMES.
+marker_pids() {
+	jq -n -r '[inputs | (.markers // [])[].pid] | unique[]' "$FRAMES" \
+		2>/dev/null
+}
+
+# Check the USDT parts of every frame against the JSON contract: each
+# process has cow_by_phase (non-negative integers, "none" among them) whose
+# sum is cow_pages in each pid's last appearance, and markers are well formed.
+validate_usdt_frames() {
+	# shellcheck disable=SC2016 # jq variables
+	check "every process has cow_by_phase with \"none\"" jq_true '
+		def nat: type == "number" and . >= 0 and . == floor;
+		[inputs.processes[]] | length > 0 and all(.[];
+			(.cow_by_phase | type == "object" and has("none"))
+			and all(.cow_by_phase[]; nat))'
+	# shellcheck disable=SC2016 # jq variables
+	check "cow_by_phase adds up to cow_pages (last appearance of each pid)" \
+		jq_true '
+		[inputs.processes[]] | group_by(.pid) | map(last)
+		| all(.[]; ([.cow_by_phase[]] | add) == .cow_pages)'
+	# shellcheck disable=SC2016 # jq variables
+	check "markers are well formed" jq_true '
+		def nat: type == "number" and . >= 0 and . == floor;
+		def int: type == "number" and . == floor;
+		[inputs | .markers // [] | if type == "array" then .[]
+		 else error("markers is not an array") end]
+		| all(.[]; type == "object" and (.time | type == "number"
+			and . > 1000000000) and (.pid | nat)
+			and (.probe | type == "string" and test("^[^:]+:[^:]+$"))
+			and (.args | type == "array" and length <= 3
+				and all(.[]; int)))'
+}
+
+# Check every marker comes from a pid of REPORT (the watched processes).
+check_marker_pids() {
+	local extra
+	extra=$(marker_pids | grep -vxF -f <(report_pids) || true)
+	expect_eq "markers only from watched processes" "${extra//$'\n'/ }" ""
+}
