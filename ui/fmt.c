@@ -1,5 +1,8 @@
-/* Short numbers for columns of at most 7 (rates, counts) or 6 (sizes). */
+/* Short numbers for columns of at most 7 (rates, counts) or 6 (sizes), and
+ * clock times. */
+#include <math.h>
 #include <stdio.h>
+#include <time.h>
 #include "fmt.h"
 
 /* v with one decimal and the first unit of units that keeps it under 1000
@@ -54,4 +57,23 @@ void fmt_kib(unsigned long long kib, char *buf, size_t cap)
 		snprintf(buf, cap, "%.1f%c", v, units[u]);
 	else
 		snprintf(buf, cap, "%.0f%c", v, units[u]);
+}
+
+/* Unix time t as local "HH:MM:SS.mmm". */
+void fmt_clock(double t, char *buf, size_t cap)
+{
+	time_t sec;
+	struct tm tm;
+	char hms[16];
+	int ms;
+
+	if (!(t >= 0) || t > 1e15)
+		t = 0;
+	sec = (time_t)floor(t);
+	ms = (int)floor((t - (double)sec) * 1000 + 0.5);
+	if (ms > 999) /* never show the next second before it comes */
+		ms = 999;
+	if (!localtime_r(&sec, &tm) || !strftime(hms, sizeof(hms), "%H:%M:%S", &tm))
+		snprintf(hms, sizeof(hms), "??:??:??");
+	snprintf(buf, cap, "%s.%03d", hms, ms);
 }

@@ -18,6 +18,8 @@ static const struct glyphs glyphs_utf8 = {
 	.nspark = sizeof(spark_utf8) / sizeof(*spark_utf8),
 	.sort_down = "\u25bc",
 	.sort_up = "\u25b2",
+	.mark = "\u25c6",
+	.mark_idle = "\u25c7",
 };
 
 static const struct glyphs glyphs_ascii = {
@@ -26,6 +28,8 @@ static const struct glyphs glyphs_ascii = {
 	.nspark = sizeof(spark_ascii) / sizeof(*spark_ascii),
 	.sort_down = "v",
 	.sort_up = "^",
+	.mark = "!",
+	.mark_idle = "|",
 };
 
 /* The table for a UTF-8 terminal or an ASCII one. */

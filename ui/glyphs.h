@@ -9,6 +9,9 @@ struct glyphs {
 	const char *const *spark; /* spark[0]: zero (the baseline); then rising */
 	int nspark;
 	const char *sort_down, *sort_up;
+	/* An interval in which a USDT probe fired, instead of its spark glyph:
+	 * mark when pages were copied in it, mark_idle when none were. */
+	const char *mark, *mark_idle;
 };
 
 const struct glyphs *glyphs__pick(bool utf8);

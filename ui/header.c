@@ -61,7 +61,23 @@ static void header_what(const struct header_info *h, struct line *l)
 	put_field(l, "cowtop CPU", buf, false);
 }
 
-/* Line 3: the totals, lost events in warning colour when there are any. */
+/* The USDT probes attached and the phases they form, when there are any. */
+static void header_probes(const struct header_info *h, struct line *l)
+{
+	char buf[64];
+
+	if (h->nprobes <= 0)
+		return;
+	if (h->nphases > 0)
+		snprintf(buf, sizeof(buf), "%d (%d phase%s)", h->nprobes, h->nphases,
+			 h->nphases == 1 ? "" : "s");
+	else
+		snprintf(buf, sizeof(buf), "%d", h->nprobes);
+	put_field(l, "probes", buf, false);
+}
+
+/* Line 3: the totals, lost events in warning colour when there are any,
+ * and the USDT probes. */
 static void header_totals(const struct header_info *h, struct line *l)
 {
 	char buf[64], rate[32];
@@ -74,6 +90,7 @@ static void header_totals(const struct header_info *h, struct line *l)
 	line_put(l, ROLE_PLAIN, "  ", 2);
 	line_add(l, h->lost ? ROLE_WARN : ROLE_LABEL, "lost ");
 	line_add(l, h->lost ? ROLE_WARN : ROLE_VALUE, "%llu", h->lost);
+	header_probes(h, l);
 	if (h->paused)
 		line_add(l, ROLE_WARN, "  [PAUSED]");
 }

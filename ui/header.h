@@ -19,6 +19,8 @@ struct header_info {
 	double rate;                /* total copies per second */
 	unsigned long long cow;     /* total copies */
 	unsigned long long lost;
+	int nprobes;                /* USDT probes attached (-u) */
+	int nphases;                /* phases they pair into */
 	bool paused;
 	bool command_done;
 	int command_status;

@@ -14,6 +14,9 @@ static const char *const legend[] = {
 	"         a full column is the max shown in its title",
 	"COMMAND  the process name, with the tree lines of its ancestry",
 	"Exited processes stay for a while, dimmed, with their final counts.",
+	"With -u PROVIDER:NAME probes: the header counts them; probes named",
+	"X__begin and X__end bound a phase X, and the line under the header",
+	"shows how the selected process's copies split between the phases.",
 };
 
 /* Start the next help line, or return NULL when out is full. */
@@ -38,6 +41,18 @@ static void glyph_legend(struct line *l, bool utf8)
 	line_add(l, ROLE_PLAIN, " full");
 }
 
+/* The probe marks of the sparkline, as a legend line. */
+static void mark_legend(struct line *l, bool utf8)
+{
+	const struct glyphs *g = glyphs__pick(utf8);
+
+	line_add(l, ROLE_LABEL, "marks    ");
+	line_put(l, ROLE_MARK, g->mark, strlen(g->mark));
+	line_add(l, ROLE_PLAIN, " a probe fired and pages were copied, ");
+	line_put(l, ROLE_MARK, g->mark_idle, strlen(g->mark_idle));
+	line_add(l, ROLE_PLAIN, " one fired, none copied");
+}
+
 /* Fill out (room for max lines) with the help; returns the lines used. */
 size_t help_build(struct line *out, size_t max, bool utf8)
 {
@@ -59,6 +74,10 @@ size_t help_build(struct line *out, size_t max, bool utf8)
 	if ((l = next_line(out, max, &n))) {
 		line_add(l, ROLE_PLAIN, "  ");
 		glyph_legend(l, utf8);
+	}
+	if ((l = next_line(out, max, &n))) {
+		line_add(l, ROLE_PLAIN, "  ");
+		mark_legend(l, utf8);
 	}
 	next_line(out, max, &n);
 	if ((l = next_line(out, max, &n)))

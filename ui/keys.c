@@ -34,15 +34,17 @@ static const struct keybind keymap[] = {
 	{ CMD_PAUSE, { ' ', 'z' }, "Space z", "pause / resume the display" },
 	{ CMD_DELAY, { 'd', 's' }, "d s", "change the refresh interval (seconds)" },
 	{ CMD_SNAPSHOT, { 'w' }, "w", "write the view as text to ./cowtop-DATE-TIME.txt (or -o FILE)" },
+	{ CMD_LOG, { 'l' }, "l", "show / hide the log of USDT probe hits (with -u PROVIDER:NAME)" },
 	{ CMD_HELP, { 'h', '?', KEY_F(1) }, "h ? F1", "this help" },
 	{ CMD_REDRAW, { CTRL('l') }, "^L", "redraw the screen" },
 	{ CMD_QUIT, { 'q', KEY_F(10) }, "q F10", "quit" },
 };
 
 static const struct keyhint footer[] = {
-	{ "h", "Help" }, { "/", "Filter" }, { "t", "Tree" }, { "<>", "Sort" },
-	{ "Enter", "Focus" }, { "Bksp", "Back" }, { "F", "Follow" }, { "Spc", "Pause" },
-	{ "d", "Delay" }, { "w", "Snapshot" }, { "q", "Quit" },
+	{ "h", "Help", false }, { "/", "Filter", false }, { "t", "Tree", false },
+	{ "<>", "Sort", false }, { "Enter", "Focus", false }, { "Bksp", "Back", false },
+	{ "F", "Follow", false }, { "Spc", "Pause", false }, { "d", "Delay", false },
+	{ "w", "Snapshot", false }, { "l", "Log", true }, { "q", "Quit", false },
 };
 
 /* The command bound to key ch, CMD_NONE if none. */
@@ -64,7 +66,7 @@ const struct keybind *keys__table(size_t *n)
 	return keymap;
 }
 
-/* The hints shown in the footer. */
+/* The hints shown in the footer (those marked usdt only with probes). */
 const struct keyhint *keys__footer(size_t *n)
 {
 	*n = sizeof(footer) / sizeof(*footer);

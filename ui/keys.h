@@ -2,6 +2,7 @@
 #ifndef COWTOP_UI_KEYS_H
 #define COWTOP_UI_KEYS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 enum cmd {
@@ -10,7 +11,7 @@ enum cmd {
 	CMD_FOCUS, CMD_BACK, CMD_ESCAPE, CMD_FOLLOW, CMD_TREE,
 	CMD_SORT_NEXT, CMD_SORT_PREV,
 	CMD_SORT_RATE, CMD_SORT_COW, CMD_SORT_RSS, CMD_SORT_VSZ, CMD_SORT_PID, CMD_SORT_COMM,
-	CMD_REVERSE, CMD_FILTER, CMD_PAUSE, CMD_DELAY, CMD_SNAPSHOT,
+	CMD_REVERSE, CMD_FILTER, CMD_PAUSE, CMD_DELAY, CMD_SNAPSHOT, CMD_LOG,
 	CMD_HELP, CMD_REDRAW, CMD_QUIT,
 	CMD_N,
 };
@@ -27,6 +28,7 @@ struct keybind {
 /* A short hint in the footer. */
 struct keyhint {
 	const char *key, *what;
+	bool usdt; /* only when USDT probes are attached */
 };
 
 enum cmd keys__lookup(int ch);

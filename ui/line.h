@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 #define LINE_CAP 4096
-#define LINE_SPANS 24
+#define LINE_SPANS 64
 
 /* What a piece of text is; the terminal code maps each role to attributes. */
 enum role {
@@ -25,6 +25,7 @@ enum role {
 	ROLE_STATUS,  /* the status line */
 	ROLE_SEL,     /* the selected row */
 	ROLE_DIM,     /* exited processes */
+	ROLE_MARK,    /* USDT probe marks in sparklines */
 	ROLE_N,
 };
 

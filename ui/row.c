@@ -16,6 +16,8 @@
 #define CMD_MIN 16
 #define CMD_MAX 32
 #define HIST_MIN 4
+#define SPANS_AFTER_SPARK 4 /* tree lines and name, kept coloured before marks */
+#define LOG_COMM 15         /* columns of the command in the probe log */
 
 /* The fixed columns, left to right, and the key each one sorts by. */
 static const struct column {
@@ -164,6 +166,58 @@ static void row_cells(const struct proc *p, struct line *out)
 		 rate, cow, rss, vsz);
 }
 
+/* Bytes of the probe mark at s[0..n), 0 when none starts there. */
+static size_t mark_at(const struct glyphs *g, const char *s, size_t n)
+{
+	size_t a = strlen(g->mark), b = strlen(g->mark_idle);
+
+	if (n >= a && memcmp(s, g->mark, a) == 0)
+		return a;
+	if (n >= b && memcmp(s, g->mark_idle, b) == 0)
+		return b;
+	return 0;
+}
+
+/* Bytes of the run at s[0..n): all marks, or no mark at all (*marked says
+ * which). UTF-8 is self-synchronizing, so bytewise steps never find a mark
+ * inside another glyph. */
+static size_t mark_run(const struct glyphs *g, const char *s, size_t n, bool *marked)
+{
+	size_t i = 0, k;
+
+	*marked = mark_at(g, s, n) > 0;
+	while (i < n) {
+		k = mark_at(g, s + i, n - i);
+		if ((k > 0) != *marked)
+			break;
+		i += k ? k : 1;
+	}
+	return i;
+}
+
+/* Put a sparkline, its probe marks in their own colour when the line has
+ * spans enough left (else the marks keep only their glyph). */
+static void put_spark(struct line *out, const char *s, size_t n, bool utf8)
+{
+	const struct glyphs *g = glyphs__pick(utf8);
+	size_t i, r;
+	bool marked;
+	int runs = 0;
+
+	for (i = 0; i < n; i += r) {
+		r = mark_run(g, s + i, n - i, &marked);
+		runs += marked;
+	}
+	if (!runs || out->nspan + 2 * runs + 1 + SPANS_AFTER_SPARK > LINE_SPANS) {
+		line_put(out, ROLE_SPARK, s, n);
+		return;
+	}
+	for (i = 0; i < n; i += r) {
+		r = mark_run(g, s + i, n - i, &marked);
+		line_put(out, marked ? ROLE_MARK : ROLE_SPARK, s + i, r);
+	}
+}
+
 /* One process as a line of the table, exactly l->width columns or fewer. */
 void row_format(const struct row *r, const struct row_layout *l, struct line *out)
 {
@@ -175,7 +229,7 @@ void row_format(const struct row *r, const struct row_layout *l, struct line *ou
 	row_cells(r->p, out);
 	if (l->hist) {
 		n = spark_series(&r->p->rate, (size_t)l->hist, l->scale, l->utf8, spark, sizeof(spark));
-		line_put(out, ROLE_SPARK, spark, n);
+		put_spark(out, spark, n, l->utf8);
 		line_put(out, ROLE_PLAIN, " ", 1);
 	}
 	n = output_tree_prefix(r, l->utf8, prefix, sizeof(prefix));
@@ -249,4 +303,118 @@ size_t rows_filter(struct row *rows, size_t n, const char *pattern, bool utf8, b
 	if (tree)
 		rows_relink(rows, n - j);
 	return n - j;
+}
+
+/* Append untrusted text s made safe for the terminal, in role. */
+static void put_safe(struct line *out, enum role role, const char *s, bool utf8)
+{
+	char buf[4 * LABEL_MAX + 1];
+	size_t n = strnlen(s, LABEL_MAX);
+
+	n = utf8 ? text_sanitize(s, n, buf, sizeof(buf)) : text_sanitize_ascii(s, n, buf, sizeof(buf));
+	line_put(out, role, buf, n);
+}
+
+/* Append ", " unless this is the first part, then "label NN%" of total. */
+static void put_share(struct line *out, int part, const char *label, unsigned long long n,
+    unsigned long long total, bool counts, bool utf8)
+{
+	double pct = 100.0 * (double)n / (double)total;
+
+	if (part)
+		line_put(out, ROLE_PLAIN, ", ", 2);
+	put_safe(out, ROLE_PLAIN, label, utf8);
+	if (pct < 0.5)
+		line_add(out, ROLE_VALUE, " <1%%");
+	else
+		line_add(out, ROLE_VALUE, " %.0f%%", pct);
+	if (counts)
+		line_add(out, ROLE_PLAIN, " (%llu)", n);
+}
+
+/* Append how p's copies split between the phases of m, e.g. "pid 123 ruby:
+ * ruby:gc__mark 81%, outside 19%": only the phases with copies, outside
+ * them last; with counts, each share's copies in parentheses. Returns the
+ * shares shown: 0 (and nothing appended) when m has no phases or p has
+ * copied nothing. */
+int row_phases(const struct proc *p, const struct model *m, bool utf8, bool counts, struct line *out)
+{
+	unsigned long long total, none = model__phase_none(p);
+	char name[ROW_NAME_MAX];
+	int nph = model__nphases(m), i, part = 0;
+
+	if (nph <= 1)
+		return 0;
+	for (total = none, i = 1; i < nph && i < PHASE_MAX; i++)
+		total += p->phase_cow[i];
+	if (!total)
+		return 0;
+	row_name(p, utf8, name, sizeof(name));
+	line_add(out, ROLE_PLAIN, "pid %d %s: ", p->pid, name);
+	for (i = 1; i < nph && i < PHASE_MAX; i++)
+		if (p->phase_cow[i])
+			put_share(out, part++, model__phase_label(m, i), p->phase_cow[i], total, counts, utf8);
+	if (none)
+		put_share(out, part++, "outside", none, total, counts, utf8);
+	return part;
+}
+
+/* The title of the probe log, naming its columns; cut or padded to width. */
+void row_marker_titles(size_t kept, int width, struct line *out)
+{
+	line_clear(out);
+	out->base = ROLE_COLHDR;
+	line_add(out, ROLE_COLHDR, "%-12s %7s %-*s PROBE ARGS", "TIME", "PID", LOG_COMM, "COMMAND");
+	line_add(out, ROLE_COLHDR, "  (%zu hit%s kept, newest last)", kept, kept == 1 ? "" : "s");
+	line_pad(out, width);
+	line_fit(out, width);
+}
+
+/* Append a probe argument: decimal, or hex when it looks like an address. */
+static void put_arg(struct line *out, long long v)
+{
+	if (v > 0xffffffffLL || v < -0x80000000LL)
+		line_add(out, ROLE_PLAIN, " 0x%llx", (unsigned long long)v);
+	else
+		line_add(out, ROLE_PLAIN, " %lld", v);
+}
+
+/* Append comm made safe, in exactly LOG_COMM columns. */
+static void put_comm(struct line *out, const char *comm, bool utf8)
+{
+	char buf[ROW_NAME_MAX];
+	size_t n = comm ? strnlen(comm, PROC_COMM_MAX) : 0;
+	int w;
+
+	if (!n) {
+		comm = "?";
+		n = 1;
+	}
+	n = utf8 ? text_sanitize(comm, n, buf, sizeof(buf)) : text_sanitize_ascii(comm, n, buf, sizeof(buf));
+	n = text_fit(buf, n, LOG_COMM, &w);
+	line_put(out, ROLE_PLAIN, buf, n);
+	line_add(out, ROLE_PLAIN, "%*s", LOG_COMM - w, "");
+}
+
+/* One probe hit as a line of the log: "12:34:56.789    1234 ruby
+ * ruby:gc__mark__begin 1 2", with comm and label (any bytes, NULL: "?")
+ * made safe. Cut to width columns. */
+void row_marker(const struct marker *mk, const char *comm, const char *label, bool utf8,
+    int width, struct line *out)
+{
+	char clock[32];
+	int i, nargs = mk->nargs;
+
+	line_clear(out);
+	fmt_clock(mk->time, clock, sizeof(clock));
+	line_add(out, ROLE_LABEL, "%-12s", clock);
+	line_add(out, ROLE_PLAIN, " %7d ", mk->pid);
+	put_comm(out, comm, utf8);
+	line_put(out, ROLE_PLAIN, " ", 1);
+	put_safe(out, ROLE_VALUE, label ? label : "?", utf8);
+	if (nargs > COWTOP_USDT_ARGS)
+		nargs = COWTOP_USDT_ARGS;
+	for (i = 0; i < nargs; i++)
+		put_arg(out, mk->args[i]);
+	line_fit(out, width);
 }

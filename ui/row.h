@@ -1,5 +1,6 @@
-/* The process table's rows as text: column layout, titles, one row, and the
- * name filter. Pure functions: rows in, lines out. */
+/* The process table's rows as text: column layout, titles, one row, the
+ * name filter, and what USDT probes add: a process's copies per phase and
+ * the lines of the probe log. Pure functions: rows in, lines out. */
 #ifndef COWTOP_UI_ROW_H
 #define COWTOP_UI_ROW_H
 
@@ -24,5 +25,9 @@ void row_titles(const struct row_layout *l, enum sort_key key, bool reverse, str
 void row_format(const struct row *r, const struct row_layout *l, struct line *out);
 size_t row_name(const struct proc *p, bool utf8, char *buf, size_t cap);
 size_t rows_filter(struct row *rows, size_t n, const char *pattern, bool utf8, bool tree);
+int row_phases(const struct proc *p, const struct model *m, bool utf8, bool counts, struct line *out);
+void row_marker_titles(size_t kept, int width, struct line *out);
+void row_marker(const struct marker *mk, const char *comm, const char *label, bool utf8,
+    int width, struct line *out);
 
 #endif

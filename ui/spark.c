@@ -36,10 +36,22 @@ static bool put_glyph(const char *g, char *buf, size_t cap, size_t *len)
 	return true;
 }
 
+/* The glyph of one interval: its level, or a probe mark when marked. */
+static const char *cell_glyph(const struct glyphs *g, double v, bool marked, double scale)
+{
+	int level = spark_level(v, scale, g->nspark);
+
+	if (marked)
+		return level ? g->mark : g->mark_idle;
+	return g->spark[level];
+}
+
 /* Draw v[0..n), oldest first, one glyph per value, a full block meaning
- * scale. buf is always NUL-terminated (when cap > 0) and never ends in a
- * partial glyph. Returns the bytes written. */
-size_t spark_render(const double *v, size_t n, double scale, bool utf8, char *buf, size_t cap)
+ * scale; where marks (NULL: none) is non-zero a USDT probe fired, and the
+ * interval shows a mark instead. buf is always NUL-terminated (when cap > 0)
+ * and never ends in a partial glyph. Returns the bytes written. */
+size_t spark_render(const double *v, const unsigned char *marks, size_t n, double scale,
+    bool utf8, char *buf, size_t cap)
 {
 	const struct glyphs *g = glyphs__pick(utf8);
 	size_t i, len = 0;
@@ -47,31 +59,34 @@ size_t spark_render(const double *v, size_t n, double scale, bool utf8, char *bu
 	if (cap == 0)
 		return 0;
 	for (i = 0; i < n; i++)
-		if (!put_glyph(g->spark[spark_level(v[i], scale, g->nspark)], buf, cap, &len))
+		if (!put_glyph(cell_glyph(g, v[i], marks && marks[i], scale), buf, cap, &len))
 			break;
 	buf[len] = '\0';
 	return len;
 }
 
-/* Draw the newest width values of s, right-aligned in width columns: time
- * before the process was seen is blank. */
+/* Draw the newest width values of s and their marks, right-aligned in width
+ * columns: time before the process was seen is blank. */
 size_t spark_series(const struct series *s, size_t width, double scale, bool utf8,
     char *buf, size_t cap)
 {
 	double v[SERIES_CAP];
+	unsigned char mk[SERIES_CAP];
 	size_t n = series__len(s), i, pad, len;
 
 	if (cap == 0)
 		return 0;
 	if (n > width)
 		n = width;
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		v[i] = series__get(s, series__len(s) - n + i);
+		mk[i] = series__mark(s, series__len(s) - n + i);
+	}
 	pad = width - n;
 	if (pad > cap - 1)
 		pad = cap - 1;
 	memset(buf, ' ', pad);
-	len = pad + spark_render(v, n, scale, utf8, buf + pad, cap - pad);
+	len = pad + spark_render(v, mk, n, scale, utf8, buf + pad, cap - pad);
 	buf[len] = '\0';
 	return len;
 }

@@ -33,12 +33,20 @@
 #define DELAY_MIN 0.1
 #define DELAY_MAX 86400.0
 #define ESC_KEY 27
+#define LOG_KEEP 256     /* probe hits copied for the log pane */
+#define LOG_MIN_BODY 4   /* body rows below which the log pane stays hidden */
 
 enum mode { MODE_TABLE, MODE_HELP, MODE_FILTER, MODE_DELAY };
 
 /* How the screen's rows are shared out. */
 struct areas {
-	int header, titles, body, status, footer;
+	int header, phases, titles, body, log, status, footer;
+};
+
+/* A probe hit as the log pane shows it, copied so a pause freezes it. */
+struct log_entry {
+	struct marker mk;
+	char comm[PROC_COMM_MAX];
 };
 
 struct tui {
@@ -62,6 +70,11 @@ struct tui {
 	struct line scratch;
 	struct line *help;
 	size_t help_top, help_n; /* first help line shown, lines in all */
+
+	bool log;                /* the probe log pane is asked for */
+	bool log_hidden;         /* ... but there is no room for it */
+	struct log_entry logs[LOG_KEEP];
+	size_t nlog, log_kept;   /* hits copied (newest last), hits the model keeps */
 };
 
 /* Set the status message (replaced by the next one, cleared by a key). */
@@ -128,6 +141,7 @@ static void pick_attrs(struct tui *t)
 		[ROLE_STATUS] = { COLOR_YELLOW, -1, A_BOLD, A_BOLD },
 		[ROLE_SEL] = { COLOR_BLACK, COLOR_CYAN, A_NORMAL, A_REVERSE },
 		[ROLE_DIM] = { -1, -1, A_DIM, A_DIM },
+		[ROLE_MARK] = { COLOR_MAGENTA, -1, A_BOLD, A_BOLD },
 	};
 	bool color = has_colors() && start_color() == OK;
 	bool defaults = color && use_default_colors() == OK;
@@ -223,8 +237,10 @@ double tui__delay(const struct tui *t)
 }
 
 /* Share the screen's rows out: a body row first, then titles, footer,
- * status and header lines, and the rest to the body. */
-static struct areas areas_of(int lines)
+ * status, header lines and the phase line (when there are phases), and the
+ * rest to the body; the log pane (when shown and there is room) takes the
+ * lower part of the body. */
+static struct areas areas_of(int lines, bool phases, bool log)
 {
 	struct areas a = { 0 };
 	int left = lines;
@@ -239,14 +255,51 @@ static struct areas areas_of(int lines)
 	left -= a.status;
 	a.header = left < HEADER_LINES ? left : HEADER_LINES;
 	left -= a.header;
+	a.phases = phases && left > 0;
+	left -= a.phases;
 	a.body += left;
+	if (log && a.body >= LOG_MIN_BODY) {
+		a.log = a.body * 2 / 5 > 2 ? a.body * 2 / 5 : 2;
+		a.body -= a.log;
+	}
 	return a;
+}
+
+/* The screen's areas for what the view shows now. */
+static struct areas areas_now(const struct tui *t, int lines)
+{
+	return areas_of(lines, t->hi.nphases > 0, t->log);
 }
 
 /* Copy a string the app owns into a buffer the header can keep. */
 static void keep_string(char *dst, size_t cap, const char *src)
 {
 	snprintf(dst, cap, "%s", src ? src : "?");
+}
+
+/* Copy the newest probe hits, with their processes' names, for the log. */
+static void log_collect(struct tui *t, struct model *m)
+{
+	const struct marker *mk;
+	struct log_entry *e;
+	struct proc *p;
+	size_t kept = model__marker_log(m, 0, &mk), i;
+
+	t->log_kept = kept;
+	t->nlog = 0;
+	for (i = kept > LOG_KEEP ? kept - LOG_KEEP : 0; i < kept; i++) {
+		model__marker_log(m, i, &mk);
+		if (!mk)
+			continue;
+		e = &t->logs[t->nlog++];
+		e->mk = *mk;
+		p = model__find_live(m, mk->pid);
+		if (!p)
+			p = model__find(m, mk->pid, 0);
+		memset(e->comm, 0, sizeof(e->comm));
+		if (p)
+			memcpy(e->comm, p->comm, sizeof(e->comm) - 1);
+	}
 }
 
 /* Take what the header shows from the app's status and the model. */
@@ -264,6 +317,10 @@ static void status_collect(struct tui *t, struct model *m, const struct tui_stat
 	t->hi.command_status = st ? st->command_status : 0;
 	t->hi.watched = model__count(m);
 	t->hi.live = model__live(m);
+	t->hi.nprobes = model__nprobes(m);
+	t->hi.nphases = model__nphases(m) > 1 ? model__nphases(m) - 1 : 0;
+	if (t->hi.nprobes)
+		log_collect(t, m);
 	t->hi.rate = 0;
 	t->hi.cow = 0;
 	for (i = 0; (p = model__at(m, i)); i++) {
@@ -291,6 +348,14 @@ static void put_text(attr_t a, const char *s, size_t n)
 	addnstr(s, (int)n);
 }
 
+/* The attributes of a span of role in l: dimmed, never bold, in a dimmed line. */
+static attr_t span_attr(const struct tui *t, const struct line *l, enum role role)
+{
+	if (l->base == ROLE_DIM)
+		return (t->attr[role] & ~A_BOLD) | A_DIM;
+	return t->attr[role];
+}
+
 /* Draw l on screen row y (erased before), cut to cols. A selected line is
  * drawn in the selection colour through and through. */
 static void draw_line(struct tui *t, int y, const struct line *l, int cols, bool sel)
@@ -305,8 +370,7 @@ static void draw_line(struct tui *t, int y, const struct line *l, int cols, bool
 
 		put_text(base, l->text + pos, s->off - pos);
 		end = s->off + s->len < keep ? s->off + s->len : keep;
-		put_text(sel ? base : t->attr[s->role] | (l->base == ROLE_DIM ? A_DIM : 0),
-			 l->text + s->off, end - s->off);
+		put_text(sel ? base : span_attr(t, l, s->role), l->text + s->off, end - s->off);
 		pos = end;
 	}
 	put_text(base, l->text + pos, keep - pos);
@@ -344,6 +408,42 @@ static void draw_table(struct tui *t, int y, const struct areas *a, int cols)
 	}
 }
 
+/* The phase line: how the selected process's copies split between phases. */
+static void phase_line(const struct tui *t, const struct model *m, struct line *l)
+{
+	const struct proc *p = view__selected(&t->v);
+
+	line_clear(l);
+	line_add(l, ROLE_LABEL, "phases ");
+	if (!p)
+		line_add(l, ROLE_PLAIN, "no process selected");
+	else if (!row_phases(p, m, t->utf8, false, l))
+		line_add(l, ROLE_PLAIN, "pid %d: no copies yet", p->pid);
+}
+
+/* Draw the probe log pane: its title, then the newest hits that fit. */
+static void draw_log(struct tui *t, const struct model *m, int y, int rows, int cols)
+{
+	const struct log_entry *e;
+	size_t i;
+
+	row_marker_titles(t->log_kept, cols, &t->scratch);
+	draw_line(t, y++, &t->scratch, cols, false);
+	if (--rows < 1)
+		return;
+	if (!t->nlog) {
+		line_clear(&t->scratch);
+		line_add(&t->scratch, ROLE_DIM, "no probe hits yet");
+		draw_line(t, y, &t->scratch, cols, false);
+		return;
+	}
+	for (i = t->nlog > (size_t)rows ? t->nlog - (size_t)rows : 0; i < t->nlog; i++) {
+		e = &t->logs[i];
+		row_marker(&e->mk, e->comm, model__probe_label(m, e->mk.probe), t->utf8, cols, &t->scratch);
+		draw_line(t, y++, &t->scratch, cols, false);
+	}
+}
+
 /* The state of the view in a few words: sort, tree, focus, filter, follow. */
 static void status_indicators(const struct tui *t, struct line *l)
 {
@@ -359,6 +459,8 @@ static void status_indicators(const struct tui *t, struct line *l)
 		line_add(l, ROLE_STATUS, "  following PID %d", v->follow_pid);
 	if (t->paused)
 		line_add(l, ROLE_WARN, "  PAUSED");
+	if (t->log)
+		line_add(l, ROLE_STATUS, "  probe log%s (l: hide)", t->log_hidden ? ": no room" : "");
 	line_add(l, ROLE_PLAIN, "  %zu shown", v->n);
 }
 
@@ -389,8 +491,10 @@ static void status_line(const struct tui *t, struct line *l)
 /* The footer: key hints, or what the keys do in a prompt. */
 static void footer_line(const struct tui *t, struct line *l)
 {
-	static const struct keyhint prompt[] = { { "Enter", "Done" }, { "Esc", "Cancel" } };
-	static const struct keyhint help[] = { { "Up/Down", "Scroll" }, { "other keys", "Back" } };
+	static const struct keyhint prompt[] = { { "Enter", "Done", false }, { "Esc", "Cancel", false } };
+	static const struct keyhint help[] = {
+		{ "Up/Down", "Scroll", false }, { "other keys", "Back", false },
+	};
 	const struct keyhint *h;
 	size_t n, i;
 
@@ -405,6 +509,8 @@ static void footer_line(const struct tui *t, struct line *l)
 		h = keys__footer(&n);
 	}
 	for (i = 0; i < n; i++) {
+		if (h[i].usdt && !t->hi.nprobes)
+			continue;
 		line_add(l, ROLE_KEY, "%s", h[i].key);
 		line_add(l, ROLE_KEYDESC, "%s", h[i].what);
 		line_add(l, ROLE_PLAIN, " ");
@@ -443,13 +549,14 @@ static void place_cursor(struct tui *t, int y)
 }
 
 /* Draw the whole screen into the buffer, then show it in one update. */
-static void draw(struct tui *t)
+static void draw(struct tui *t, const struct model *m)
 {
 	int lines, cols, y = 0, i;
 	struct areas a;
 
 	screen_size(&lines, &cols);
-	a = areas_of(lines);
+	a = areas_now(t, lines);
+	t->log_hidden = t->log && !a.log;
 	erase();
 	if (t->mode == MODE_HELP) {
 		draw_help(t, lines - a.status - a.footer, cols);
@@ -462,7 +569,13 @@ static void draw(struct tui *t)
 		header_build(&t->hi, hdr);
 		for (i = 0; i < a.header; i++)
 			draw_line(t, y++, &hdr[i], cols, false);
+		if (a.phases) {
+			phase_line(t, m, &t->scratch);
+			draw_line(t, y++, &t->scratch, cols, false);
+		}
 		draw_table(t, y, &a, cols);
+		if (a.log)
+			draw_log(t, m, y + a.titles + a.body, a.log, cols);
 	}
 	y = lines - a.footer - a.status;
 	if (a.status) {
@@ -488,27 +601,27 @@ void tui__frame(struct tui *t, struct model *m, const struct tui_status *st)
 		status_collect(t, m, st);
 	}
 	take_note(t);
-	draw(t);
+	draw(t, m);
 }
 
 /* The terminal changed size: take the new size and lay out again. */
 void tui__resize(struct tui *t, struct model *m, const struct tui_status *st)
 {
-	(void)m;
 	(void)st;
 	if (!t || !t->screen)
 		return;
 	sync_size();
-	draw(t);
+	draw(t, m);
 }
 
 /* Rows of the table on screen now (a page). */
-static long page_rows(void)
+static long page_rows(const struct tui *t)
 {
-	int lines, cols;
+	int lines, cols, body;
 
 	screen_size(&lines, &cols);
-	return areas_of(lines).body > 1 ? areas_of(lines).body - 1 : 1;
+	body = areas_now(t, lines).body;
+	return body > 1 ? body - 1 : 1;
 }
 
 /* Handle a selection move; false if cmd is not one. */
@@ -517,8 +630,8 @@ static bool cmd_move(struct tui *t, enum cmd c)
 	switch (c) {
 	case CMD_UP: view__move(&t->v, -1); return true;
 	case CMD_DOWN: view__move(&t->v, 1); return true;
-	case CMD_PGUP: view__move(&t->v, -page_rows()); return true;
-	case CMD_PGDN: view__move(&t->v, page_rows()); return true;
+	case CMD_PGUP: view__move(&t->v, -page_rows(t)); return true;
+	case CMD_PGDN: view__move(&t->v, page_rows(t)); return true;
 	case CMD_HOME: view__move(&t->v, -(long)t->v.sel); return true;
 	case CMD_END: view__move(&t->v, (long)t->v.n); return true;
 	default: return false;
@@ -551,8 +664,40 @@ static void put_trimmed(FILE *f, const char *s, size_t n)
 	fputc('\n', f);
 }
 
-/* The view as plain text: header, titles, every row; no footer. */
-static char *snapshot_text(struct tui *t, size_t *len)
+/* Whether p made copies inside any phase. */
+static bool in_phases(const struct proc *p)
+{
+	int i;
+
+	for (i = 1; i < PHASE_MAX; i++)
+		if (p->phase_cow[i])
+			return true;
+	return false;
+}
+
+/* The phase split of every row that made copies inside a phase, after a
+ * blank line and a title; nothing when none did. */
+static void snapshot_phases(struct tui *t, const struct model *m, FILE *f)
+{
+	bool titled = false;
+	size_t k;
+
+	for (k = 0; k < t->v.n; k++) {
+		if (!in_phases(t->v.rows[k].p))
+			continue;
+		line_clear(&t->scratch);
+		if (!row_phases(t->v.rows[k].p, m, t->utf8, true, &t->scratch))
+			continue;
+		if (!titled)
+			fputs("\ncopies per phase: share of each process's copies (and their number)\n", f);
+		titled = true;
+		put_trimmed(f, t->scratch.text, t->scratch.len);
+	}
+}
+
+/* The view as plain text: header, titles, every row, the phase split; no
+ * footer. */
+static char *snapshot_text(struct tui *t, const struct model *m, size_t *len)
 {
 	struct line hdr[HEADER_LINES];
 	struct row_layout rl;
@@ -574,6 +719,7 @@ static char *snapshot_text(struct tui *t, size_t *len)
 		row_format(&t->v.rows[k], &rl, &t->scratch);
 		put_trimmed(f, t->scratch.text, t->scratch.len);
 	}
+	snapshot_phases(t, m, f);
 	if (fclose(f)) {
 		free(buf);
 		return NULL;
@@ -582,7 +728,7 @@ static char *snapshot_text(struct tui *t, size_t *len)
 }
 
 /* Write the view to the snapshot file and say where (or why not). */
-static void snapshot(struct tui *t)
+static void snapshot(struct tui *t, const struct model *m)
 {
 	char path[4096], err[256];
 	size_t len;
@@ -592,7 +738,7 @@ static void snapshot(struct tui *t)
 		snprintf(path, sizeof(path), "%s", t->o.snapshot_path);
 	else
 		snapshot__default_path(time(NULL), path, sizeof(path));
-	text = snapshot_text(t, &len);
+	text = snapshot_text(t, m, &len);
 	if (!text) {
 		say(t, true, "snapshot: cannot write %s: out of memory", path);
 		return;
@@ -602,6 +748,16 @@ static void snapshot(struct tui *t)
 	else
 		say(t, false, "snapshot written to %s (%zu processes)", path, t->v.n);
 	free(text);
+}
+
+/* Show or hide the probe log; without probes, say how to get some. */
+static void log_toggle(struct tui *t, const struct model *m)
+{
+	if (!model__nprobes(m) && !t->log) {
+		say(t, false, "no USDT probes attached: start cowtop with -u PROVIDER:NAME");
+		return;
+	}
+	t->log = !t->log;
 }
 
 /* Enter a prompt, its input starting as init. */
@@ -653,7 +809,8 @@ static enum tui_action key_table(struct tui *t, struct model *m, const struct tu
 	switch (c) {
 	case CMD_FILTER: prompt(t, MODE_FILTER, t->v.filter); break;
 	case CMD_DELAY: prompt(t, MODE_DELAY, ""); break;
-	case CMD_SNAPSHOT: snapshot(t); break;
+	case CMD_SNAPSHOT: snapshot(t, m); break;
+	case CMD_LOG: log_toggle(t, m); break;
 	case CMD_HELP:
 		t->mode = MODE_HELP;
 		t->help_top = 0;
@@ -736,10 +893,10 @@ static void help_key(struct tui *t, int ch)
 		t->help_top++; /* drawing clamps it */
 		break;
 	case CMD_PGUP:
-		t->help_top = t->help_top > (size_t)page_rows() ? t->help_top - (size_t)page_rows() : 0;
+		t->help_top = t->help_top > (size_t)page_rows(t) ? t->help_top - (size_t)page_rows(t) : 0;
 		break;
 	case CMD_PGDN:
-		t->help_top += (size_t)page_rows();
+		t->help_top += (size_t)page_rows(t);
 		break;
 	default:
 		if (ch != KEY_RESIZE)
@@ -778,6 +935,6 @@ enum tui_action tui__input(struct tui *t, struct model *m, const struct tui_stat
 			act = a;
 		take_note(t);
 	}
-	draw(t);
+	draw(t, m);
 	return act;
 }

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # TUI tests: run cowtop's full-screen view in a detached tmux pane of fixed
 # size, drive it with send-keys and read the screen back with capture-pane.
-# Runs in UTF-8 (LANG=C.UTF-8), ASCII (LANG=C) and --ascii modes.
+# Runs in UTF-8 (LANG=C.UTF-8), ASCII (LANG=C) and --ascii modes, then with
+# USDT probes on a Ruby workload (skipped without a Ruby that has them).
 #
 # Environment:
 #   COWTOP   cowtop binary (default ./cowtop)
 #   COWLOAD  workload binary (default ./tests/workloads/cowload)
-#   COWTOP_TUI_MODES  modes to run (default "utf8 ascii-locale ascii-flag")
+#   COWTOP_TUI_MODES  modes to run (default "utf8 ascii-locale ascii-flag usdt")
 #   COWTOP_TEST_KEEP  1: keep the work directory
 #
 # Needs root (cowtop loads eBPF programs) and tmux.
@@ -14,7 +15,7 @@ set -euo pipefail
 
 COWTOP=${COWTOP:-./cowtop}
 COWLOAD=${COWLOAD:-./tests/workloads/cowload}
-MODES=${COWTOP_TUI_MODES:-utf8 ascii-locale ascii-flag}
+MODES=${COWTOP_TUI_MODES:-utf8 ascii-locale ascii-flag usdt}
 SOCK=cowtop-tui-$$
 SESSION=tui
 PASSED=0
@@ -151,6 +152,11 @@ sel_is_last() {
 # The flat list draws no tree lines.
 no_tree_lines() {
 	! rows | grep -qE -- "$TREE_RE"
+}
+
+# Nothing of USDT probes on screen when none were asked for.
+no_usdt_shown() {
+	screen_lacks "probes" && screen_lacks "Log" && screen_lacks "phases"
 }
 
 # The history title lost its long form for want of room.
@@ -296,6 +302,9 @@ test_layout() {
 	expect "the history column shows its scale" screen_has "CoW/s history (max "
 	expect "a hostile process name is escaped" hostile_escaped
 	expect "lost events are shown" screen_has "lost 0"
+	expect "no probes: no probe count, no log hint" no_usdt_shown
+	keys l
+	expect "without probes, l says how to get some" screen_has "no USDT probes attached"
 	keys t
 	expect "flat list: the busiest process first" busiest_first flat
 	expect "flat list has no tree lines" no_tree_lines
@@ -474,10 +483,98 @@ test_exited() {
 	stop
 }
 
-# One mode: UTF-8, ASCII by locale, or ASCII by flag.
+# Whether the Ruby on the PATH has the GC probes.
+ruby_with_probes() {
+	local lib
+	command -v ruby >/dev/null || return 1
+	# the libruby it maps, else the interpreter itself (a static build)
+	lib=$(ruby -e 'puts File.foreach("/proc/self/maps").map { |l| l.split[5] }
+		.find { |f| f.to_s.include?("libruby") } || File.readlink("/proc/self/exe")' 2>/dev/null) ||
+		return 1
+	[[ -f $lib ]] && "$COWTOP" --list-usdt "$lib" 2>/dev/null | grep -q 'gc__mark__begin'
+}
+
+# A forking Ruby program whose children run the GC for a while: the copies
+# they make while marking are counted in the phase ruby:gc__mark.
+write_gc_workload() {
+	cat >"$1" <<-'RUBY'
+		a = Array.new(300_000) { |i| "s#{i}" }
+		3.times { GC.start }
+		sleep 1
+		main = Process.pid
+		2.times do
+		  fork do
+		    80.times { break if Process.ppid != main; GC.start; sleep 0.3 }
+		    exit!(0)
+		  end
+		end
+		Process.waitall
+		a.size
+	RUBY
+}
+
+# A line of the probe log: a clock to the millisecond, a pid, ruby, a GC probe.
+log_line_shown() {
+	screen | grep -qE '^[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3} +[0-9]+ ruby +ruby:gc__mark__(begin|end)'
+}
+
+# The selected child's copies split between the mark phase and the rest.
+phase_split_shown() {
+	screen | grep -qE '^phases pid [0-9]+ ruby: ruby:gc__mark ([0-9]+|<1)%'
+}
+
+# A probe mark in a row's sparkline.
+marks_shown() {
+	rows | grep -qE '[◆◇]'
+}
+
+# The snapshot ends with the phase split of the children, free of escapes.
+snapshot_phases() {
+	local f
+	f=$(find "$DIR" -maxdepth 1 -name 'cowtop-*.txt')
+	[[ -n $f ]] && ! grep -q "$ESC" "$f" && grep -q '^copies per phase' "$f" &&
+		grep -qE '^pid [0-9]+ ruby: ruby:gc__mark [0-9<]+% \([0-9]+\)' "$f"
+}
+
+# USDT probes: their count, marks, the phase line, the log pane, snapshots.
+test_usdt() {
+	if ! ruby_with_probes; then
+		echo "skip: $MODE: no Ruby with USDT probes"
+		return 0
+	fi
+	DIR=$WORK/$MODE
+	mkdir -p "$DIR"
+	write_gc_workload "$DIR/gc.rb"
+	t new-session -d -s "$SESSION" -x 120 -y 40 \
+		"cd '$DIR' && LANG=C.UTF-8 LC_ALL= '$COWTOP' -d 0.5 -u ruby:gc__mark__begin -- ruby gc.rb; \
+		echo COWTOP-EXIT=\$?; sleep 600"
+	expect "the header counts the probes and the phase" screen_has "probes 2 (1 phase)"
+	expect "the phase line is shown" screen_has "phases pid "
+	expect "the main process and its two children" nrows_is 3
+	expect "probe marks in the sparklines" marks_shown
+	keys Home j
+	expect "the phase split of the selected child" phase_split_shown
+	expect "the footer offers the log" screen_has "Log"
+	keys l
+	expect "the log pane has its title" screen_has "TIME             PID COMMAND"
+	expect "the log shows probe hits" log_line_shown
+	keys w
+	expect "the snapshot has the phase split" snapshot_phases
+	keys l
+	expect "l hides the log again" screen_lacks "TIME             PID COMMAND"
+	keys q
+	expect "quits" screen_has "COWTOP-EXIT="
+	t kill-session -t "$SESSION" 2>/dev/null || true
+}
+
+# One mode: UTF-8, ASCII by locale, ASCII by flag, or USDT probes.
 run_mode() {
 	local lang opts=
 	MODE=$1
+	if [[ $MODE == usdt ]]; then
+		test_usdt
+		return
+	fi
 	case $MODE in
 	utf8) lang=C.UTF-8 UTF8=1 TREE_RE='(├─|└─) ' ;;
 	ascii-locale) lang=C UTF8=0 TREE_RE='(\|-|`-) ' ;;

@@ -1,4 +1,4 @@
-/* Unit tests: the header lines (fields, warnings, untrusted text). */
+/* Unit tests: the header lines (fields, warnings, untrusted text, probes). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -101,12 +101,38 @@ static void test_untrusted_text_escaped(void **state)
 	free(l);
 }
 
+static void test_probes_only_when_attached(void **state)
+{
+	struct header_info h = info();
+	struct line *l = calloc(HEADER_LINES, sizeof(*l));
+	int i;
+
+	(void)state;
+	header_build(&h, l);
+	for (i = 0; i < HEADER_LINES; i++)
+		assert_null(strstr(l[i].text, "probes"));
+	h.nprobes = 1;
+	header_build(&h, l);
+	assert_non_null(strstr(l[2].text, "lost 0  probes 1"));
+	assert_true(role_at(&l[2], "probes", ROLE_LABEL));
+	h.nprobes = 3;
+	h.nphases = 1;
+	h.paused = true;
+	header_build(&h, l);
+	assert_non_null(strstr(l[2].text, "probes 3 (1 phase)  [PAUSED]"));
+	h.nphases = 2;
+	header_build(&h, l);
+	assert_non_null(strstr(l[2].text, "probes 3 (2 phases)"));
+	free(l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fields),
 		cmocka_unit_test(test_lost_and_paused_warn),
 		cmocka_unit_test(test_untrusted_text_escaped),
+		cmocka_unit_test(test_probes_only_when_attached),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -57,6 +57,7 @@ static void test_conventions(void **state)
 	assert_int_equal(keys__lookup('d'), CMD_DELAY);
 	assert_int_equal(keys__lookup('w'), CMD_SNAPSHOT);
 	assert_int_equal(keys__lookup('?'), CMD_HELP);
+	assert_int_equal(keys__lookup('l'), CMD_LOG);
 	assert_int_equal(keys__lookup('x'), CMD_NONE);
 }
 
@@ -83,6 +84,41 @@ static void test_help_lists_every_key(void **state)
 	free(lines);
 }
 
+static void test_footer_log_hint_only_with_probes(void **state)
+{
+	const struct keyhint *h;
+	size_t n, i, usdt = 0;
+
+	(void)state;
+	h = keys__footer(&n);
+	for (i = 0; i < n; i++) {
+		if (!h[i].usdt)
+			continue;
+		usdt++;
+		assert_string_equal(h[i].key, "l");
+		assert_int_equal(keys__lookup(h[i].key[0]), CMD_LOG);
+	}
+	assert_int_equal(usdt, 1);
+	assert_string_equal(h[n - 1].key, "q"); /* quit stays last */
+}
+
+static void test_help_explains_marks(void **state)
+{
+	struct line *lines = calloc(64, sizeof(*lines));
+	size_t nl, k;
+	int utf8, found;
+
+	(void)state;
+	assert_non_null(lines);
+	for (utf8 = 0; utf8 < 2; utf8++) {
+		nl = help_build(lines, 64, utf8);
+		for (found = 0, k = 0; k < nl; k++)
+			found += strstr(lines[k].text, utf8 ? "\u25c6 a probe fired" : "! a probe fired") != NULL;
+		assert_int_equal(found, 1);
+	}
+	free(lines);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -90,6 +126,8 @@ int main(void)
 		cmocka_unit_test(test_no_key_bound_twice),
 		cmocka_unit_test(test_conventions),
 		cmocka_unit_test(test_help_lists_every_key),
+		cmocka_unit_test(test_footer_log_hint_only_with_probes),
+		cmocka_unit_test(test_help_explains_marks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

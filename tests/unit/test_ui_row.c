@@ -1,5 +1,7 @@
 /* Unit tests: table rows as text (layout, cells, tree lines, hostile names,
- * cutting to width), column titles, number formats and the name filter. */
+ * cutting to width), column titles, number formats, the name filter, and
+ * what USDT probes add: marks in the sparkline, the phase split, the lines
+ * of the probe log. */
 #include <locale.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -8,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <cmocka.h>
 #include "fmt.h"
 #include "line.h"
@@ -331,6 +334,220 @@ static void test_filter_relinks_bars(void **state)
 	assert_string_equal(prefix, "  `- ");
 }
 
+/* The role of byte off of l (ROLE_PLAIN when no span covers it). */
+static enum role role_of(const struct line *l, size_t off)
+{
+	int i;
+
+	for (i = 0; i < l->nspan; i++)
+		if (l->span[i].off <= off && off < l->span[i].off + l->span[i].len)
+			return l->span[i].role;
+	return ROLE_PLAIN;
+}
+
+static void test_marks_in_their_colour(void **state)
+{
+	struct model *m = sample();
+	struct line *l = malloc(sizeof(*l));
+	struct row_layout rl;
+	size_t n, k;
+	struct row *rows = rows_of(m, true, &n);
+	const char *at;
+
+	(void)state;
+	series__push_marked(&rows[1].p->rate, 0, 1);
+	series__push(&rows[1].p->rate, 42);
+	row_layout_init(&rl, 80, false);
+	rl.scale = 42;
+	row_format(&rows[1], &rl, l);
+	assert_string_equal(l->text,
+		"    101 R    21.0      42   1.0M   2.0M                @+|@ |- worker");
+	at = strchr(l->text, '|');
+	assert_int_equal(role_of(l, (size_t)(at - l->text)), ROLE_MARK);
+	assert_int_equal(role_of(l, (size_t)(at - l->text) - 1), ROLE_SPARK);
+	assert_int_equal(role_of(l, (size_t)(at - l->text) + 1), ROLE_SPARK);
+	assert_int_equal(role_of(l, (size_t)(strstr(l->text, "|- ") - l->text)), ROLE_TREE);
+	row_layout_init(&rl, 80, true);
+	row_format(&rows[1], &rl, l);
+	at = strstr(l->text, "◇");
+	assert_non_null(at);
+	for (k = 0; k < strlen("◇"); k++)
+		assert_int_equal(role_of(l, (size_t)(at - l->text) + k), ROLE_MARK);
+	model__free(m);
+	free(l);
+}
+
+static void test_many_marks_keep_the_tree_colour(void **state)
+{
+	struct model *m = sample();
+	struct line *l = malloc(sizeof(*l));
+	struct row_layout rl;
+	size_t n;
+	struct row *rows = rows_of(m, true, &n);
+	int i;
+
+	(void)state;
+	for (i = 0; i < SERIES_CAP; i++)
+		series__push_marked(&rows[1].p->rate, i % 2 ? 5 : 0, (unsigned char)(i % 2));
+	row_layout_init(&rl, 2000, false);
+	rl.scale = 5;
+	row_format(&rows[1], &rl, l);
+	assert_non_null(strstr(l->text, "_!_!_!"));
+	/* too many runs to colour: the marks keep only their glyph */
+	assert_int_equal(role_of(l, ROW_FIXED + 1), ROLE_SPARK);
+	assert_int_equal(role_of(l, (size_t)(strstr(l->text, "|- ") - l->text)), ROLE_TREE);
+	model__free(m);
+	free(l);
+}
+
+/* A model with one phase and probes, worker (101) having copied 100 pages,
+ * 81 of them inside the phase. */
+static struct model *phased(const char *phase_label)
+{
+	struct model *m = sample();
+	struct proc *w = model__find(m, 101, 0);
+	int ph = model__add_phase(m, phase_label);
+
+	assert_int_equal(ph, 1);
+	model__add_probe(m, "ruby:gc__mark__begin", ph);
+	model__add_probe(m, "ruby:gc__mark__end", ph);
+	model__add_probe(m, "ruby:\x1b[2Jboom\x07", 0);
+	w->counts.cow = 100;
+	w->phase_cow[ph] = 81;
+	return m;
+}
+
+static void test_phase_split(void **state)
+{
+	struct model *m = phased("ruby:gc__mark");
+	struct line *l = malloc(sizeof(*l));
+	struct proc *w = model__find(m, 101, 0);
+
+	(void)state;
+	line_clear(l);
+	assert_int_equal(row_phases(w, m, false, false, l), 2);
+	assert_string_equal(l->text, "pid 101 worker: ruby:gc__mark 81%, outside 19%");
+	line_clear(l);
+	row_phases(w, m, true, true, l);
+	assert_string_equal(l->text, "pid 101 worker: ruby:gc__mark 81% (81), outside 19% (19)");
+	w->phase_cow[1] = 100; /* every copy in the phase: no "outside" */
+	line_clear(l);
+	assert_int_equal(row_phases(w, m, false, false, l), 1);
+	assert_string_equal(l->text, "pid 101 worker: ruby:gc__mark 100%");
+	w->counts.cow = 1000;
+	w->phase_cow[1] = 1; /* a sliver still shows */
+	line_clear(l);
+	row_phases(w, m, false, false, l);
+	assert_string_equal(l->text, "pid 101 worker: ruby:gc__mark <1%, outside 100%");
+	line_clear(l);
+	assert_int_equal(row_phases(model__find(m, 100, 0), m, false, false, l), 0); /* no copies */
+	assert_int_equal(l->len, 0);
+	model__free(m);
+	free(l);
+}
+
+static void test_phase_split_needs_phases(void **state)
+{
+	struct model *m = sample();
+	struct line *l = malloc(sizeof(*l));
+
+	(void)state;
+	line_clear(l);
+	model__add_probe(m, "ruby:marker", 0); /* a marker alone makes no phase */
+	assert_int_equal(row_phases(model__find(m, 101, 0), m, false, true, l), 0);
+	assert_int_equal(l->len, 0);
+	model__free(m);
+	free(l);
+}
+
+static void test_phase_split_hostile(void **state)
+{
+	struct model *m = phased("x:\x1b]0;pwned\x07\xff");
+	struct line *l = malloc(sizeof(*l));
+	struct proc *e = model__find(m, 102, 0);
+	int utf8;
+
+	(void)state;
+	e->counts.cow = 4;
+	e->phase_cow[1] = 1;
+	for (utf8 = 0; utf8 < 2; utf8++) {
+		line_clear(l);
+		assert_int_equal(row_phases(e, m, utf8, true, l), 2);
+		assert_null(strchr(l->text, '\x1b'));
+		assert_null(strchr(l->text, '\x07'));
+		assert_null(strchr(l->text, '\xff'));
+		assert_non_null(strstr(l->text, "x:\\e]0;pwned\\x07\\xff 25% (1), outside 75% (3)"));
+		assert_memory_equal(l->text, "pid 102 \\e]0;pwned", 18);
+	}
+	model__free(m);
+	free(l);
+}
+
+/* 12:34:56.789 UTC on the first day of 2024. */
+#define NOON_ISH (1704067200.0 + 12 * 3600 + 34 * 60 + 56.789)
+
+static void test_marker_line(void **state)
+{
+	struct marker mk = { .time = NOON_ISH, .pid = 101, .probe = 0, .nargs = 3,
+			     .args = { 1, -2, 0x7f0000001000LL } };
+	struct line *l = malloc(sizeof(*l));
+
+	(void)state;
+	setenv("TZ", "UTC", 1);
+	tzset();
+	row_marker(&mk, "worker", "ruby:gc__mark__begin", false, 200, l);
+	assert_string_equal(l->text,
+		"12:34:56.789     101 worker          ruby:gc__mark__begin 1 -2 0x7f0000001000");
+	assert_int_equal(role_of(l, 0), ROLE_LABEL);
+	mk.nargs = 0;
+	row_marker(&mk, NULL, NULL, true, 200, l);
+	assert_string_equal(l->text, "12:34:56.789     101 ?               ?");
+	mk.nargs = 99; /* more than a hit can carry: only those there are */
+	row_marker(&mk, "a-very-long-process-name", "p:n", false, 200, l);
+	assert_string_equal(l->text,
+		"12:34:56.789     101 a-very-long-pro p:n 1 -2 0x7f0000001000");
+	row_marker(&mk, "worker", "p:n", false, 16, l);
+	assert_string_equal(l->text, "12:34:56.789    ");
+	mk.time = NOON_ISH + 0.2109; /* milliseconds round, never to the next second */
+	row_marker(&mk, "w", "p:n", false, 12, l);
+	assert_string_equal(l->text, "12:34:56.999");
+	free(l);
+}
+
+static void test_marker_line_hostile(void **state)
+{
+	struct marker mk = { .time = NOON_ISH, .pid = 7 };
+	struct line *l = malloc(sizeof(*l));
+	int utf8;
+
+	(void)state;
+	setenv("TZ", "UTC", 1);
+	tzset();
+	for (utf8 = 0; utf8 < 2; utf8++) {
+		row_marker(&mk, "\x1b[2J\xff", "p:\x1b]0;x\x07\n", utf8, 200, l);
+		assert_null(strchr(l->text, '\x1b'));
+		assert_null(strchr(l->text, '\x07'));
+		assert_null(strchr(l->text, '\n'));
+		assert_null(strchr(l->text, '\xff'));
+		assert_non_null(strstr(l->text, " \\e[2J\\xff       p:\\e]0;x\\x07\\n"));
+	}
+	free(l);
+}
+
+static void test_marker_titles(void **state)
+{
+	struct line *l = malloc(sizeof(*l));
+
+	(void)state;
+	row_marker_titles(3, 100, l);
+	assert_int_equal(l->base, ROLE_COLHDR);
+	assert_int_equal(l->len, 100);
+	assert_memory_equal(l->text, "TIME             PID COMMAND         PROBE ARGS  (3 hits kept", 61);
+	row_marker_titles(1, 10, l);
+	assert_string_equal(l->text, "TIME      ");
+	free(l);
+}
+
 static void test_text_fit_wide(void **state)
 {
 	int w;
@@ -357,6 +574,14 @@ int main(void)
 		cmocka_unit_test(test_cut_to_width),
 		cmocka_unit_test(test_titles),
 		cmocka_unit_test(test_formats),
+		cmocka_unit_test(test_marks_in_their_colour),
+		cmocka_unit_test(test_many_marks_keep_the_tree_colour),
+		cmocka_unit_test(test_phase_split),
+		cmocka_unit_test(test_phase_split_needs_phases),
+		cmocka_unit_test(test_phase_split_hostile),
+		cmocka_unit_test(test_marker_line),
+		cmocka_unit_test(test_marker_line_hostile),
+		cmocka_unit_test(test_marker_titles),
 		cmocka_unit_test(test_filter_tree_keeps_ancestors),
 		cmocka_unit_test(test_filter_flat_and_escapes),
 		cmocka_unit_test(test_filter_relinks_bars),

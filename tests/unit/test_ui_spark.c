@@ -1,4 +1,5 @@
-/* Unit tests: sparklines (both glyph sets), their scale and padding. */
+/* Unit tests: sparklines (both glyph sets), their scale and padding, and
+ * the marks of USDT probe hits. */
 #include <locale.h>
 #include <math.h>
 #include <setjmp.h>
@@ -33,7 +34,7 @@ static void test_utf8_ramp(void **state)
 	size_t n;
 
 	(void)state;
-	n = spark_render(v, N(v), 7, true, buf, sizeof(buf));
+	n = spark_render(v, NULL, N(v), 7, true, buf, sizeof(buf));
 	assert_string_equal(buf, "▁▂▃▄▅▆▇█");
 	assert_int_equal(n, strlen("▁▂▃▄▅▆▇█"));
 }
@@ -44,7 +45,7 @@ static void test_ascii_ramp(void **state)
 	char buf[64];
 
 	(void)state;
-	assert_int_equal(spark_render(v, N(v), 9, false, buf, sizeof(buf)), 10);
+	assert_int_equal(spark_render(v, NULL, N(v), 9, false, buf, sizeof(buf)), 10);
 	assert_string_equal(buf, "_.:-=+*#%@");
 }
 
@@ -54,11 +55,11 @@ static void test_all_zero_is_a_baseline(void **state)
 	char buf[64];
 
 	(void)state;
-	spark_render(v, N(v), 0, true, buf, sizeof(buf));
+	spark_render(v, NULL, N(v), 0, true, buf, sizeof(buf));
 	assert_string_equal(buf, "▁▁▁▁▁▁");
-	spark_render(v, N(v), 0, false, buf, sizeof(buf));
+	spark_render(v, NULL, N(v), 0, false, buf, sizeof(buf));
 	assert_string_equal(buf, "______");
-	spark_render(v, N(v), 100, false, buf, sizeof(buf));
+	spark_render(v, NULL, N(v), 100, false, buf, sizeof(buf));
 	assert_string_equal(buf, "______");
 }
 
@@ -68,9 +69,9 @@ static void test_small_values_rise(void **state)
 	char buf[64];
 
 	(void)state;
-	spark_render(v, N(v), 1000, false, buf, sizeof(buf));
+	spark_render(v, NULL, N(v), 1000, false, buf, sizeof(buf));
 	assert_string_equal(buf, "_.@");
-	spark_render(v, N(v), 1000, true, buf, sizeof(buf));
+	spark_render(v, NULL, N(v), 1000, true, buf, sizeof(buf));
 	assert_string_equal(buf, "▁▂█");
 }
 
@@ -81,14 +82,14 @@ static void test_never_splits_a_glyph(void **state)
 
 	(void)state;
 	memset(buf, 'x', sizeof(buf));
-	assert_int_equal(spark_render(v, N(v), 7, true, buf, 7), 6); /* 2 glyphs + NUL */
+	assert_int_equal(spark_render(v, NULL, N(v), 7, true, buf, 7), 6); /* 2 glyphs + NUL */
 	assert_string_equal(buf, "██");
-	assert_int_equal(spark_render(v, N(v), 7, true, buf, 3), 0);
+	assert_int_equal(spark_render(v, NULL, N(v), 7, true, buf, 3), 0);
 	assert_string_equal(buf, "");
-	assert_int_equal(spark_render(v, N(v), 7, false, buf, 3), 2);
+	assert_int_equal(spark_render(v, NULL, N(v), 7, false, buf, 3), 2);
 	assert_string_equal(buf, "@@");
 	buf[0] = 'x';
-	assert_int_equal(spark_render(v, N(v), 7, false, buf, 0), 0);
+	assert_int_equal(spark_render(v, NULL, N(v), 7, false, buf, 0), 0);
 	assert_int_equal(buf[0], 'x');
 }
 
@@ -128,6 +129,57 @@ static void test_series_wraps_and_scales(void **state)
 	assert_true(spark_scale(&s, 10) == 3);
 }
 
+static void test_marks_replace_glyphs(void **state)
+{
+	double v[] = { 0, 7, 7, 0, 3 };
+	unsigned char mk[] = { 0, 1, 0, 3, 2 };
+	char buf[64];
+
+	(void)state;
+	assert_int_equal(spark_render(v, mk, N(v), 7, false, buf, sizeof(buf)), 5);
+	assert_string_equal(buf, "_!@|!"); /* '!': copies in the interval, '|': none */
+	spark_render(v, mk, N(v), 7, true, buf, sizeof(buf));
+	assert_string_equal(buf, "▁◆█◇◆");
+	spark_render(v, NULL, N(v), 7, true, buf, sizeof(buf));
+	assert_string_equal(buf, "▁██▁▄"); /* no marks: the plain sparkline */
+}
+
+static void test_marks_never_split(void **state)
+{
+	double v[] = { 1, 1, 1 };
+	unsigned char mk[] = { 1, 1, 1 };
+	char buf[8];
+
+	(void)state;
+	assert_int_equal(spark_render(v, mk, N(v), 1, true, buf, 8), 6); /* 2 marks + NUL */
+	assert_string_equal(buf, "◆◆");
+	assert_int_equal(spark_render(v, mk, N(v), 1, false, buf, 3), 2);
+	assert_string_equal(buf, "!!");
+}
+
+static void test_series_marks_follow_values(void **state)
+{
+	struct series s = { 0 };
+	char buf[128];
+	int i;
+
+	(void)state;
+	series__push(&s, 10);
+	series__push_marked(&s, 0, 1);
+	series__push_marked(&s, 10, 5);
+	series__push(&s, 0);
+	spark_series(&s, 6, 10, false, buf, sizeof(buf));
+	assert_string_equal(buf, "  @|!_");
+	spark_series(&s, 6, 10, true, buf, sizeof(buf));
+	assert_string_equal(buf, "  █◇◆▁");
+	spark_series(&s, 2, 10, false, buf, sizeof(buf));
+	assert_string_equal(buf, "!_"); /* the marks scroll with their values */
+	for (i = 0; i < SERIES_CAP; i++)
+		series__push(&s, 1);
+	spark_series(&s, 8, 1, false, buf, sizeof(buf));
+	assert_string_equal(buf, "@@@@@@@@"); /* old marks scrolled out */
+}
+
 static void test_glyphs_one_column(void **state)
 {
 	const struct glyphs *g;
@@ -144,6 +196,15 @@ static void test_glyphs_one_column(void **state)
 			assert_true(set || (unsigned char)g->spark[i][0] < 0x80);
 		}
 		assert_int_equal(text_width(g->sort_down), 1);
+		assert_int_equal(text_width(g->mark), 1);
+		assert_int_equal(text_width(g->mark_idle), 1);
+		assert_true(set || ((unsigned char)g->mark[0] < 0x80 &&
+				    (unsigned char)g->mark_idle[0] < 0x80));
+		assert_string_not_equal(g->mark, g->mark_idle);
+		for (i = 0; i < g->nspark; i++) { /* a mark never looks like a level */
+			assert_string_not_equal(g->spark[i], g->mark);
+			assert_string_not_equal(g->spark[i], g->mark_idle);
+		}
 	}
 	setlocale(LC_CTYPE, "C");
 }
@@ -159,6 +220,9 @@ int main(void)
 		cmocka_unit_test(test_never_splits_a_glyph),
 		cmocka_unit_test(test_series_right_aligned),
 		cmocka_unit_test(test_series_wraps_and_scales),
+		cmocka_unit_test(test_marks_replace_glyphs),
+		cmocka_unit_test(test_marks_never_split),
+		cmocka_unit_test(test_series_marks_follow_values),
 		cmocka_unit_test(test_glyphs_one_column),
 	};
 
