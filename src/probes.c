@@ -19,6 +19,7 @@ struct spec {
 	int phase;
 	bool implied; /* the partner of a probe given: fine if it is nowhere */
 	bool found;
+	bool provider_seen; /* some object examined has probes of its provider */
 };
 
 struct probes {
@@ -133,6 +134,33 @@ static int attach(struct tracer *t, struct spec *s, const char *path)
 	return e;
 }
 
+/* Probe-walk step: does the object have the probe named by the spec? */
+static int has_probe(const struct usdt_probe *p, void *arg)
+{
+	const struct spec *s = arg;
+
+	return !strcmp(s->u.provider, p->provider) && !strcmp(s->u.name, p->name);
+}
+
+/* Check that the object a spec names holds its probe; say why not. */
+static int check_named_object(const struct spec *s, char *err, size_t errlen)
+{
+	int e = usdt_for_each_probe(s->u.path, has_probe, (void *)s);
+
+	if (e == 1)
+		return 0;
+	if (e == -ENODATA)
+		snprintf(err, errlen, "usdt: %s has no USDT probes (.note.stapsdt missing)", s->u.path);
+	else if (e == -ENOEXEC)
+		snprintf(err, errlen, "usdt: %s is not an ELF file", s->u.path);
+	else if (e < 0)
+		snprintf(err, errlen, "usdt: %s: %s", s->u.path, strerror(-e));
+	else
+		snprintf(err, errlen, "usdt: probe %s:%s not found in %s", s->u.provider,
+			 s->u.name, s->u.path);
+	return -ENOENT;
+}
+
 /* Attach every spec that names its object; the first failure is an error. */
 int probes__attach_paths(struct probes *pr, struct tracer *t, char *err, size_t errlen)
 {
@@ -143,6 +171,11 @@ int probes__attach_paths(struct probes *pr, struct tracer *t, char *err, size_t 
 
 		if (!s->u.path[0])
 			continue;
+		if (check_named_object(s, err, errlen)) {
+			if (s->implied)
+				continue;
+			return -ENOENT;
+		}
 		e = attach(t, s, s->u.path);
 		if (e && !s->implied) {
 			snprintf(err, errlen, "usdt: cannot attach %s:%s in %s: %s", s->u.provider,
@@ -171,6 +204,8 @@ static int on_probe(const struct usdt_probe *p, void *arg)
 	for (i = 0; i < mt->pr->n; i++) {
 		struct spec *s = &mt->pr->specs[i];
 
+		if (!strcmp(s->u.provider, p->provider))
+			s->provider_seen = true;
 		if (mt->done[i] || s->u.path[0] || strcmp(s->u.provider, p->provider) ||
 		    strcmp(s->u.name, p->name))
 			continue;
@@ -235,9 +270,16 @@ int probes__missing(const struct probes *pr, char *err, size_t errlen)
 
 		if (s->found || s->implied)
 			continue;
-		if (!missing++)
-			snprintf(err, errlen, "usdt: probe %s:%s not found in the %d ELF objects "
-				 "mapped by the watched processes", s->u.provider, s->u.name, pr->looked);
+		if (missing++)
+			continue;
+		if (s->provider_seen)
+			snprintf(err, errlen, "usdt: probe %s:%s not found: provider %s has no probe "
+				 "%s in the %d ELF objects mapped by the watched processes",
+				 s->u.provider, s->u.name, s->u.provider, s->u.name, pr->looked);
+		else
+			snprintf(err, errlen, "usdt: probe %s:%s not found: none of the %d ELF objects "
+				 "mapped by the watched processes has probes of provider %s",
+				 s->u.provider, s->u.name, pr->looked, s->u.provider);
 	}
 	return missing;
 }
