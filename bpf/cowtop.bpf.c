@@ -15,6 +15,8 @@
 #include <bpf/usdt.bpf.h>
 #include "cowtop.h"
 
+#define COWTOP_MAX_CPUS 512
+
 char LICENSE[] SEC("license") = "GPL";
 
 /* Set by user space between open and load. */
@@ -24,6 +26,7 @@ const volatile __u32 gfp_movable = 0x08;   /* __GFP_MOVABLE of this kernel */
 const volatile __u32 gfp_zero = 0x100;     /* __GFP_ZERO of this kernel */
 const volatile __u64 user_addr_end = 0x00007ffffffff000ULL;
 const volatile bool usdt_enabled = false;  /* -u given: count copies per phase */
+const volatile __u32 nr_cpus = 1;          /* possible CPUs, for flushes at exit */
 
 /* Set once the first clone of first_clone_of has been taken. */
 __u64 first_clone_taken = 0;
@@ -70,19 +73,12 @@ struct {
 	__type(value, __u64);
 } phase_cow SEC(".maps");
 
-/* The write fault in progress on this CPU, if any. */
-struct fault_slot {
-	__u32 tid;
-	__u32 tgid;
-	__u32 flagged; /* a write to a present page is being handled */
-	__u32 kernel;  /* it came from a kernel-mode access */
-};
-
+/* The write fault in progress on this CPU, and pending copies (cowtop.h). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct fault_slot);
+	__type(value, struct cowtop_slot);
 } slots SEC(".maps");
 
 /* Whether tgid may be watched (exact unless bits alias). */
@@ -146,7 +142,7 @@ static __always_inline struct cowtop_proc *proc_get(__u32 tgid)
 }
 
 /* The flagged fault in the slot ended without an allocation: a reuse. */
-static __always_inline void slot_settle(struct fault_slot *s)
+static __always_inline void slot_settle(struct cowtop_slot *s)
 {
 	struct cowtop_proc *p;
 
@@ -163,7 +159,7 @@ static __always_inline void slot_settle(struct fault_slot *s)
 static __always_inline int on_fault(__u64 addr, __u64 error_code, __u32 kernel)
 {
 	__u32 zero = 0;
-	struct fault_slot *s = bpf_map_lookup_elem(&slots, &zero);
+	struct cowtop_slot *s = bpf_map_lookup_elem(&slots, &zero);
 	__u64 id;
 
 	if (!s)
@@ -225,11 +221,41 @@ static __always_inline void phase_count(__u32 tgid, __u32 tid, __u64 pages)
 		stat_inc(COWTOP_STAT_PHASE_FULL);
 }
 
+/* Add the pending copies packed in acc to their process, if it is still in
+ * the map. */
+static __always_inline void acc_flush(__u64 acc)
+{
+	__u32 tgid = COWTOP_ACC_TGID(acc);
+	struct cowtop_proc *p;
+
+	if (!COWTOP_ACC_COUNT(acc))
+		return;
+	p = bpf_map_lookup_elem(&procs, &tgid);
+	if (p)
+		__sync_fetch_and_add(&p->counts.cow, COWTOP_ACC_COUNT(acc));
+}
+
+/* Count pages copied by tgid on this CPU: in the slot while the same
+ * process keeps copying here, into the map when another one starts. Only
+ * this CPU adds to its slot, and only while the process runs, so the plain
+ * store cannot race with a flush at that process's exit. */
+static __always_inline void acc_add(struct cowtop_slot *s, __u32 tgid, __u64 pages)
+{
+	__u64 acc = s->acc;
+
+	if (COWTOP_ACC_TGID(acc) == tgid && COWTOP_ACC_COUNT(acc) < 0x7fffffff) {
+		s->acc = acc + pages;
+		return;
+	}
+	acc = __sync_lock_test_and_set(&s->acc, ((__u64)tgid << 32) | pages);
+	acc_flush(acc);
+}
+
 SEC("raw_tp/mm_page_alloc")
 int on_mm_page_alloc(struct bpf_raw_tracepoint_args *ctx)
 {
 	__u32 zero = 0;
-	struct fault_slot *s = bpf_map_lookup_elem(&slots, &zero);
+	struct cowtop_slot *s = bpf_map_lookup_elem(&slots, &zero);
 	__u32 order = ctx->args[1];
 	__u32 gfp = ctx->args[2];
 	struct cowtop_proc *p;
@@ -242,17 +268,27 @@ int on_mm_page_alloc(struct bpf_raw_tracepoint_args *ctx)
 	if (!s->kernel && !in_user_fault())
 		return 0;
 	s->flagged = 0;
+	pages = 1ULL << (order & 31);
+	if (!(gfp & gfp_zero) && !s->kernel &&
+	    COWTOP_ACC_TGID(s->acc) == s->tgid) {
+		/* The hot path: this process copied on this CPU last time too. */
+		acc_add(s, s->tgid, pages);
+		goto phases;
+	}
 	p = proc_get(s->tgid);
 	if (!p)
 		return 0;
-	pages = 1ULL << (order & 31);
 	if (gfp & gfp_zero) {
 		__sync_fetch_and_add(&p->counts.zero_fill, pages);
 		return 0;
 	}
-	__sync_fetch_and_add(&p->counts.cow, pages);
-	if (s->kernel)
+	if (s->kernel) {
+		__sync_fetch_and_add(&p->counts.cow, pages);
 		__sync_fetch_and_add(&p->counts.cow_kernel, pages);
+	} else {
+		acc_add(s, s->tgid, pages);
+	}
+phases:
 	if (usdt_enabled)
 		phase_count(s->tgid, s->tid, pages);
 	return 0;
@@ -323,6 +359,27 @@ int on_process_exec(struct bpf_raw_tracepoint_args *ctx)
 	return 0;
 }
 
+/* Take tgid's pending copies from every CPU's slot into the map. */
+static __always_inline void flush_everywhere(__u32 tgid)
+{
+	__u32 zero = 0, cpu;
+
+	for (cpu = 0; cpu < COWTOP_MAX_CPUS && cpu < nr_cpus; cpu++) {
+		struct cowtop_slot *s = bpf_map_lookup_percpu_elem(&slots, &zero, cpu);
+		__u64 acc;
+
+		if (!s)
+			continue;
+		acc = s->acc;
+		if (COWTOP_ACC_TGID(acc) != tgid || !COWTOP_ACC_COUNT(acc))
+			continue;
+		/* Another CPU may be swapping its slot to a new process right now:
+		 * take the pending count only if the slot still holds it. */
+		if (__sync_val_compare_and_swap(&s->acc, acc, 0) == acc)
+			acc_flush(acc);
+	}
+}
+
 SEC("raw_tp/sched_process_exit")
 int on_process_exit(struct bpf_raw_tracepoint_args *ctx)
 {
@@ -330,7 +387,7 @@ int on_process_exit(struct bpf_raw_tracepoint_args *ctx)
 	__u32 tgid = BPF_CORE_READ(task, tgid);
 	struct cowtop_proc *p = bpf_map_lookup_elem(&procs, &tgid);
 	__u32 zero = 0, tid;
-	struct fault_slot *s;
+	struct cowtop_slot *s;
 
 	if (usdt_enabled) {
 		tid = BPF_CORE_READ(task, pid);
@@ -342,6 +399,7 @@ int on_process_exit(struct bpf_raw_tracepoint_args *ctx)
 	s = bpf_map_lookup_elem(&slots, &zero);
 	if (s && s->tgid == tgid)
 		slot_settle(s);
+	flush_everywhere(tgid);
 	p->exited = 1;
 	watch_bit(tgid, false);
 	emit(COWTOP_EV_EXIT, tgid, task, p);

@@ -76,6 +76,23 @@ struct cowtop_event {
 	char comm[COWTOP_COMM_LEN];
 };
 
+/* The per-CPU fault slot. Besides the fault in progress it holds the copies
+ * of one process not yet added to the process map: the common case (the same
+ * process copying page after page on this CPU) then costs no map lookup and
+ * no atomic operation. acc packs the tgid (high 32 bits) and the pending
+ * count (low 32 bits) so that a flush from another CPU (at exit) takes both
+ * in one atomic exchange. User space adds pending counts when it reads. */
+struct cowtop_slot {
+	__u32 tid;
+	__u32 tgid;
+	__u32 flagged; /* a write to a present page is being handled */
+	__u32 kernel;  /* it came from a kernel-mode access */
+	__u64 acc;     /* (tgid << 32) | pending copies */
+};
+
+#define COWTOP_ACC_TGID(a) ((__u32)((a) >> 32))
+#define COWTOP_ACC_COUNT(a) ((__u32)(a))
+
 /* Loss counters, indexes into the "stats" per-CPU array. */
 enum cowtop_stat {
 	COWTOP_STAT_RINGBUF_LOST = 0, /* ring-buffer records that did not fit */

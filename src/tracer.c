@@ -123,6 +123,7 @@ static void configure(struct tracer *t, const struct tracer_opts *o, const struc
 	if (o->ringbuf_kib)
 		bpf_map__set_max_entries(s->maps.events, o->ringbuf_kib * 1024);
 	s->rodata->usdt_enabled = o->usdt;
+	s->rodata->nr_cpus = t->ncpus > 0 ? t->ncpus : 1;
 	bpf_program__set_autoload(s->progs.on_usdt, o->usdt);
 }
 
@@ -288,20 +289,76 @@ int tracer__drain(struct tracer *t)
 	return n < 0 ? n : 0;
 }
 
-/* Call fn for every process with counters in the kernel. */
-int tracer__for_each(struct tracer *t, tracer_proc_fn fn, void *ctx)
+/* Copies of pid still pending in the per-CPU slots (read after the map, so a
+ * flush in between can only make a frame short, never count twice). */
+static __u64 pending(const struct cowtop_slot *slots, int ncpus, __u32 pid)
+{
+	__u64 n = 0;
+	int c;
+
+	for (c = 0; c < ncpus; c++)
+		if (COWTOP_ACC_TGID(slots[c].acc) == pid)
+			n += COWTOP_ACC_COUNT(slots[c].acc);
+	return n;
+}
+
+struct entry {
+	__u32 pid;
+	struct cowtop_proc p;
+};
+
+/* Read the whole process map into a malloc'd array; returns its length or -errno. */
+static ssize_t read_procs(struct tracer *t, struct entry **out)
 {
 	int fd = bpf_map__fd(t->skel->maps.procs);
 	__u32 key, next, *prev = NULL;
-	struct cowtop_proc p;
+	struct entry *v = NULL, *nv;
+	size_t n = 0, cap = 0;
 
 	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		if (bpf_map_lookup_elem(fd, &next, &p) == 0)
-			fn(next, &p, ctx);
 		key = next;
 		prev = &key;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 256;
+			nv = realloc(v, cap * sizeof(*v));
+			if (!nv) {
+				free(v);
+				return -ENOMEM;
+			}
+			v = nv;
+		}
+		if (bpf_map_lookup_elem(fd, &next, &v[n].p) == 0)
+			v[n++].pid = next;
 	}
-	return errno == ENOENT ? 0 : -errno;
+	*out = v;
+	return n;
+}
+
+/* Call fn for every process with counters in the kernel, pending copies
+ * included. The slots are read after the map: a flush in between can make
+ * one frame short, never count a copy twice. */
+int tracer__for_each(struct tracer *t, tracer_proc_fn fn, void *ctx)
+{
+	int ncpus = t->ncpus > 0 ? t->ncpus : 1;
+	struct cowtop_slot *slots = calloc(ncpus, sizeof(*slots));
+	struct entry *v = NULL;
+	__u32 zero = 0;
+	ssize_t n, i;
+	bool have_slots;
+
+	if (!slots)
+		return -ENOMEM;
+	n = read_procs(t, &v);
+	have_slots = n > 0 &&
+		     bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.slots), &zero, slots) == 0;
+	for (i = 0; i < n; i++) {
+		if (have_slots && !v[i].p.exited)
+			v[i].p.counts.cow += pending(slots, ncpus, v[i].pid);
+		fn(v[i].pid, &v[i].p, ctx);
+	}
+	free(v);
+	free(slots);
+	return n < 0 ? (int)n : 0;
 }
 
 /* Records and processes lost since start, all kinds summed. */
