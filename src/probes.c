@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "model.h"
 #include "probes.h"
 #include "tracer.h"
@@ -26,7 +27,7 @@ struct probes {
 	struct model *model;
 	struct spec specs[SPECS_MAX];
 	int n;
-	char *objects[OBJECTS_MAX]; /* ELF objects already examined */
+	struct object_id { dev_t dev; ino_t ino; } objects[OBJECTS_MAX]; /* examined */
 	int nobjects;
 	int looked;                 /* objects examined, for error messages */
 };
@@ -44,12 +45,6 @@ struct probes *probes__new(struct model *m)
 /* Free pr; NULL is fine. */
 void probes__free(struct probes *pr)
 {
-	int i;
-
-	if (!pr)
-		return;
-	for (i = 0; i < pr->nobjects; i++)
-		free(pr->objects[i]);
 	free(pr);
 }
 
@@ -215,16 +210,22 @@ static int on_probe(const struct usdt_probe *p, void *arg)
 	return 0;
 }
 
-/* Whether path was examined already (else remember it). */
+/* Whether the file at path was examined already (else remember it). Files
+ * are told apart by device and inode: "./prog" on the command line and
+ * "/abs/prog" in the maps are one object, attached once (twice would report
+ * every hit twice). */
 static bool seen_object(struct probes *pr, const char *path)
 {
+	struct stat st;
 	int i;
 
+	if (stat(path, &st))
+		return true; /* nothing to examine */
 	for (i = 0; i < pr->nobjects; i++)
-		if (!strcmp(pr->objects[i], path))
+		if (pr->objects[i].dev == st.st_dev && pr->objects[i].ino == st.st_ino)
 			return true;
 	if (pr->nobjects < OBJECTS_MAX)
-		pr->objects[pr->nobjects++] = strdup(path);
+		pr->objects[pr->nobjects++] = (struct object_id){ st.st_dev, st.st_ino };
 	return false;
 }
 

@@ -604,7 +604,7 @@ marker_pids() {
 
 # Check the USDT parts of every frame against the JSON contract: each
 # process has cow_by_phase (non-negative integers, "none" among them) whose
-# sum is cow_pages in each pid's last appearance, and markers are well formed.
+# sum is its cow_pages, and markers are well formed.
 validate_usdt_frames() {
 	# shellcheck disable=SC2016 # jq variables
 	check "every process has cow_by_phase with \"none\"" jq_true '
@@ -613,9 +613,8 @@ validate_usdt_frames() {
 			(.cow_by_phase | type == "object" and has("none"))
 			and all(.cow_by_phase[]; nat))'
 	# shellcheck disable=SC2016 # jq variables
-	check "cow_by_phase adds up to cow_pages (last appearance of each pid)" \
-		jq_true '
-		[inputs.processes[]] | group_by(.pid) | map(last)
+	check "cow_by_phase adds up to cow_pages in every frame" jq_true '
+		[inputs.processes[]]
 		| all(.[]; ([.cow_by_phase[]] | add) == .cow_pages)'
 	# shellcheck disable=SC2016 # jq variables
 	check "markers are well formed" jq_true '

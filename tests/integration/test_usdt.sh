@@ -142,6 +142,27 @@ test_threads() {
 	check_phaseload "$THREAD_SLACK"
 }
 
+# (a) A command given by a relative path: its object is the one mapped after
+# the exec, each probe hit is one marker.
+test_relative() {
+	local dir cowtop pid
+	dir=$(cd "$(dirname "$PHASELOAD")" && pwd)
+	cowtop=$(cd "$(dirname "$COWTOP")" && pwd)/$(basename "$COWTOP")
+	new_report relative
+	pushd "$dir" >/dev/null
+	COWTOP=$cowtop run_cowtop relative -u cowtest:mark -- \
+		"./$(basename "$PHASELOAD")" --report "$REPORT" --children 2 \
+		--inside 10
+	popd >/dev/null
+	expect_eq "relative: cowtop exit status" "$RC" 0
+	validate_frames
+	for pid in $(phase_children); do
+		expect_eq "relative: pid $pid: one mark marker per hit" \
+			"$(marker_args "$pid" cowtest:mark | tr '\n' ' ')" \
+			"7,$(report_index "$pid"),42 "
+	done
+}
+
 # (a) cowtop -p on a phaseload that waits for a signal, and a phaseload
 # nobody watches that fires the same probes.
 test_pid() {
@@ -196,7 +217,9 @@ object_has_probe() {
 start_idle_ruby() {
 	local tries=100
 	LIBRUBY=
-	"$RUBY" -e 'sleep 60' </dev/null >/dev/null 2>&1 &
+	# leaves quietly on SIGTERM (a job killed by a signal makes bash talk)
+	"$RUBY" -e 'Signal.trap("TERM") { exit!(0) }; sleep 60' \
+		</dev/null >/dev/null 2>&1 &
 	IDLE_RUBY=$!
 	BG_PIDS+=("$IDLE_RUBY")
 	while [ -z "$LIBRUBY" ] && ((tries-- > 0)); do
@@ -209,8 +232,9 @@ start_idle_ruby() {
 
 # Stop the idle Ruby.
 stop_idle_ruby() {
-	kill -KILL "$IDLE_RUBY" 2>/dev/null || true
+	kill -TERM "$IDLE_RUBY" 2>/dev/null || true
 	reap "$IDLE_RUBY" || true
+	IDLE_RUBY=
 }
 
 # (b) Ruby: children of a preforking script run GC.start; marking writes the
@@ -383,6 +407,7 @@ setup
 [ -x "$PHASELOAD" ] || die "phaseload not found at '$PHASELOAD' (set PHASELOAD)"
 test_phases
 test_threads
+test_relative
 test_pid
 test_ruby
 test_python
