@@ -60,11 +60,12 @@ static int app_fail(struct app *a, const char *fmt, ...)
 	return -1;
 }
 
-/* Update p from /proc; false when the process there is not p any more. */
+/* Update p from /proc; false when the process there is not p any more.
+ * One file per process: stat has RSS and VSZ too (statm's resident is the
+ * same kernel counter), and /proc reads are most of cowtop's CPU time. */
 static bool refresh_from_proc(struct app *a, struct proc *p)
 {
 	struct proc_stat st;
-	struct proc_statm sm;
 
 	if (procfs_read_stat(a->procfd, p->pid, &st) || st.start_time != p->start_time)
 		return false;
@@ -74,8 +75,6 @@ static bool refresh_from_proc(struct app *a, struct proc *p)
 	p->comm[sizeof(p->comm) - 1] = '\0';
 	p->vsz_kib = st.vsize / 1024;
 	p->rss_kib = (unsigned long long)(st.rss > 0 ? st.rss : 0) * procfs_page_kib();
-	if (procfs_read_statm(a->procfd, p->pid, &sm) == 0)
-		p->rss_kib = sm.resident * procfs_page_kib();
 	return true;
 }
 

@@ -1,0 +1,543 @@
+#!/bin/bash
+# cpu.sh: measure cowtop's own CPU use, side by side with htop, on a machine
+# with many extra idle processes, in one run of interleaved rounds.
+#
+# For each count N of extra idle processes (children of a small helper that
+# only pause()), every round runs each variant once, in an order rotated
+# from round to round, all at a 1 s refresh:
+#
+#   (a) cowtop -b -d 1 -f json > /dev/null, watching every process
+#   (b) the full-screen cowtop, watching every process, in a detached tmux
+#       session of fixed size
+#   (c) htop -d 10 in a detached tmux session of the same size
+#   (d) the full-screen cowtop watching one small tree (-p PID of a sleep)
+#
+# Each variant is started, left alone for a warm-up, then its utime+stime
+# (from /proc/PID/stat) is read at both ends of a fixed window; CPU% is CPU
+# seconds over wall seconds of the window, times 100. This is a benchmark,
+# not a test: it prints figures and never fails on them.
+#
+# Usage: sudo bench/cpu.sh [--window S] [--rounds K] [--counts "N ..."]
+#                          [--warmup S]
+# Environment: COWTOP  cowtop binary (default ./cowtop)
+#              CC      compiler for the idle-process helper (default cc)
+set -euo pipefail
+
+prog=$(basename "$0")
+
+window=15
+warmup=3
+rounds=3
+counts="1000 5000"
+cols=200
+lines=50
+cowtop=${COWTOP:-./cowtop}
+ready_timeout=60	# seconds the helper may take to fork its children
+stop_timeout=5		# seconds a tool may take to exit when asked
+
+tmp=
+sock=cowtop-cpu-$$	# tmux socket of our own (-L), never the user's
+tmux_up=0
+sock_path=		# where that server's socket is, to remove it at the end
+tool_pid=		# the batch cowtop running now, if any
+idle_pid=		# the helper whose children are the idle processes
+target_pid=		# the sleep that (d) watches
+pid_max_was=		# kernel.pid_max before we raised it, if we did
+nap_pid=		# a sleep of pause_for that a signal cut short
+
+# Print an error and exit.
+die()
+{
+	echo "$prog: $*" >&2
+	exit 1
+}
+
+# Print a progress message on stderr.
+note()
+{
+	echo "$prog: $*" >&2
+}
+
+# Print the usage text.
+usage()
+{
+	cat <<EOF
+usage: $prog [--window S] [--rounds K] [--counts "N ..."] [--warmup S]
+  --window S     seconds of CPU accounting per run (default $window)
+  --rounds K     measured rounds, each runs every variant once (default $rounds)
+  --counts LIST  numbers of extra idle processes, one pass each (default "$counts")
+  --warmup S     seconds a tool runs before its window opens (default $warmup)
+environment: COWTOP (default ./cowtop), CC (default cc)
+EOF
+}
+
+# Check that $2 is a positive integer for option $1 and print it.
+count_arg()
+{
+	[[ $2 =~ ^[1-9][0-9]*$ ]] || die "$1 needs a positive integer, got '$2'"
+	echo "$2"
+}
+
+# Check that $2 is a positive number of seconds for option $1 and print it.
+seconds_arg()
+{
+	if ! [[ $2 =~ ^[0-9]+(\.[0-9]+)?$ ]] ||
+		! awk -v s="$2" 'BEGIN { exit !(s > 0) }'; then
+		die "$1 needs a positive number of seconds, got '$2'"
+	fi
+	echo "$2"
+}
+
+# Check the list of process counts $1 and print it normalised.
+counts_arg()
+{
+	local n out=
+
+	for n in $1; do
+		[[ $n =~ ^(0|[1-9][0-9]*)$ ]] || die "--counts needs numbers, got '$n'"
+		out+="${out:+ }$n"
+	done
+	[ -n "$out" ] || die "--counts needs at least one number"
+	echo "$out"
+}
+
+# Run tmux on our own server, with our own configuration.
+tm()
+{
+	tmux -L "$sock" -f "$tmp/tmux.conf" "$@"
+}
+
+# Is process $1 alive (and not a zombie)?
+alive()
+{
+	local state
+
+	[ -r "/proc/$1/stat" ] || return 1
+	state=$(awk '{ sub(/.*\) /, ""); print $1 }' "/proc/$1/stat" 2>/dev/null) || return 1
+	[ -n "$state" ] && [ "$state" != Z ]
+}
+
+# Wait up to $2 seconds for process $1 to go away; fail if it does not.
+gone_within()
+{
+	local pid=$1 i
+
+	for ((i = 0; i < $2 * 10; i++)); do
+		alive "$pid" || return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# Stop our child $1: signal $2 (default INT), then harder; reap it.
+stop_child()
+{
+	local pid=$1 sig=${2:-INT}
+
+	kill -"$sig" "$pid" 2>/dev/null || true
+	if ! gone_within "$pid" "$stop_timeout"; then
+		kill -KILL "$pid" 2>/dev/null || true
+	fi
+	wait "$pid" 2>/dev/null || true
+}
+
+# Stop whatever tool runs now: the batch cowtop, or our tmux server and
+# the program in its pane.
+stop_tool()
+{
+	local pane=${1-}
+
+	if [ -n "$tool_pid" ]; then
+		stop_child "$tool_pid"
+		tool_pid=
+	fi
+	if ((tmux_up)); then
+		# the server hangs up on the pane's program
+		tm kill-server 2>/dev/null || true
+		tmux_up=0
+		if [ -n "$pane" ] && ! gone_within "$pane" "$stop_timeout"; then
+			kill -KILL "$pane" 2>/dev/null || true
+		fi
+	fi
+}
+
+# Stop the idle processes: the helper kills and reaps its children, which
+# also die on their own (parent-death signal) if the helper is killed.
+stop_idle()
+{
+	[ -n "$idle_pid" ] || return 0
+	stop_child "$idle_pid" TERM
+	idle_pid=
+}
+
+# On exit: stop everything we started and undo what we changed.
+cleanup()
+{
+	[ -n "$nap_pid" ] && kill "$nap_pid" 2>/dev/null
+	stop_tool
+	[ -n "$sock_path" ] && rm -f "$sock_path"
+	stop_idle
+	[ -n "$target_pid" ] && stop_child "$target_pid" TERM
+	if [ -n "$pid_max_was" ]; then
+		echo "$pid_max_was" >/proc/sys/kernel/pid_max 2>/dev/null || true
+	fi
+	[ -n "$tmp" ] && rm -rf "$tmp"
+	return 0
+}
+
+# Make sure command $1 exists, installing Debian package $2 if we can.
+need()
+{
+	local cmd=$1 pkg=$2
+
+	command -v "$cmd" >/dev/null && return 0
+	command -v apt-get >/dev/null ||
+		die "$cmd not found and there is no apt-get: install $pkg by hand"
+	note "$cmd not found: installing the Debian package $pkg"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$pkg" \
+		>"$tmp/apt.log" 2>&1 ||
+		{ DEBIAN_FRONTEND=noninteractive apt-get update -qq >>"$tmp/apt.log" 2>&1 &&
+		  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$pkg" \
+			>>"$tmp/apt.log" 2>&1; } ||
+		die "cannot install $pkg with apt-get: $(tail -n 3 "$tmp/apt.log")"
+	command -v "$cmd" >/dev/null || die "$pkg is installed but $cmd is still not found"
+}
+
+# Write and build the idle-process helper: "cpu-idle N" forks N children
+# that pause(), prints "ready" once they all exist, and on SIGTERM, SIGINT
+# or SIGHUP kills and reaps them. Children die with it in any case.
+build_helper()
+{
+	cat >"$tmp/cpu-idle.c" <<'EOF'
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* Kill and reap the first n children in kids. */
+static void reap(const pid_t *kids, long n)
+{
+	long i;
+
+	for (i = 0; i < n; i++)
+		kill(kids[i], SIGKILL);
+	while (wait(NULL) > 0 || errno == EINTR)
+		;
+}
+
+int main(int argc, char **argv)
+{
+	pid_t parent = getpid(), pid, *kids;
+	sigset_t set;
+	long n, i;
+	char *end;
+	int sig;
+
+	if (argc != 2 || (n = strtol(argv[1], &end, 10)) < 0 || *end) {
+		fprintf(stderr, "usage: cpu-idle N\n");
+		return 2;
+	}
+	kids = calloc((size_t)n + 1, sizeof(*kids));
+	if (!kids) {
+		perror("calloc");
+		return 1;
+	}
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	for (i = 0; i < n; i++) {
+		pid = fork();
+		if (pid < 0) {
+			fprintf(stderr, "fork %ld of %ld: %s\n", i + 1, n, strerror(errno));
+			reap(kids, i);
+			return 1;
+		}
+		if (pid == 0) {
+			sigprocmask(SIG_UNBLOCK, &set, NULL);
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			if (getppid() != parent)
+				_exit(0);
+			for (;;)
+				pause();
+		}
+		kids[i] = pid;
+	}
+	printf("ready %ld\n", n);
+	fflush(stdout);
+	while (sigwait(&set, &sig) != 0)
+		;
+	reap(kids, n);
+	return 0;
+}
+EOF
+	"${CC:-cc}" -O2 -Wall -o "$tmp/cpu-idle" "$tmp/cpu-idle.c" 2>"$tmp/cc.err" ||
+		die "cannot build the idle-process helper with ${CC:-cc}: $(head -n 5 "$tmp/cc.err")"
+}
+
+# Print the number of processes on the machine.
+nprocs()
+{
+	local d n=0
+
+	for d in /proc/[0-9]*; do
+		n=$((n + 1))
+	done
+	echo "$n"
+}
+
+# Make room for $1 more processes: the soft limit on processes, and
+# kernel.pid_max (raised for the run, put back on exit).
+raise_limits()
+{
+	local want=$(($(nprocs) + $1 + 1000)) max
+
+	if [ "$(ulimit -S -u)" != unlimited ] && [ "$(ulimit -S -u)" -lt "$want" ]; then
+		ulimit -S -u unlimited 2>/dev/null || ulimit -S -u "$(ulimit -H -u)" ||
+			die "cannot raise the limit on processes (ulimit -u) to $want"
+	fi
+	max=$(cat /proc/sys/kernel/pid_max)
+	if [ "$max" -lt $((want * 2)) ]; then
+		note "raising kernel.pid_max from $max to $((want * 2)) for the run"
+		[ -n "$pid_max_was" ] || pid_max_was=$max
+		echo $((want * 2)) >/proc/sys/kernel/pid_max ||
+			die "cannot raise kernel.pid_max to $((want * 2))"
+	fi
+}
+
+# Start $1 idle processes and wait until they all exist.
+start_idle()
+{
+	local n=$1 i
+
+	raise_limits "$n"
+	"$tmp/cpu-idle" "$n" >"$tmp/idle.out" 2>"$tmp/idle.err" &
+	idle_pid=$!
+	for ((i = 0; i < ready_timeout * 10; i++)); do
+		grep -q '^ready' "$tmp/idle.out" 2>/dev/null && return 0
+		alive "$idle_pid" ||
+			die "cannot start $n idle processes: $(tail -n 2 "$tmp/idle.err")"
+		sleep 0.1
+	done
+	die "the idle processes were not all started after $ready_timeout s"
+}
+
+# Print utime+stime of process $1 in clock ticks (fields 14 and 15 of
+# /proc/PID/stat, counted after the command name, which may hold spaces).
+ticks()
+{
+	local line rest f
+
+	read -r line <"/proc/$1/stat" || return 1
+	rest=${line##*) }
+	read -r -a f <<<"$rest"
+	echo $((f[11] + f[12]))
+}
+
+# Start variant $1; set run_pid (the process measured) and term_pid (the
+# tmux server, for the TUI variants).
+start_variant()
+{
+	run_pid=
+	term_pid=
+	case $1 in
+	a)
+		"$cowtop" -b -d 1 -f json >/dev/null 2>"$tmp/tool.err" &
+		tool_pid=$!
+		run_pid=$tool_pid
+		return
+		;;
+	b)	tm new-session -d -s bench -x "$cols" -y "$lines" "$cowtop" -d 1 ;;
+	c)	tm new-session -d -s bench -x "$cols" -y "$lines" \
+			env HTOPRC="$tmp/htoprc" htop -d 10 ;;
+	d)	tm new-session -d -s bench -x "$cols" -y "$lines" \
+			"$cowtop" -d 1 -p "$target_pid" ;;
+	esac
+	tmux_up=1
+	[ -n "$sock_path" ] || sock_path=$(tm display-message -p '#{socket_path}')
+	run_pid=$(tm display-message -p -t bench '#{pane_pid}')
+	term_pid=$(tm display-message -p -t bench '#{pid}')
+	local size
+	size=$(tm display-message -p -t bench '#{pane_width}x#{pane_height}')
+	[ "$size" = "${cols}x$lines" ] || die "tmux pane is $size, not ${cols}x$lines"
+}
+
+# Say why variant $1 stopped early and exit.
+died()
+{
+	local why=
+
+	if [ "$1" = a ]; then
+		why=$(tail -n 5 "$tmp/tool.err")
+	elif ((tmux_up)); then
+		why=$(tm capture-pane -p -t bench 2>/dev/null | grep -v '^$' | tail -n 5)
+	fi
+	die "variant ($1) stopped before its window closed${why:+: $why}"
+}
+
+# Sleep $1 seconds in a way a trapped signal interrupts at once.
+pause_for()
+{
+	sleep "$1" &
+	nap_pid=$!
+	wait "$nap_pid"
+	nap_pid=
+}
+
+# Run variant $1 once with $2 idle processes; record its CPU% and, for the
+# TUI variants, the tmux server's.
+run_variant()
+{
+	local var=$1 n=$2 t0 t1 c0 c1 s0 s1 pane
+
+	start_variant "$var"
+	pane=$run_pid
+	pause_for "$warmup"
+	alive "$run_pid" || died "$var"
+	t0=$EPOCHREALTIME
+	c0=$(ticks "$run_pid") || died "$var"
+	[ -n "$term_pid" ] && s0=$(ticks "$term_pid")
+	pause_for "$window"
+	c1=$(ticks "$run_pid") || died "$var"
+	[ -n "$term_pid" ] && s1=$(ticks "$term_pid")
+	t1=$EPOCHREALTIME
+	alive "$run_pid" || died "$var"
+	stop_tool "$pane"
+	awk -v c="$((c1 - c0))" -v hz="$hz" -v t0="$t0" -v t1="$t1" \
+		'BEGIN { printf "%.4f\n", c / hz / (t1 - t0) * 100 }' >>"$tmp/$n.$var.pct"
+	if [ -n "$term_pid" ]; then
+		awk -v c="$((s1 - s0))" -v hz="$hz" -v t0="$t0" -v t1="$t1" \
+			'BEGIN { printf "%.4f\n", c / hz / (t1 - t0) * 100 }' >>"$tmp/$n.$var.term"
+	fi
+}
+
+# Print "median min max" of the numbers in file $1.
+stats()
+{
+	sort -g "$1" | awk '{ v[NR] = $1 }
+		END {
+			if (NR % 2) m = v[(NR + 1) / 2]
+			else m = (v[NR / 2] + v[NR / 2 + 1]) / 2
+			printf "%.4f %.4f %.4f\n", m, v[1], v[NR]
+		}'
+}
+
+# Print the median of the numbers in file $1.
+median()
+{
+	local m
+
+	read -r m _ _ < <(stats "$1")
+	echo "$m"
+}
+
+# Print one result line: label, count, variant.
+report_line()
+{
+	local label=$1 n=$2 var=$3 m lo hi term=-
+
+	read -r m lo hi < <(stats "$tmp/$n.$var.pct")
+	[ -s "$tmp/$n.$var.term" ] && term=$(median "$tmp/$n.$var.term")
+	awk -v l="$label" -v m="$m" -v lo="$lo" -v hi="$hi" -v t="$term" 'BEGIN {
+		printf "%-44s %8.2f %8.2f %8.2f %8s\n", l, m, lo, hi,
+			(t == "-" ? t : sprintf("%.2f", t)) }'
+}
+
+# Print the budget lines for count $1.
+report_budgets()
+{
+	local n=$1 a b c d
+
+	a=$(median "$tmp/$n.a.pct")
+	b=$(median "$tmp/$n.b.pct")
+	c=$(median "$tmp/$n.c.pct")
+	d=$(median "$tmp/$n.d.pct")
+	awk -v a="$a" -v b="$b" -v c="$c" -v d="$d" -v n="$n" 'BEGIN {
+		if (c > 0)
+			printf "    cowtop / htop, every process: batch %.2f, full screen %.2f  (budget <= 0.50: %s)\n",
+				a / c, b / c, (a <= c / 2 && b <= c / 2 ? "met" : "NOT met")
+		else
+			printf "    cowtop / htop: htop used no measurable CPU\n"
+		printf "    one tree: %.2f%%", d
+		if (n >= 5000)
+			printf "  (budget < 1%%: %s)", (d < 1 ? "met" : "NOT met")
+		printf "\n" }'
+}
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--window)	window=$(seconds_arg "$1" "${2-}"); shift ;;
+	--warmup)	warmup=$(seconds_arg "$1" "${2-}"); shift ;;
+	--rounds)	rounds=$(count_arg "$1" "${2-}"); shift ;;
+	--counts)	counts=$(counts_arg "${2-}"); shift ;;
+	-h|--help)	usage; exit 0 ;;
+	*)		usage >&2; exit 2 ;;
+	esac
+	shift
+done
+
+[ "$(id -u)" -eq 0 ] || die "cowtop and the process limits need root: run it with sudo"
+[ -f "$cowtop" ] || die "cowtop not found at '$cowtop': build it or set COWTOP=/path/to/cowtop"
+[ -x "$cowtop" ] || die "cowtop at '$cowtop' is not executable"
+case $cowtop in */*) ;; *) cowtop=./$cowtop ;; esac
+cowtop=$(cd "$(dirname "$cowtop")" && pwd)/$(basename "$cowtop")
+[ -n "${EPOCHREALTIME-}" ] || die "needs bash 5 or later (EPOCHREALTIME)"
+
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+tmp=$(mktemp -d)
+
+need tmux tmux
+need htop htop
+command -v "${CC:-cc}" >/dev/null || die "no C compiler '${CC:-cc}' for the idle-process helper: install gcc or set CC"
+build_helper
+
+hz=$(getconf CLK_TCK)
+# no status line, so the pane is the whole window; keep dead panes to say why
+cat >"$tmp/tmux.conf" <<EOF
+set -g status off
+set -g remain-on-exit on
+set -g default-terminal screen-256color
+set -g history-limit 0
+EOF
+
+sleep 100000 &
+target_pid=$!
+
+variants=(a b c d)
+nv=${#variants[@]}
+start=$SECONDS
+pass=()
+for n in $counts; do
+	note "starting $n idle processes"
+	start_idle "$n"
+	total=$(nprocs)
+	pass+=("$n:$total")
+	for ((r = 0; r < rounds; r++)); do
+		note "$n idle processes ($total in all): round $((r + 1))/$rounds"
+		for ((i = 0; i < nv; i++)); do
+			run_variant "${variants[(i + r) % nv]}" "$n"
+		done
+	done
+	stop_idle
+done
+
+echo "cowtop CPU use: $rounds rounds of $window s windows after $warmup s of warm-up; refresh 1 s; tmux panes ${cols}x$lines"
+echo "kernel $(uname -r), $(nproc) CPUs; $("$cowtop" --version 2>/dev/null | head -n 1); $(htop --version | head -n 1); run took $((SECONDS - start)) s"
+echo "CPU% = (utime + stime) / wall time of the window x 100; tmux % = the tmux server taking in the pane's output"
+for p in "${pass[@]}"; do
+	n=${p%%:*}
+	echo
+	printf '%-44s %8s %8s %8s %8s\n' "$n idle processes (${p#*:} in all)" "median %" "min %" "max %" "tmux %"
+	report_line "(a) cowtop -b -f json, every process" "$n" a
+	report_line "(b) cowtop full screen, every process" "$n" b
+	report_line "(c) htop -d 10" "$n" c
+	report_line "(d) cowtop full screen, -p one sleep" "$n" d
+	report_budgets "$n"
+done
