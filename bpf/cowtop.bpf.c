@@ -149,7 +149,12 @@ static __always_inline void slot_settle(struct cowtop_slot *s)
 	if (!s->flagged)
 		return;
 	s->flagged = 0;
-	p = proc_get(s->tgid);
+	/* Only the process that faulted may get a new entry (watch-all): the
+	 * current task may be another one, whose start time must not be used. */
+	if (s->tgid == bpf_get_current_pid_tgid() >> 32)
+		p = proc_get(s->tgid);
+	else
+		p = bpf_map_lookup_elem(&procs, &s->tgid);
 	if (p)
 		__sync_fetch_and_add(&p->counts.reuse, 1);
 }

@@ -13,6 +13,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <curses.h>
+#include <term.h> /* setupterm(); it defines macros named after capabilities (lines, columns...) */
 #include "app.h"
 #include "demo.h"
 #include "launch.h"
@@ -22,6 +24,9 @@
 #include "procfs.h"
 #include "tracer.h"
 #include "tui.h"
+
+/* Exited processes the full-screen view keeps at most (dimmed, newest). */
+#define LINGER_MAX 1024
 
 static const int app_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD, SIGWINCH };
 
@@ -206,6 +211,14 @@ static void walk_reap(struct walk *w, __u32 pid, __u64 start_ns)
 	w->reap[w->nreap++] = (struct reap){ pid, start_ns };
 }
 
+/* Whether /proc has process pid with this start time (clock ticks). */
+static bool proc_is(struct app *a, int pid, unsigned long long start)
+{
+	struct proc_stat st;
+
+	return procfs_read_stat(a->procfd, pid, &st) == 0 && st.start_time == start;
+}
+
 /* One entry of the kernel's counter map, read at a tick. */
 static void on_counts(__u32 pid, const struct cowtop_proc *k, void *ctx)
 {
@@ -215,6 +228,11 @@ static void on_counts(__u32 pid, const struct cowtop_proc *k, void *ctx)
 	struct proc *p = model__find(a->model, pid, start);
 
 	if (!p) {
+		/* Known only from the map: show it once /proc confirms who it
+		 * is, or once it has exited. Else it has just gone (its exit
+		 * record is on the way) or the entry names no process. */
+		if (!k->exited && !proc_is(a, pid, start))
+			return;
 		p = model__add(a->model, pid, start);
 		if (!p)
 			return;
@@ -254,6 +272,10 @@ static void collect_counts(struct app *a)
 	if (a->probes)
 		tracer__for_each_phase(a->tracer, on_phase, a);
 	tracer__for_each(a->tracer, on_counts, &w);
+	/* Exit records of processes the walk just found exited: take them
+	 * now, while those processes are still in the model, so that they do
+	 * not come back as new exits in the next frame. */
+	tracer__drain(a->tracer);
 	for (i = 0; i < w.nreap; i++)
 		tracer__forget(a->tracer, w.reap[i].pid, w.reap[i].start_ns, ns_per_tick());
 	free(w.reap);
@@ -353,6 +375,39 @@ static void measure_cpu(struct app *a, double dt)
 	a->cpu_prev = cpu;
 }
 
+/* Order exit times, oldest first. */
+static int cmp_time(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+
+	return (a > b) - (a < b);
+}
+
+/* The exit time up to which exited processes leave the screen: --linger
+ * ago, or later when more than LINGER_MAX exited since (a fork storm would
+ * keep tens of thousands): then only the newest LINGER_MAX stay. */
+static double linger_cutoff(struct app *a, double now)
+{
+	double cut = now - a->opt->linger, *t;
+	size_t i, n = 0;
+	struct proc *p;
+
+	for (i = 0; (p = model__at(a->model, i)); i++)
+		n += p->exited && p->exit_time > cut;
+	if (n <= LINGER_MAX)
+		return cut;
+	t = malloc(n * sizeof(*t));
+	if (!t)
+		return now;
+	for (i = 0, n = 0; (p = model__at(a->model, i)); i++)
+		if (p->exited && p->exit_time > cut)
+			t[n++] = p->exit_time;
+	qsort(t, n, sizeof(*t), cmp_time);
+	cut = t[n - LINGER_MAX - 1];
+	free(t);
+	return cut;
+}
+
 /* Close an interval: collect, compute, present, forget what was shown exited. */
 static void tick(struct app *a)
 {
@@ -367,8 +422,10 @@ static void tick(struct app *a)
 	present(a, dt);
 	a->last_tick = now;
 	a->frames++;
-	/* Batch shows an exit in one frame; the screen keeps it a while. */
-	model__remove_exited(a->model, a->tui ? now - a->opt->linger : now);
+	/* Batch shows an exit in one frame (exits seen during this tick are
+	 * later than now: they were in this frame too); the screen keeps it a
+	 * while. */
+	model__remove_exited(a->model, a->tui ? linger_cutoff(a, now) : loop__now());
 	if (a->opt->iterations && a->frames >= a->opt->iterations)
 		a->stop = true;
 	if (!a->tui && all_done(a)) {
@@ -697,8 +754,13 @@ static int watch_targets(struct app *a)
 	if (a->opt->command || a->opt->demo)
 		return launch_command(a);
 	if (a->opt->first_clone_of) {
-		if (proc_identity(a, a->opt->first_clone_of, &st))
-			return app_fail(a, "no process with PID %d", a->opt->first_clone_of);
+		int pid = a->opt->first_clone_of, tgid = procfs_read_tgid(a->procfd, pid);
+
+		if (tgid < 0 || proc_identity(a, pid, &st))
+			return app_fail(a, "no process with PID %d", pid);
+		if (tgid != pid) /* forks are matched by process: a thread's id never forks */
+			return app_fail(a, "%d is a thread of process %d; use --track-first-clone %d",
+					pid, tgid, tgid);
 		return find_probes(a);
 	}
 	scan_existing(a);
@@ -743,6 +805,28 @@ static bool use_tui(const struct app *a)
 	return !a->opt->batch && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO);
 }
 
+/* Before anything is attached or started: the full-screen view needs a
+ * terminal type terminfo knows. One line says what is wrong otherwise. */
+static int check_terminal(struct app *a)
+{
+	const char *term = getenv("TERM");
+	int err = 0;
+
+	if (!term || !*term)
+		return app_fail(a, "TERM is not set: cannot show the full-screen view (use -b for text)");
+	if (setupterm(term, STDOUT_FILENO, &err) == OK) {
+		del_curterm(cur_term);
+		return 0;
+	}
+	if (err == 1)
+		return app_fail(a, "terminal type '%s' cannot move the cursor: cannot show the full-screen "
+				"view (use -b for text)", term);
+	if (err == -1)
+		return app_fail(a, "no terminfo database: cannot show the full-screen view (use -b for text)");
+	return app_fail(a, "unknown terminal type '%s': cannot show the full-screen view (use -b for "
+			"text)", term);
+}
+
 /* Say in a few words what is watched, for the header. */
 static void describe_target(struct app *a)
 {
@@ -776,6 +860,8 @@ int app_run(struct options *opt)
 		goto cleanup;
 	}
 	describe_target(&a);
+	if (use_tui(&a) && check_terminal(&a))
+		goto cleanup;
 	if (setup_probes(&a) || open_tracer(&a) || attach_probes(&a) || setup_loop(&a) ||
 	    watch_targets(&a))
 		goto cleanup;

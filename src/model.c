@@ -411,7 +411,8 @@ int model__rows(struct model *m, const struct view_opts *o, struct row **rows, s
 	sorted = malloc((m->n ? m->n : 1) * sizeof(*sorted));
 	if (!sorted)
 		return -ENOMEM;
-	memcpy(sorted, m->procs, m->n * sizeof(*sorted));
+	if (m->n)
+		memcpy(sorted, m->procs, m->n * sizeof(*sorted));
 	cmp_opts = o;
 	qsort(sorted, m->n, sizeof(*sorted), proc_cmp);
 	link_tree(m, sorted);

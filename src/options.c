@@ -162,7 +162,11 @@ static int apply(struct options *o, int c, const char *arg, char *err, size_t er
 	case OPT_FLAT: o->flat = true; return 0;
 	case OPT_ASCII: o->ascii = true; return 0;
 	case OPT_DEMO: o->demo = true; return 0;
-	case 'o': o->snapshot = arg; return 0;
+	case 'o':
+		if (!*arg)
+			return fail(err, errlen, "empty snapshot file name");
+		o->snapshot = arg;
+		return 0;
 	case OPT_LIST_USDT: o->list_usdt = arg; return 0;
 	case 'u':
 		if (o->nusdt == OPT_MAX_USDT)
