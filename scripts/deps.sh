@@ -8,7 +8,7 @@ packages=(
 	clang llvm bpftool
 	libbpf-dev libelf-dev zlib1g-dev libncurses-dev
 	# tests
-	libcmocka-dev tmux jq procps sudo util-linux
+	libcmocka-dev tmux jq procps sudo util-linux git
 	systemtap-sdt-dev ruby python3.11
 	# benchmarks
 	bpftrace

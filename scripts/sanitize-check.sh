@@ -39,8 +39,12 @@ if [ -f "$top/config.status" ]; then
 	src=$build/src
 	rm -rf "$src"
 	mkdir -p "$src"
-	(cd "$top" && git ls-files -z --cached --others --exclude-standard | xargs -0 tar -cf - --no-recursion) |
-		(cd "$src" && tar -xf -)
+	if git -C "$top" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+		(cd "$top" && git ls-files -z --cached --others --exclude-standard |
+			xargs -0 tar -cf - --no-recursion) | (cd "$src" && tar -xf -)
+	else
+		make -C "$top" -s distdir distdir="$src" >/dev/null
+	fi
 fi
 [ -x "$src/configure" ] || (cd "$src" && autoreconf -fi)
 

@@ -9,19 +9,38 @@ autoreconf -fi
 ./configure --enable-werror
 make -j"$(nproc)"
 
-# One closing line over every test script and program that ran.
+# One closing line over every test script and program that ran, the
+# sanitizer run's included.
+san_pass=0
+san_fail=0
 summarize() {
 	local pass fail
 	pass=$(sed -n 's/^# PASS: *//p' test-suite.log 2>/dev/null || echo 0)
 	fail=$(sed -n 's/^# FAIL: *//p' test-suite.log 2>/dev/null || echo 0)
-	echo "${pass:-0} passed, ${fail:-0} failed"
+	echo "$((${pass:-0} + san_pass)) passed, $((${fail:-0} + san_fail)) failed"
 }
 if ! make -j1 check; then
 	summarize
-	for f in tests/unit/*.log tests/integration/*.log tests/tui/*.log; do
+	for f in tests/unit/*.log tests/integration/*.log tests/tui/*.log tests/hardening/*.log; do
 		[ -f "$f" ] && { echo "==== $f"; tail -n 60 "$f"; }
 	done
 	exit 1
 fi
-make -j"$(nproc)" distcheck
+
+# The integration and TUI tests again, against an ASan/UBSan build.
+san_rc=0
+make sanitize-check 2>&1 | tee sanitize-check.log || san_rc=$?
+san_pass=$(sed -n 's/^sanitize-check: \([0-9]*\) passed.*/\1/p' sanitize-check.log)
+san_fail=$(sed -n 's/^sanitize-check: [0-9]* passed, \([0-9]*\) failed/\1/p' sanitize-check.log)
+san_pass=${san_pass:-0}
+san_fail=${san_fail:-1}
+if [ "$san_rc" -ne 0 ]; then
+	[ "$san_fail" -gt 0 ] || san_fail=1
+	summarize
+	exit 1
+fi
+
+# A release tarball builds and passes (its tests one at a time, like above:
+# several at once would share the machine's two CPUs with a fork storm).
+make -j"$(nproc)" distcheck AM_MAKEFLAGS=-j1 || { summarize; exit 1; }
 summarize

@@ -281,8 +281,12 @@ static void collect_counts(struct app *a)
 	free(w.reap);
 }
 
-/* Read /proc for every live process; those gone from /proc and unknown to
- * the kernel side (watch-all) are marked exited here. */
+/* Read /proc for every live process. One gone from /proc is marked exited
+ * here when the kernel side does not know it; else its exit record brings
+ * the final counts. That record is written before the process leaves /proc,
+ * so it has been read by the next frame: a process still gone then, with no
+ * exit seen, exited unseen (before cowtop's exit program was attached), and
+ * is marked exited with the counts it has. */
 static void refresh_all(struct app *a)
 {
 	size_t i;
@@ -291,7 +295,9 @@ static void refresh_all(struct app *a)
 	for (i = 0; (p = model__at(a->model, i)); i++) {
 		if (p->exited)
 			continue;
-		if (!refresh_from_proc(a, p) && !p->in_kernel)
+		if (refresh_from_proc(a, p))
+			p->gone = 0;
+		else if (!p->in_kernel || ++p->gone >= 2)
 			model__mark_exited(p, loop__now());
 	}
 }

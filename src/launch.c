@@ -34,15 +34,21 @@ static void silence_stdio(void)
 static void child_main(int gate_r, int err_w, int quiet, int (*fn)(void *), void *arg)
 {
 	sigset_t none;
+	ssize_t n;
 	char c;
 	int e;
 
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	signal(SIGPIPE, SIG_DFL);
-	while (read(gate_r, &c, 1) < 0 && errno == EINTR)
-		;
+	do
+		n = read(gate_r, &c, 1);
+	while (n < 0 && errno == EINTR);
 	close(gate_r);
+	/* The gate closed without opening: cowtop died or gave up before it
+	 * was watching. Running the command unwatched would be a surprise. */
+	if (n != 1)
+		_exit(127);
 	if (quiet)
 		silence_stdio();
 	e = fn(arg);

@@ -7,7 +7,8 @@
 
 struct launch {
 	pid_t pid;
-	int gate_fd; /* write end: closing it lets the child go */
+	int gate_fd; /* write end: a byte lets the child go; closing it unopened
+		     * makes the child exit 127 without running anything */
 	int err_fd;  /* read end: the child's exec errno, EOF on success */
 	int quiet;   /* set before start: the child's stdio goes to /dev/null */
 };

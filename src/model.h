@@ -43,6 +43,7 @@ struct proc {
 	char state;                    /* /proc state letter, 0 if never read */
 	bool exited;
 	bool in_kernel;                /* the BPF side holds its counters */
+	unsigned char gone;            /* frames in a row it was not in /proc */
 	double exit_time;              /* model clock when the exit was seen */
 	struct cowtop_counts counts;   /* since watched, base already taken off */
 	struct cowtop_counts base;     /* counts before the watch really began */

@@ -146,6 +146,16 @@ static int load_attach(struct tracer *t, char *err, size_t errlen)
 		snprintf(err, errlen, "bpf: cannot load the programs: %s", strerror(-e));
 		return e;
 	}
+	/* Exits first: every process the other programs start counting (a fork
+	 * seen, a first fault in watch-all) must have its exit seen too, or it
+	 * would stay on screen after it has gone, its entry never flagged. */
+	t->skel->links.on_process_exit = bpf_program__attach(t->skel->progs.on_process_exit);
+	if (!t->skel->links.on_process_exit) {
+		e = -errno;
+		snprintf(err, errlen, "bpf: cannot attach the exit program: %s", strerror(errno));
+		return e;
+	}
+	bpf_program__set_autoattach(t->skel->progs.on_process_exit, false);
 	/* The USDT program is attached per probe later, not here. */
 	e = cowtop_bpf__attach(t->skel);
 	if (e) {
