@@ -1,4 +1,5 @@
 # shellcheck shell=bash
+# shellcheck source-path=SCRIPTDIR
 # Helpers shared by cowtop's hardening tests, on top of the integration
 # tests' helpers (pass, fail, check, expect_eq, setup, finish, run_cowtop,
 # start_cowtop, BG_PIDS, WORK...), which this file sources. Source it from a
@@ -191,24 +192,19 @@ tty_text() {
 # ---------------------------------------------------------------------------
 # A full-screen cowtop in a detached tmux pane, on our own tmux server.
 # ---------------------------------------------------------------------------
+# shellcheck source=../tui/tmux.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../tui/tmux.sh"
 
-t() {
-	tmux -L "$SOCK" -f /dev/null "$@"
-}
-
-# The screen as text.
-screen() {
-	t capture-pane -p -t "$SESSION"
-}
-
-# Poll until a command succeeds: eventually SECONDS CMD [ARGS...].
-eventually() {
-	local deadline=$((SECONDS + $1))
-	shift
-	while ! "$@" 2>/dev/null; do
-		((SECONDS < deadline)) || return 1
-		sleep 0.2
+# Once the watched load has ended: wait up to 10 s for the batch cowtop
+# (COWTOP_PID) to end with it, and reap it; its exit status goes to RC.
+reap_cowtop_after_load() {
+	local i
+	for ((i = 0; i < 100; i++)); do
+		kill -0 "$COWTOP_PID" 2>/dev/null || break
+		sleep 0.1
 	done
+	RC=0
+	reap "$COWTOP_PID" || RC=$?
 }
 
 # Check a condition within 10 s: expect DESC CMD [ARGS...]; on failure show
@@ -224,18 +220,7 @@ expect() {
 	fi
 }
 
-screen_has() { screen | grep -qF -- "$1"; }
-pane_flag_is() { [[ $(t display -p -t "$SESSION" "#{$1}") == "$2" ]]; }
-line_has() { screen | sed -n "$1p" | grep -qF -- "$2"; }
 
-# Send keys, one argument per key (tmux key names allowed).
-keys() {
-	local k
-	for k in "$@"; do
-		t send-keys -t "$SESSION" "$k"
-		sleep 0.15
-	done
-}
 
 # Start a shell command line in a fresh pane of COLSxLINES, every byte the
 # pane gets recorded in RAW: tui_start COLS LINES RAW COMMAND. The command

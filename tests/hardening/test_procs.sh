@@ -99,12 +99,7 @@ test_reuse() {
 	b=$(awk '$1 == "b" { print $2 }' "$out")
 	expect_eq "reuse: the second child got the first one's pid" "$b" "$a"
 	reap "$HL_BG" || true
-	local i
-	for ((i = 0; i < 100; i++)); do
-		kill -0 "$COWTOP_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	reap "$COWTOP_PID" || RC=$?
+	reap_cowtop_after_load
 	expect_eq "reuse: cowtop ended with its watched processes" "$RC" 0
 	validate_frames
 	sa=$(shown_as "$a" | awk '$2 == "reuse-a" { print $1; exit }')
@@ -192,13 +187,7 @@ test_churn() {
 	wait_lines "$FRAMES" 1 10 || die "churn: no first frame"
 	kill -USR1 "$storm"
 	reap "$HL_BG" || true
-	local i
-	for ((i = 0; i < 100; i++)); do
-		kill -0 "$COWTOP_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	RC=0
-	reap "$COWTOP_PID" || RC=$?
+	reap_cowtop_after_load
 	check_churn churn-p "$storm"
 	local forked seen lost
 	forked=$(awk '$1 == "forked" { print $2 }' "$WORK/storm-p.out")

@@ -9,7 +9,7 @@
 #  - nothing is lost without being counted: every child is shown, or
 #    counted in "lost" (JSON), and the header shows the count.
 # Then a deliberately tiny ring buffer (--ringbuf-kib 4) and a fork burst:
-# records are lost, and "lost" says so, in JSON and on screen.
+# records are lost, and "lost" says so, in JSON, on screen and in a snapshot.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -134,24 +134,22 @@ test_tiny_ringbuf() {
 	local burst forked
 	start_hardload burst storm 1 0
 	burst=$HL_PID
-	tui_start 150 30 "$WORK/burst.raw" "'$COWTOP' -d 0.5 --ringbuf-kib 4 -p $burst"
+	tui_start 150 30 "$WORK/burst.raw" "'$COWTOP' -d 0.5 --ringbuf-kib 4 -o '$WORK/burst.snap' -p $burst"
 	start_cowtop burst-batch -b -f json -d 0.5 --ringbuf-kib 4 -p "$burst"
 	eventually 10 screen_has "COMMAND" || die "the view did not start: $(screen)"
 	wait_lines "$FRAMES" 1 10 || die "the batch run printed no frame"
 	kill -USR1 "$burst"
 	reap "$HL_BG" || true
 	forked=$(awk '$1 == "forked" { print $2 }' "$WORK/burst.out")
-	local i
-	for ((i = 0; i < 100; i++)); do
-		kill -0 "$COWTOP_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	RC=0
-	reap "$COWTOP_PID" || RC=$?
+	reap_cowtop_after_load
 	expect_eq "tiny ring buffer: the batch run ended with the burst" "$RC" 0
 	check_counted "tiny ring buffer" "$burst" "$forked"
 	check "tiny ring buffer: JSON lost is not zero ($LOST)" test "$LOST" -gt 0
 	expect "tiny ring buffer: the header shows a lost count above zero" header_lost '[1-9][0-9]*'
+	keys w
+	eventually 10 test -s "$WORK/burst.snap" || true
+	check "tiny ring buffer: the snapshot shows a lost count above zero" \
+		grep -qE 'lost [1-9][0-9]*( |$)' "$WORK/burst.snap"
 	keys q
 	t kill-session -t "$SESSION" 2>/dev/null || true
 }

@@ -12,6 +12,7 @@
 #
 # Needs root (cowtop loads eBPF programs) and tmux.
 set -euo pipefail
+# shellcheck source-path=SCRIPTDIR
 
 COWTOP=${COWTOP:-./cowtop}
 COWLOAD=${COWLOAD:-./tests/workloads/cowload}
@@ -25,6 +26,8 @@ DIR=
 PANE_PID=
 COWTOP_PID=
 ESC=$'\e'
+# shellcheck source=tests/tui/tmux.sh
+. "$(dirname "$0")/tmux.sh"
 
 # Exit 1 with a message: the tests cannot run at all.
 die() {
@@ -45,29 +48,9 @@ fail() {
 	screen | sed 's/^/    | /' || true
 }
 
-# tmux on our own server, so nobody else's sessions are touched.
-t() {
-	tmux -L "$SOCK" -f /dev/null "$@"
-}
-
-# The screen as text.
-screen() {
-	t capture-pane -p -t "$SESSION"
-}
-
 # The screen with its attributes as escape sequences.
 screen_attrs() {
 	t capture-pane -e -p -t "$SESSION"
-}
-
-# Poll until a command succeeds: eventually SECONDS CMD [ARGS...].
-eventually() {
-	local deadline=$((SECONDS + $1))
-	shift
-	while ! "$@" 2>/dev/null; do
-		((SECONDS < deadline)) || return 1
-		sleep 0.2
-	done
 }
 
 # Check that a command succeeds within 10 seconds: expect DESC CMD [ARGS...].
@@ -79,15 +62,6 @@ expect() {
 	else
 		fail "$MODE: $desc"
 	fi
-}
-
-# Send keys to cowtop, one argument per key (tmux key names allowed).
-keys() {
-	local k
-	for k in "$@"; do
-		t send-keys -t "$SESSION" "$k"
-		sleep 0.15
-	done
 }
 
 # Type a literal string.
@@ -128,16 +102,13 @@ main_pid() {
 }
 
 # Conditions polled by expect.
-screen_has() { screen | grep -qF -- "$1"; }
 screen_lacks() { ! screen | grep -qF -- "$1"; }
 nrows_is() { [[ $(rows | wc -l) -eq $1 ]]; }
 first_pid_is() { [[ $(row_pids | head -n 1) == "$1" ]]; }
 sel_is() { [[ $(sel_pid) == "$1" ]]; }
-line_has() { screen | sed -n "$1p" | grep -qF -- "$2"; }
 pane_lines_is() { [[ $(screen | wc -l) -eq $1 ]]; }
 cowtop_alive() { kill -0 "$COWTOP_PID"; }
 cowtop_gone() { ! kill -0 "$COWTOP_PID"; }
-pane_flag_is() { [[ $(t display -p -t "$SESSION" "#{$1}") == "$2" ]]; }
 
 # Row n on screen is pid: row_at_is N PID.
 row_at_is() {
