@@ -330,8 +330,7 @@ static void present(struct app *a, double interval)
 	struct row *rows;
 
 	fr.marks = marks;
-	fr.nmarks = a->probes ? model__markers_since(a->model, a->last_frame_wall, marks, MARK_LOG) : 0;
-	a->last_frame_wall = fr.time;
+	fr.nmarks = a->probes ? model__markers_take(a->model, &a->marks_shown, marks, MARK_LOG) : 0;
 	if (a->tui) {
 		update_status(a, interval);
 		tui__frame(a->tui, a->model, &a->status);

@@ -32,7 +32,7 @@ struct app {
 	int rescan[RESCAN_MAX]; /* those processes */
 	double rescan_until[RESCAN_MAX];
 	int nrescan;
-	double last_frame_wall; /* unix time of the previous frame */
+	unsigned long long marks_shown; /* probe hits already in a frame */
 	bool watch_all;
 	bool launch_execd; /* the launched command has exec'd */
 	bool cmd_reaped;   /* and has been waited for */

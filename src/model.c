@@ -22,6 +22,7 @@ struct model {
 	int nphases;
 	struct marker marks[MARK_LOG];     /* ring of probe hits */
 	size_t marks_head, marks_len;
+	unsigned long long marks_total;    /* hits ever logged */
 };
 
 static const char *const sort_names[SORT_NKEYS] = {
@@ -520,6 +521,7 @@ void model__add_marker(struct model *m, const struct marker *mk)
 	m->marks_head = (m->marks_head + 1) % MARK_LOG;
 	if (m->marks_len < MARK_LOG)
 		m->marks_len++;
+	m->marks_total++;
 	if (p && !p->pending_mark)
 		p->pending_mark = (unsigned char)(mk->probe + 1);
 }
@@ -533,16 +535,19 @@ size_t model__marker_log(const struct model *m, size_t i, const struct marker **
 	return m->marks_len;
 }
 
-/* Up to max probe hits later than since, oldest first; returns how many. */
-size_t model__markers_since(const struct model *m, double since, const struct marker **out, size_t max)
+/* The probe hits logged since *cursor (a count of hits, 0 at start), oldest
+ * first, up to max; *cursor moves past them. By order of arrival, not by
+ * time: a hit read from the ring buffer after a frame, though it happened
+ * before it, goes in the next frame. Returns how many. */
+size_t model__markers_take(const struct model *m, unsigned long long *cursor,
+			   const struct marker **out, size_t max)
 {
-	size_t i, n = 0;
-	const struct marker *mk;
+	unsigned long long oldest = m->marks_total - m->marks_len, seq;
+	size_t n = 0;
 
-	for (i = 0; i < m->marks_len && n < max; i++) {
-		model__marker_log(m, i, &mk);
-		if (mk->time > since)
-			out[n++] = mk;
-	}
+	seq = *cursor > oldest ? *cursor : oldest;
+	for (; seq < m->marks_total && n < max; seq++)
+		model__marker_log(m, (size_t)(seq - oldest), &out[n++]);
+	*cursor = seq;
 	return n;
 }

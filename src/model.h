@@ -102,7 +102,8 @@ int model__probe_phase(const struct model *m, int probe);
 const char *model__phase_label(const struct model *m, int phase);
 unsigned long long model__phase_none(const struct proc *p);
 void model__add_marker(struct model *m, const struct marker *mk);
-size_t model__markers_since(const struct model *m, double since, const struct marker **out, size_t max);
+size_t model__markers_take(const struct model *m, unsigned long long *cursor,
+			   const struct marker **out, size_t max);
 size_t model__marker_log(const struct model *m, size_t i, const struct marker **out);
 int sort_key_parse(const char *s, enum sort_key *out);
 const char *sort_key_name(enum sort_key k);

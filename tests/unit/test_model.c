@@ -189,6 +189,52 @@ static void test_sort_key_names(void **state)
 	assert_string_equal(sort_key_name(SORT_RSS), "rss");
 }
 
+/* Log n probe hits of pid, the k-th at time t0 + k * step. */
+static void add_marks(struct model *m, int pid, int n, double t0, double step)
+{
+	struct marker mk = { .pid = pid };
+	int k;
+
+	for (k = 0; k < n; k++) {
+		mk.time = t0 + k * step;
+		mk.args[0] = k;
+		model__add_marker(m, &mk);
+	}
+}
+
+/* Every probe hit goes in exactly one frame, by order of arrival: one read
+ * after a frame, though stamped before it, is in the next frame. */
+static void test_markers_each_in_one_frame(void **state)
+{
+	static const struct marker *out[MARK_LOG];
+	struct model *m = model__new();
+	unsigned long long cursor = 0;
+
+	(void)state;
+	assert_int_equal(model__markers_take(m, &cursor, out, MARK_LOG), 0);
+	add_marks(m, 10, 3, 100.0, 0.1);
+	assert_int_equal(model__markers_take(m, &cursor, out, MARK_LOG), 3);
+	assert_true(out[0]->time == 100.0 && out[2]->args[0] == 2);
+	assert_int_equal(model__markers_take(m, &cursor, out, MARK_LOG), 0);
+	/* stamped before the hits already taken */
+	add_marks(m, 11, 2, 99.0, 0.1);
+	assert_int_equal(model__markers_take(m, &cursor, out, MARK_LOG), 2);
+	assert_int_equal(out[0]->pid, 11);
+	assert_int_equal(out[1]->args[0], 1);
+	/* more than the log keeps between two frames: the newest MARK_LOG */
+	add_marks(m, 12, MARK_LOG + 5, 200.0, 0.001);
+	assert_int_equal(model__markers_take(m, &cursor, out, MARK_LOG), MARK_LOG);
+	assert_int_equal(out[0]->args[0], 5);
+	assert_int_equal(out[MARK_LOG - 1]->args[0], MARK_LOG + 4);
+	assert_int_equal(model__markers_take(m, &cursor, out, MARK_LOG), 0);
+	/* a smaller max: the rest come next time */
+	add_marks(m, 13, 4, 300.0, 0.1);
+	assert_int_equal(model__markers_take(m, &cursor, out, 3), 3);
+	assert_int_equal(model__markers_take(m, &cursor, out, 3), 1);
+	assert_int_equal(out[0]->args[0], 3);
+	model__free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -200,6 +246,7 @@ int main(void)
 		cmocka_unit_test(test_many_processes_and_deep_chain),
 		cmocka_unit_test(test_tree_line_bits),
 		cmocka_unit_test(test_sort_key_names),
+		cmocka_unit_test(test_markers_each_in_one_frame),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
