@@ -10,14 +10,14 @@ autoreconf -fi
 make -j"$(nproc)"
 
 # One closing line over every test script and program that ran, the
-# sanitizer run's included.
-san_pass=0
-san_fail=0
+# sanitizer run and distcheck included.
+extra_pass=0
+extra_fail=0
 summarize() {
 	local pass fail
 	pass=$(sed -n 's/^# PASS: *//p' test-suite.log 2>/dev/null || echo 0)
 	fail=$(sed -n 's/^# FAIL: *//p' test-suite.log 2>/dev/null || echo 0)
-	echo "$((${pass:-0} + san_pass)) passed, $((${fail:-0} + san_fail)) failed"
+	echo "$((${pass:-0} + extra_pass)) passed, $((${fail:-0} + extra_fail)) failed"
 }
 if ! make -j1 check; then
 	summarize
@@ -30,17 +30,25 @@ fi
 # The integration and TUI tests again, against an ASan/UBSan build.
 san_rc=0
 make sanitize-check 2>&1 | tee sanitize-check.log || san_rc=$?
-san_pass=$(sed -n 's/^sanitize-check: \([0-9]*\) passed.*/\1/p' sanitize-check.log)
-san_fail=$(sed -n 's/^sanitize-check: [0-9]* passed, \([0-9]*\) failed/\1/p' sanitize-check.log)
-san_pass=${san_pass:-0}
-san_fail=${san_fail:-1}
+extra_pass=$(sed -n 's/^sanitize-check: \([0-9]*\) passed.*/\1/p' sanitize-check.log)
+extra_fail=$(sed -n 's/^sanitize-check: [0-9]* passed, \([0-9]*\) failed/\1/p' sanitize-check.log)
+extra_pass=${extra_pass:-0}
+extra_fail=${extra_fail:-1}
 if [ "$san_rc" -ne 0 ]; then
-	[ "$san_fail" -gt 0 ] || san_fail=1
+	[ "$extra_fail" -gt 0 ] || extra_fail=1
 	summarize
 	exit 1
 fi
 
 # A release tarball builds and passes (its tests one at a time, like above:
 # several at once would share the machine's two CPUs with a fork storm).
-make -j"$(nproc)" distcheck AM_MAKEFLAGS=-j1 || { summarize; exit 1; }
+if ! make -j"$(nproc)" distcheck AM_MAKEFLAGS=-j1; then
+	echo "distcheck failed: the release tarball does not build or pass (see above)"
+	for f in cowtop-*/_build/sub/tests/*/*.log; do
+		grep -q '^FAIL' "$f" 2>/dev/null && { echo "==== $f"; tail -n 60 "$f"; }
+	done
+	extra_fail=$((extra_fail + 1))
+	summarize
+	exit 1
+fi
 summarize

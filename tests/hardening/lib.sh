@@ -51,7 +51,7 @@ hard_finish() {
 # notices), unmount what was mounted, then the usual cleanup.
 hard_cleanup() {
 	local m pid
-	t kill-server 2>/dev/null || true
+	tmux_stop
 	for pid in "${BG_PIDS[@]}"; do
 		kill -KILL "$pid" 2>/dev/null || true
 		wait "$pid" 2>/dev/null || true
@@ -162,9 +162,17 @@ held_prog_ids() {
 
 # Programs named like cowtop's, loaded since BEFORE (an our_prog_ids
 # list), that no process holds: left behind. Programs of a cowtop that
-# another user runs meanwhile are held by it and do not count.
+# another user runs meanwhile are held by it and do not count. The kernel
+# frees programs in deferred work after their last descriptor closes, so
+# it takes up to 3 s (a loaded machine) for the list to empty.
 leaked_progs() {
-	comm -13 <(printf '%s\n' "$1") <(our_prog_ids) | comm -23 - <(held_prog_ids) | tr '\n' ' '
+	local i left
+	for ((i = 0; i < 60; i++)); do
+		left=$(comm -13 <(printf '%s\n' "$1") <(our_prog_ids) | comm -23 - <(held_prog_ids) | tr '\n' ' ')
+		[ -n "${left// /}" ] || break
+		sleep 0.05
+	done
+	printf '%s' "$left"
 }
 
 # No escape character in a file.

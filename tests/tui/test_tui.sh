@@ -567,7 +567,7 @@ run_mode() {
 # Remove what the tests made, unless asked to keep it or something failed.
 cleanup() {
 	stop
-	t kill-server 2>/dev/null || true
+	tmux_stop
 	if [[ -n $WORK && ${COWTOP_TEST_KEEP:-0} != 1 && $FAILED -eq 0 ]]; then
 		rm -rf "$WORK"
 	elif [[ -n $WORK ]]; then

@@ -13,6 +13,12 @@ screen() {
 	t capture-pane -p -t "$SESSION"
 }
 
+# Stop the tmux server and remove its socket.
+tmux_stop() {
+	t kill-server 2>/dev/null || true
+	rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$SOCK"
+}
+
 # Poll until a command succeeds: eventually SECONDS CMD [ARGS...].
 eventually() {
 	local deadline=$((SECONDS + $1))
