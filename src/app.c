@@ -74,7 +74,7 @@ static bool refresh_from_proc(struct app *a, struct proc *p)
 
 	if (procfs_read_stat(a->procfd, p->pid, &st) || st.start_time != p->start_time)
 		return false;
-	p->ppid = st.ppid;
+	model__set_ppid(p, st.ppid);
 	p->state = st.state;
 	memcpy(p->comm, st.comm, sizeof(p->comm));
 	p->comm[sizeof(p->comm) - 1] = '\0';

@@ -241,6 +241,15 @@ void model__tick(struct model *m, double dt)
 	}
 }
 
+/* Take a parent pid read from /proc. A process that is exiting (state X or
+ * Z, parent link already cut) reads as ppid 0 there: keep the parent known
+ * from its fork then. 0 stands only when no parent was ever known. */
+void model__set_ppid(struct proc *p, int ppid)
+{
+	if (ppid > 0 || p->ppid <= 0)
+		p->ppid = ppid;
+}
+
 /* Drop processes that exited at or before time before; returns how many. */
 size_t model__remove_exited(struct model *m, double before)
 {

@@ -87,6 +87,8 @@ struct proc *model__add(struct model *m, int pid, unsigned long long start_time)
 void model__set_counts(struct proc *p, const struct cowtop_counts *raw);
 void model__set_base(struct proc *p, const struct cowtop_counts *raw);
 void model__mark_exited(struct proc *p, double now);
+/* Take a parent pid read from /proc (a reparented process moves). */
+void model__set_ppid(struct proc *p, int ppid);
 void model__tick(struct model *m, double dt);
 size_t model__remove_exited(struct model *m, double before);
 int model__rows(struct model *m, const struct view_opts *o, struct row **rows, size_t *n);

@@ -235,6 +235,24 @@ static void test_markers_each_in_one_frame(void **state)
 	model__free(m);
 }
 
+/* A process read from /proc while exiting has ppid 0 there: it stays under
+ * the parent it was forked by; a real reparenting moves it. */
+static void test_ppid_kept_while_exiting(void **state)
+{
+	struct model *m = model__new();
+	struct proc *p = model__add(m, 200, 5);
+
+	(void)state;
+	assert_int_equal(p->ppid, 0);
+	model__set_ppid(p, 100);
+	assert_int_equal(p->ppid, 100);
+	model__set_ppid(p, 0);
+	assert_int_equal(p->ppid, 100);
+	model__set_ppid(p, 1);
+	assert_int_equal(p->ppid, 1);
+	model__free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -247,6 +265,7 @@ int main(void)
 		cmocka_unit_test(test_tree_line_bits),
 		cmocka_unit_test(test_sort_key_names),
 		cmocka_unit_test(test_markers_each_in_one_frame),
+		cmocka_unit_test(test_ppid_kept_while_exiting),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
