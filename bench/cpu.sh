@@ -24,6 +24,8 @@
 set -euo pipefail
 
 prog=$(basename "$0")
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 window=15
 warmup=3
@@ -45,19 +47,6 @@ target_pid=		# the sleep that (d) watches
 pid_max_was=		# kernel.pid_max before we raised it, if we did
 nap_pid=		# a sleep of pause_for that a signal cut short
 
-# Print an error and exit.
-die()
-{
-	echo "$prog: $*" >&2
-	exit 1
-}
-
-# Print a progress message on stderr.
-note()
-{
-	echo "$prog: $*" >&2
-}
-
 # Print the usage text.
 usage()
 {
@@ -69,13 +58,6 @@ usage: $prog [--window S] [--rounds K] [--counts "N ..."] [--warmup S]
   --warmup S     seconds a tool runs before its window opens (default $warmup)
 environment: COWTOP (default ./cowtop), CC (default cc)
 EOF
-}
-
-# Check that $2 is a positive integer for option $1 and print it.
-count_arg()
-{
-	[[ $2 =~ ^[1-9][0-9]*$ ]] || die "$1 needs a positive integer, got '$2'"
-	echo "$2"
 }
 
 # Check that $2 is a positive number of seconds for option $1 and print it.
@@ -417,23 +399,12 @@ run_variant()
 	fi
 }
 
-# Print "median min max" of the numbers in file $1.
-stats()
-{
-	sort -g "$1" | awk '{ v[NR] = $1 }
-		END {
-			if (NR % 2) m = v[(NR + 1) / 2]
-			else m = (v[NR / 2] + v[NR / 2 + 1]) / 2
-			printf "%.4f %.4f %.4f\n", m, v[1], v[NR]
-		}'
-}
-
 # Print the median of the numbers in file $1.
 median()
 {
 	local m
 
-	read -r m _ _ < <(stats "$1")
+	read -r m _ _ < <(stats "$1" 4)
 	echo "$m"
 }
 
@@ -442,7 +413,7 @@ report_line()
 {
 	local label=$1 n=$2 var=$3 m lo hi term=-
 
-	read -r m lo hi < <(stats "$tmp/$n.$var.pct")
+	read -r m lo hi < <(stats "$tmp/$n.$var.pct" 4)
 	[ -s "$tmp/$n.$var.term" ] && term=$(median "$tmp/$n.$var.term")
 	awk -v l="$label" -v m="$m" -v lo="$lo" -v hi="$hi" -v t="$term" 'BEGIN {
 		printf "%-44s %8.2f %8.2f %8.2f %8s\n", l, m, lo, hi,

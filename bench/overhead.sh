@@ -25,6 +25,8 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 prog=$(basename "$0")
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 rounds=7
 pages=16384
@@ -40,19 +42,6 @@ idle_pid=
 other_pid=
 bg_pids=()
 
-# Print an error and exit.
-die()
-{
-	echo "$prog: $*" >&2
-	exit 1
-}
-
-# Print a progress message on stderr.
-note()
-{
-	echo "$prog: $*" >&2
-}
-
 # Print the usage text.
 usage()
 {
@@ -65,13 +54,6 @@ usage: $prog [--rounds K] [--pages N] [--reps R] [--no-bpftrace] [--no-cowtop]
   --no-cowtop    skip the cowtop variants (baseline and bpftrace only)
 environment: COWTOP (default ./cowtop), COWBENCH, CC
 EOF
-}
-
-# Check that $2 is a positive integer for option $1 and print it.
-count_arg()
-{
-	[[ $2 =~ ^[1-9][0-9]*$ ]] || die "$1 needs a positive integer, got '$2'"
-	echo "$2"
 }
 
 # Stop background process $1 we started: signal $2 (default INT), then harder.
@@ -121,17 +103,6 @@ record()
 	[[ $ns =~ ^[0-9]+$ ]] || die "$var: bad result in $out"
 	echo "$ns" >>"$tmp/$var.ns"
 	kv "$out" minflt >>"$tmp/$var.minflt"
-}
-
-# Print "median min max" of the numbers in file $1.
-stats()
-{
-	sort -n "$1" | awk '{ v[NR] = $1 }
-		END {
-			if (NR % 2) m = v[(NR + 1) / 2]
-			else m = (v[NR / 2] + v[NR / 2 + 1]) / 2
-			printf "%.0f %.0f %.0f\n", m, v[1], v[NR]
-		}'
 }
 
 # Arguments of cowbench for workload $1 (cow or fault) writing to $2.

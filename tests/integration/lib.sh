@@ -351,14 +351,19 @@ frame_pids() {
 # expect_range PID LOW HIGH [FIELD (default cow_pages)] [LABEL].
 expect_range() {
 	local pid=$1 low=$2 high=$3 field=${4:-cow_pages} label=${5:-}
-	local v
-	v=$(proc_field "$pid" "$field")
+	check_value "pid $pid${label:+ ($label)}" "$field" "$(proc_field "$pid" "$field")" "$low" "$high"
+}
+
+# Pass if WHO's WHAT, value V, is in [LOW, HIGH]; fail if not, or if V is
+# empty (not reported): check_value WHO WHAT V LOW HIGH.
+check_value() {
+	local who=$1 what=$2 v=$3 low=$4 high=$5
 	if [ -z "$v" ]; then
-		fail "pid $pid${label:+ ($label)}: not reported"
+		fail "$who: no $what reported"
 	elif in_range "$v" "$low" "$high"; then
-		pass "pid $pid${label:+ ($label)}: $field $v in [$low, $high]"
+		pass "$who: $what $v in [$low, $high]"
 	else
-		fail "pid $pid${label:+ ($label)}: $field $v not in [$low, $high]"
+		fail "$who: $what $v not in [$low, $high]"
 	fi
 }
 
@@ -564,15 +569,8 @@ phase_cow() {
 # Assert cow_by_phase[KEY] of PID is in [LOW, HIGH]:
 # expect_phase PID KEY LOW HIGH [LABEL].
 expect_phase() {
-	local pid=$1 key=$2 low=$3 high=$4 label=${5:-} v
-	v=$(phase_cow "$pid" "$key")
-	if [ -z "$v" ]; then
-		fail "pid $pid${label:+ ($label)}: no cow_by_phase[\"$key\"]"
-	elif in_range "$v" "$low" "$high"; then
-		pass "pid $pid${label:+ ($label)}: cow_by_phase[\"$key\"] $v in [$low, $high]"
-	else
-		fail "pid $pid${label:+ ($label)}: cow_by_phase[\"$key\"] $v not in [$low, $high]"
-	fi
+	local pid=$1 key=$2 low=$3 high=$4 label=${5:-}
+	check_value "pid $pid${label:+ ($label)}" "cow_by_phase[\"$key\"]" "$(phase_cow "$pid" "$key")" "$low" "$high"
 }
 
 # Print the markers of PID (any pid if empty) and PROBE, one per line in

@@ -197,6 +197,17 @@ gc_children() {
 	awk '$1 == "child" { print $2 }' "$REPORT"
 }
 
+# What every run of a forking GC script must show: cowtop's clean end,
+# well-formed frames and markers, no stranger, its 3 children.
+check_gc_run() {
+	expect_eq "$1: cowtop exit status" "$RC" 0
+	validate_frames
+	validate_usdt_frames
+	check_no_strangers
+	check_marker_pids
+	expect_eq "$1: children reported" "$(gc_children | wc -l)" 3
+}
+
 # Does the output of --list-usdt (a header line, then PROVIDER NAME ...)
 # list PROVIDER:NAME? has_probe FILE PROVIDER NAME
 # shellcheck disable=SC2317 # called through check
@@ -240,7 +251,7 @@ stop_idle_ruby() {
 # (b) Ruby: children of a preforking script run GC.start; marking writes the
 # mark bits of the heap pages they share with the parent.
 test_ruby() {
-	local pid n c total=0 phase_total=0
+	local pid c total=0 phase_total=0
 	if ! command -v "$RUBY" >/dev/null; then
 		skip "ruby: no Ruby interpreter ($RUBY)"
 		return
@@ -259,13 +270,7 @@ test_ruby() {
 	INTERVAL=0.5 run_cowtop ruby -u ruby:gc__mark__begin -- \
 		"$RUBY" "$SCRIPTS/gc_fork.rb" --report "$REPORT" --children 3 \
 		--gc-runs 3
-	expect_eq "ruby: cowtop exit status" "$RC" 0
-	validate_frames
-	validate_usdt_frames
-	check_no_strangers
-	check_marker_pids
-	n=$(gc_children | wc -l)
-	expect_eq "ruby: children reported" "$n" 3
+	check_gc_run ruby
 	for pid in $(gc_children); do
 		check "ruby child $pid: at least 3 ruby:gc__mark__begin markers ($(marker_count "$pid" ruby:gc__mark__begin))" \
 			test "$(marker_count "$pid" ruby:gc__mark__begin)" -ge 3
@@ -284,7 +289,7 @@ test_ruby() {
 # PY_PHASE and PY_TOTAL: pages the children copied in python:gc, in all.
 # run_python NAME [--freeze]
 run_python() {
-	local name=$1 pid n c starts
+	local name=$1 pid c starts
 	shift
 	PY_PHASE=0
 	PY_TOTAL=0
@@ -292,13 +297,7 @@ run_python() {
 	run_cowtop "$name" -u python:gc__start -- "$PYTHON" \
 		"$SCRIPTS/gc_fork.py" --report "$REPORT" --children 3 \
 		--gc-runs 3 "$@"
-	expect_eq "$name: cowtop exit status" "$RC" 0
-	validate_frames
-	validate_usdt_frames
-	check_no_strangers
-	check_marker_pids
-	n=$(gc_children | wc -l)
-	expect_eq "$name: children reported" "$n" 3
+	check_gc_run "$name"
 	for pid in $(gc_children); do
 		# gc.collect() collects generation 2
 		starts=$(marker_args "$pid" python:gc__start | cut -d, -f1 |

@@ -31,11 +31,13 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "wlio.h"
+
+const char wl_prog[] = "cowload";
 
 #define MAX_LIST	1024
 #define PAD_PAGES	64
 #define MAX_PAGES	(1UL << 26)
-#define LINE_LEN	512
 
 #define PM_PFN_MASK	((UINT64_C(1) << 55) - 1)
 #define PM_PRESENT	(UINT64_C(1) << 63)
@@ -129,12 +131,6 @@ struct job {
 	int rounds;
 };
 
-/* A report line being built on the stack. */
-struct line {
-	char buf[LINE_LEN];
-	size_t len;
-};
-
 static struct config cfg = {
 	.short_writes = 100,
 	.kread_file = "/dev/zero",
@@ -220,20 +216,6 @@ static const char usage_text[] =
 "Exit status: the --exit-code value if every process did what it was asked\n"
 "(and passed --check), 1 otherwise, 2 on usage errors.\n";
 
-/* Print a one-line usage error about what and exit 2. */
-static void usage_error(const char *what, const char *msg)
-{
-	fprintf(stderr, "cowload: %s: %s (see --help)\n", what, msg);
-	exit(2);
-}
-
-/* Print a message and the errno text, then exit 1 (main process only). */
-static void die(const char *what)
-{
-	fprintf(stderr, "cowload: %s: %s\n", what, strerror(errno));
-	exit(1);
-}
-
 /* Parse a non-negative decimal number, or exit 2. */
 static unsigned long parse_num(const char *s, const char *opt)
 {
@@ -270,19 +252,6 @@ static void parse_list(struct list *l, const char *s, const char *opt)
 	}
 	if (!l->n)
 		usage_error(opt, "empty list");
-}
-
-/* Parse a non-negative number of seconds, or exit 2. */
-static double parse_seconds(const char *s, const char *opt)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || *end || end == s || !(v >= 0) || v > 86400)
-		usage_error(opt, "bad number of seconds");
-	return v;
 }
 
 enum {
@@ -372,85 +341,13 @@ static void validate_config(void)
 /* Parse the command line into cfg. */
 static void parse_args(int argc, char **argv)
 {
-	char name[32];
-	int opt, idx;
+	int first = parse_options(argc, argv, "+h", long_opts, usage_text, set_opt);
 
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+h", long_opts, &idx)) != -1) {
-		if (opt == 'h') {
-			fputs(usage_text, stdout);
-			exit(0);
-		}
-		if (opt == '?')
-			usage_error(argv[optind - 1],
-				    "unknown option or missing argument");
-		snprintf(name, sizeof(name), "--%s", long_opts[idx].name);
-		set_opt(opt, optarg, name);
-	}
-	if (optind < argc)
-		cfg.exec_argv = argv + optind;
-	if (optind < argc && strcmp(argv[optind - 1], "--"))
-		usage_error(argv[optind], "unexpected argument");
+	if (first < argc)
+		cfg.exec_argv = argv + first;
+	if (first < argc && strcmp(argv[first - 1], "--"))
+		usage_error(argv[first], "unexpected argument");
 	validate_config();
-}
-
-/* Append a string to a report line. */
-static void line_str(struct line *l, const char *s)
-{
-	while (*s && l->len < sizeof(l->buf) - 1)
-		l->buf[l->len++] = *s++;
-}
-
-/* Append an unsigned decimal number to a report line. */
-static void line_num(struct line *l, unsigned long v)
-{
-	char tmp[24];
-	int n = 0;
-
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (n && l->len < sizeof(l->buf) - 1)
-		l->buf[l->len++] = tmp[--n];
-}
-
-/* Append " KEY VALUE" to a report line. */
-static void line_kv(struct line *l, const char *key, unsigned long v)
-{
-	line_str(l, " ");
-	line_str(l, key);
-	line_str(l, " ");
-	line_num(l, v);
-}
-
-/* Write a finished line (a newline is added) to fd in one write(2). */
-static int line_emit(struct line *l, int fd)
-{
-	ssize_t n;
-
-	l->buf[l->len++] = '\n';
-	do
-		n = write(fd, l->buf, l->len);
-	while (n < 0 && errno == EINTR);
-	return n == (ssize_t)l->len ? 0 : -1;
-}
-
-/* Write "cowload: pid PID: A X[B Y]" to stderr without stdio. */
-static void say(const char *a, unsigned long x, const char *b, unsigned long y)
-{
-	struct line l = { .len = 0 };
-
-	line_str(&l, "cowload: pid ");
-	line_num(&l, (unsigned long)getpid());
-	line_str(&l, ": ");
-	line_str(&l, a);
-	line_num(&l, x);
-	if (b) {
-		line_str(&l, b);
-		line_num(&l, y);
-	}
-	line_emit(&l, STDERR_FILENO);
 }
 
 /* Report one process: "KIND PID ppid PPID wrote W role ROLE ...". */
@@ -472,29 +369,6 @@ static int report_proc(const char *kind, pid_t pid, pid_t ppid,
 	return line_emit(&l, lay.report_fd);
 }
 
-/* Sleep for ms milliseconds, resuming after signals. */
-static void sleep_ms(unsigned long ms)
-{
-	struct timespec ts = {
-		.tv_sec = (time_t)(ms / 1000),
-		.tv_nsec = (long)(ms % 1000) * 1000000L,
-	};
-
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
-
-/* Block until the write end of pipe fd[] is closed everywhere. */
-static void wait_eof(const int fd[2])
-{
-	char c;
-	ssize_t n;
-
-	do
-		n = read(fd[0], &c, 1);
-	while (n > 0 || (n < 0 && errno == EINTR));
-}
-
 /* Fork without glibc's bookkeeping unless --libc-fork was given. */
 static pid_t do_fork(void)
 {
@@ -505,17 +379,6 @@ static pid_t do_fork(void)
 #else
 	return (pid_t)syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
 #endif
-}
-
-/* Read the pagemap entry of the page at addr (0 if unavailable). */
-static uint64_t pm_entry(int fd, const void *addr)
-{
-	uint64_t e = 0;
-	off_t off = (off_t)((uintptr_t)addr / lay.page * sizeof(e));
-
-	if (pread(fd, &e, sizeof(e), off) != (ssize_t)sizeof(e))
-		return 0;
-	return e;
 }
 
 /* Open /proc/self/pagemap for this process when checking. */
@@ -551,9 +414,9 @@ static void touch(struct checker *ck, char *p, unsigned long tag)
 		*(volatile char *)p = (char)(tag | 1);
 		return;
 	}
-	before = pm_entry(ck->pagemap, p);
+	before = pm_entry(ck->pagemap, p, lay.page);
 	*(volatile char *)p = (char)(tag | 1);
-	checker_count(ck, before, pm_entry(ck->pagemap, p));
+	checker_count(ck, before, pm_entry(ck->pagemap, p, lay.page));
 }
 
 /* Write pages [from, to) of a slice, ascending or descending. */
@@ -628,31 +491,6 @@ static void child_leave(void)
 	wait_eof(lay.release);
 	if (cfg.linger > 0)
 		sleep_ms((unsigned long)(cfg.linger * 1000 + 0.5));
-}
-
-/* Reap every child of this process; return the number that failed. */
-static int reap_children(void)
-{
-	int status, failed = 0;
-	pid_t pid;
-
-	for (;;) {
-		pid = waitpid(-1, &status, 0);
-		if (pid < 0 && errno == EINTR)
-			continue;
-		if (pid < 0)
-			break;
-		if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-			continue;
-		if (WIFEXITED(status))
-			say("child ", (unsigned long)pid, " exited with status ",
-			    (unsigned long)WEXITSTATUS(status));
-		else
-			say("child ", (unsigned long)pid, " killed by signal ",
-			    (unsigned long)WTERMSIG(status));
-		failed++;
-	}
-	return failed;
 }
 
 /* Fork a child that runs job->fn, report it, return its pid. */
@@ -795,12 +633,12 @@ static int kread_page(struct checker *ck, int fd, char *p)
 	ssize_t n;
 
 	if (ck->pagemap >= 0)
-		before = pm_entry(ck->pagemap, p);
+		before = pm_entry(ck->pagemap, p, lay.page);
 	do
 		n = pread(fd, p, lay.page, 0);
 	while (n < 0 && errno == EINTR);
 	if (ck->pagemap >= 0)
-		checker_count(ck, before, pm_entry(ck->pagemap, p));
+		checker_count(ck, before, pm_entry(ck->pagemap, p, lay.page));
 	return n == (ssize_t)lay.page ? 0 : -1;
 }
 
@@ -974,7 +812,7 @@ static void find_zero_pfn(void)
 	fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		die("/proc/self/pagemap");
-	lay.zero_pfn = pm_entry(fd, s.base) & PM_PFN_MASK;
+	lay.zero_pfn = pm_entry(fd, s.base, lay.page) & PM_PFN_MASK;
 	close(fd);
 	munmap(s.base, lay.page);
 	if (!lay.zero_pfn) {
@@ -997,26 +835,6 @@ static void setup_files(void)
 	if (pipe2(lay.release, O_CLOEXEC) < 0 || pipe2(lay.go, O_CLOEXEC) < 0 ||
 	    pipe2(lay.race_start, O_CLOEXEC) < 0)
 		die("pipe");
-}
-
-/* Print "ready PID" and wait for SIGUSR1. */
-static void wait_for_signal(void)
-{
-	sigset_t set, old;
-	struct line l = { .len = 0 };
-	int sig;
-
-	sigemptyset(&set);
-	sigaddset(&set, SIGUSR1);
-	if (sigprocmask(SIG_BLOCK, &set, &old) < 0)
-		die("sigprocmask");
-	line_str(&l, "ready ");
-	line_num(&l, (unsigned long)getpid());
-	if (line_emit(&l, STDOUT_FILENO) < 0)
-		die("stdout");
-	while (sigwait(&set, &sig))
-		;
-	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
 /* Fill in a job with the fields shared by all kinds of children. */
@@ -1217,13 +1035,8 @@ static int run_main(void)
 /* Parse, set up memory, run the process tree, report the outcome. */
 int main(int argc, char **argv)
 {
-	long page;
-
 	parse_args(argc, argv);
-	page = sysconf(_SC_PAGESIZE);
-	if (page <= 0)
-		die("sysconf(_SC_PAGESIZE)");
-	lay.page = (size_t)page;
+	lay.page = page_size();
 	setup_files();
 	if (cfg.check)
 		find_zero_pfn();

@@ -44,11 +44,13 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "wlio.h"
+
+const char wl_prog[] = "phaseload";
 
 #define MAX_CHILDREN	256
 #define MAX_PAGES	(1UL << 24)
 #define PAD_PAGES	64
-#define LINE_LEN	256
 
 #define PM_PFN_MASK	((UINT64_C(1) << 55) - 1)
 #define PM_PRESENT	(UINT64_C(1) << 63)
@@ -101,12 +103,6 @@ struct helper {
 	const struct slice *after;
 	int start[2];
 	struct checker ck;
-};
-
-/* A report line being built on the stack. */
-struct line {
-	char buf[LINE_LEN];
-	size_t len;
 };
 
 static struct config cfg = {
@@ -169,20 +165,6 @@ static const char usage_text[] =
 "Exit status: 0 if every process did what it was asked (and passed --check),\n"
 "1 otherwise, 2 on usage errors.\n";
 
-/* Print a one-line usage error about what and exit 2. */
-static void usage_error(const char *what, const char *msg)
-{
-	fprintf(stderr, "phaseload: %s: %s (see --help)\n", what, msg);
-	exit(2);
-}
-
-/* Print a message and the errno text, then exit 1 (main process only). */
-static void die(const char *what)
-{
-	fprintf(stderr, "phaseload: %s: %s\n", what, strerror(errno));
-	exit(1);
-}
-
 /* Parse a non-negative decimal number up to max, or exit 2. */
 static unsigned long parse_num(const char *s, const char *opt,
 			       unsigned long max)
@@ -198,19 +180,6 @@ static unsigned long parse_num(const char *s, const char *opt,
 		usage_error(opt, "not a number");
 	if (v > max)
 		usage_error(opt, "too large");
-	return v;
-}
-
-/* Parse a non-negative number of seconds, or exit 2. */
-static double parse_seconds(const char *s, const char *opt)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || *end || end == s || !(v >= 0) || v > 86400)
-		usage_error(opt, "bad number of seconds");
 	return v;
 }
 
@@ -263,81 +232,13 @@ static void set_opt(int opt, const char *arg, const char *name)
 /* Parse the command line into cfg. */
 static void parse_args(int argc, char **argv)
 {
-	char name[32];
-	int opt, idx;
+	int first = parse_options(argc, argv, "h", long_opts, usage_text, set_opt);
 
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "h", long_opts, &idx)) != -1) {
-		if (opt == 'h') {
-			fputs(usage_text, stdout);
-			exit(0);
-		}
-		if (opt == '?')
-			usage_error(argv[optind - 1],
-				    "unknown option or missing argument");
-		snprintf(name, sizeof(name), "--%s", long_opts[idx].name);
-		set_opt(opt, optarg, name);
-	}
-	if (optind < argc)
-		usage_error(argv[optind], "unexpected argument");
+	if (first < argc)
+		usage_error(argv[first], "unexpected argument");
 	if (cfg.children * (cfg.outside + cfg.inside + cfg.after) +
 	    cfg.parent_inside > MAX_PAGES)
 		usage_error("page counts", "too large");
-}
-
-/* Append a string to a report line. */
-static void line_str(struct line *l, const char *s)
-{
-	while (*s && l->len < sizeof(l->buf) - 1)
-		l->buf[l->len++] = *s++;
-}
-
-/* Append an unsigned decimal number to a report line. */
-static void line_num(struct line *l, unsigned long v)
-{
-	char tmp[24];
-	int n = 0;
-
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (n && l->len < sizeof(l->buf) - 1)
-		l->buf[l->len++] = tmp[--n];
-}
-
-/* Append " KEY VALUE" to a report line. */
-static void line_kv(struct line *l, const char *key, unsigned long v)
-{
-	line_str(l, " ");
-	line_str(l, key);
-	line_str(l, " ");
-	line_num(l, v);
-}
-
-/* Write a finished line (a newline is added) to fd in one write(2). */
-static int line_emit(struct line *l, int fd)
-{
-	ssize_t n;
-
-	l->buf[l->len++] = '\n';
-	do
-		n = write(fd, l->buf, l->len);
-	while (n < 0 && errno == EINTR);
-	return n == (ssize_t)l->len ? 0 : -1;
-}
-
-/* Write "phaseload: pid PID: MSG N" to stderr without stdio. */
-static void say(const char *msg, unsigned long n)
-{
-	struct line l = { .len = 0 };
-
-	line_str(&l, "phaseload: pid ");
-	line_num(&l, (unsigned long)getpid());
-	line_str(&l, ": ");
-	line_str(&l, msg);
-	line_num(&l, n);
-	line_emit(&l, STDERR_FILENO);
 }
 
 /* Report one process: "KIND PID ppid PPID wrote W role ROLE ...". */
@@ -360,40 +261,6 @@ static int report_proc(const char *kind, pid_t pid, pid_t ppid,
 	return line_emit(&l, lay.report_fd);
 }
 
-/* Sleep for ms milliseconds, resuming after signals. */
-static void sleep_ms(unsigned long ms)
-{
-	struct timespec ts = {
-		.tv_sec = (time_t)(ms / 1000),
-		.tv_nsec = (long)(ms % 1000) * 1000000L,
-	};
-
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
-
-/* Block until the write end of pipe fd[] is closed everywhere. */
-static void wait_eof(const int fd[2])
-{
-	char c;
-	ssize_t n;
-
-	do
-		n = read(fd[0], &c, 1);
-	while (n > 0 || (n < 0 && errno == EINTR));
-}
-
-/* Read the pagemap entry of the page at addr (0 if unavailable). */
-static uint64_t pm_entry(int fd, const void *addr)
-{
-	uint64_t e = 0;
-	off_t off = (off_t)((uintptr_t)addr / lay.page * sizeof(e));
-
-	if (pread(fd, &e, sizeof(e), off) != (ssize_t)sizeof(e))
-		return 0;
-	return e;
-}
-
 /* Open /proc/self/pagemap when checking. */
 static void checker_init(struct checker *ck)
 {
@@ -412,9 +279,9 @@ static void touch(struct checker *ck, char *p, unsigned long tag)
 		*(volatile char *)p = (char)(tag | 1);
 		return;
 	}
-	before = pm_entry(ck->pagemap, p);
+	before = pm_entry(ck->pagemap, p, lay.page);
 	*(volatile char *)p = (char)(tag | 1);
-	after = pm_entry(ck->pagemap, p);
+	after = pm_entry(ck->pagemap, p, lay.page);
 	if ((before & PM_PRESENT) &&
 	    (before & PM_PFN_MASK) != (after & PM_PFN_MASK))
 		ck->copied++;
@@ -534,19 +401,19 @@ static int run_threaded(unsigned long index)
 	checker_init(&in);
 	checker_init(&h.ck);
 	if (pipe2(h.start, O_CLOEXEC) < 0) {
-		say("pipe failed, errno ", (unsigned long)errno);
+		say("pipe failed, errno ", (unsigned long)errno, NULL, 0);
 		return 1;
 	}
 	/* thread creation dirties a few pages: keep that out of the phase */
 	err = pthread_create(&tid, NULL, helper_main, &h);
 	if (err) {
-		say("pthread_create failed, error ", (unsigned long)err);
+		say("pthread_create failed, error ", (unsigned long)err, NULL, 0);
 		return 1;
 	}
 	DTRACE_PROBE1(cowtest, phase__begin, phase);
 	if (write(h.start[1], "g", 1) != 1)
 		say("cannot start the helper thread, errno ",
-		    (unsigned long)errno);
+		    (unsigned long)errno, NULL, 0);
 	write_slice(&in, &b);
 	pthread_join(tid, NULL);
 	if (cfg.phase_ms)
@@ -579,7 +446,7 @@ static pid_t spawn(const char *role, unsigned long index)
 	else
 		pid = (pid_t)syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
 	if (pid < 0) {
-		say("fork failed, errno ", (unsigned long)errno);
+		say("fork failed, errno ", (unsigned long)errno, NULL, 0);
 		return -1;
 	}
 	if (pid == 0) {
@@ -593,33 +460,8 @@ static pid_t spawn(const char *role, unsigned long index)
 		outside = cfg.outside + cfg.after;
 	}
 	if (report_proc("child", pid, getpid(), role, inside, outside, index) < 0)
-		say("cannot write report, errno ", (unsigned long)errno);
+		say("cannot write report, errno ", (unsigned long)errno, NULL, 0);
 	return pid;
-}
-
-/* Reap every child; return the number that failed. */
-static int reap_children(void)
-{
-	int status, failed = 0;
-	pid_t pid;
-
-	for (;;) {
-		pid = waitpid(-1, &status, 0);
-		if (pid < 0 && errno == EINTR)
-			continue;
-		if (pid < 0)
-			break;
-		if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-			continue;
-		if (WIFEXITED(status))
-			say("child exited with status ",
-			    (unsigned long)WEXITSTATUS(status));
-		else
-			say("child killed by signal ",
-			    (unsigned long)WTERMSIG(status));
-		failed++;
-	}
-	return failed;
 }
 
 /* Map and pre-touch the pages every process writes, without huge pages. */
@@ -650,7 +492,7 @@ static void check_pagemap(void)
 
 	if (fd < 0)
 		die("/proc/self/pagemap");
-	if (!(pm_entry(fd, lay.region) & PM_PFN_MASK)) {
+	if (!(pm_entry(fd, lay.region, lay.page) & PM_PFN_MASK)) {
 		fprintf(stderr, "phaseload: --check needs page frame numbers "
 			"from /proc/self/pagemap (CAP_SYS_ADMIN)\n");
 		exit(2);
@@ -670,26 +512,6 @@ static void setup_files(void)
 	}
 	if (pipe2(lay.release, O_CLOEXEC) < 0)
 		die("pipe");
-}
-
-/* Print "ready PID" and wait for SIGUSR1. */
-static void wait_for_signal(void)
-{
-	sigset_t set, old;
-	struct line l = { .len = 0 };
-	int sig;
-
-	sigemptyset(&set);
-	sigaddset(&set, SIGUSR1);
-	if (sigprocmask(SIG_BLOCK, &set, &old) < 0)
-		die("sigprocmask");
-	line_str(&l, "ready ");
-	line_num(&l, (unsigned long)getpid());
-	if (line_emit(&l, STDOUT_FILENO) < 0)
-		die("stdout");
-	while (sigwait(&set, &sig))
-		;
-	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
 /* Main process after setup: fork, write its phase, release, reap. */
@@ -729,13 +551,8 @@ static int run_main(void)
 /* Parse, set up memory, run the process tree, report the outcome. */
 int main(int argc, char **argv)
 {
-	long page;
-
 	parse_args(argc, argv);
-	page = sysconf(_SC_PAGESIZE);
-	if (page <= 0)
-		die("sysconf(_SC_PAGESIZE)");
-	lay.page = (size_t)page;
+	lay.page = page_size();
 	setup_files();
 	setup_memory();
 	if (cfg.check)
