@@ -7,17 +7,20 @@
 #include <cmocka.h>
 #include "options.h"
 
-/* Parse a NULL-terminated argument list; returns options_parse's result. */
-static int parse(struct options *o, char *err, const char *first, ...)
+#define ARGV_MAX 32
+
+/* Parse a NULL-terminated argument list; returns options_parse's result.
+ * The caller owns argv (ARGV_MAX slots): o->command points into it, so it
+ * must live as long as o, not die with this frame. */
+static int parse(struct options *o, char **argv, char *err, const char *first, ...)
 {
-	char *argv[32];
 	int argc = 0;
 	va_list ap;
 	const char *s;
 
 	argv[argc++] = (char *)"cowtop";
 	va_start(ap, first);
-	for (s = first; s && argc < 31; s = va_arg(ap, const char *))
+	for (s = first; s && argc < ARGV_MAX - 1; s = va_arg(ap, const char *))
 		argv[argc++] = (char *)s;
 	va_end(ap);
 	argv[argc] = NULL;
@@ -27,10 +30,11 @@ static int parse(struct options *o, char *err, const char *first, ...)
 static void test_defaults(void **state)
 {
 	struct options o;
+	char *argv[ARGV_MAX];
 	char err[256];
 
 	(void)state;
-	assert_int_equal(parse(&o, err, NULL), 0);
+	assert_int_equal(parse(&o, argv, err, NULL), 0);
 	assert_true(o.delay == 1.0);
 	assert_int_equal(o.sort, SORT_COW_RATE);
 	assert_int_equal(o.format, FORMAT_TEXT);
@@ -41,10 +45,11 @@ static void test_defaults(void **state)
 static void test_full_line(void **state)
 {
 	struct options o;
+	char *argv[ARGV_MAX];
 	char err[256];
 
 	(void)state;
-	assert_int_equal(parse(&o, err, "-b", "-d", "0.25", "-n", "3", "-f", "json", "-s", "rss",
+	assert_int_equal(parse(&o, argv, err, "-b", "-d", "0.25", "-n", "3", "-f", "json", "-s", "rss",
 			       "-p", "12", "--pid", "34", NULL), 0);
 	assert_true(o.batch);
 	assert_true(o.delay == 0.25);
@@ -58,16 +63,17 @@ static void test_full_line(void **state)
 static void test_command_after_dashes(void **state)
 {
 	struct options o;
+	char *argv[ARGV_MAX];
 	char err[256];
 
 	(void)state;
-	assert_int_equal(parse(&o, err, "-b", "--", "sh", "-c", "exit 3", NULL), 0);
+	assert_int_equal(parse(&o, argv, err, "-b", "--", "sh", "-c", "exit 3", NULL), 0);
 	assert_non_null(o.command);
 	assert_string_equal(o.command[0], "sh");
 	assert_string_equal(o.command[1], "-c");
-	assert_int_not_equal(parse(&o, err, "-b", "--", NULL), 0);
+	assert_int_not_equal(parse(&o, argv, err, "-b", "--", NULL), 0);
 	assert_non_null(strstr(err, "no command"));
-	assert_int_not_equal(parse(&o, err, "sh", NULL), 0);
+	assert_int_not_equal(parse(&o, argv, err, "sh", NULL), 0);
 }
 
 static void test_bad_values(void **state)
@@ -79,13 +85,14 @@ static void test_bad_values(void **state)
 		{ "-s", "size" }, { "--track-first-clone", "x" },
 	};
 	struct options o;
+	char *argv[ARGV_MAX];
 	char err[256];
 	size_t i;
 
 	(void)state;
 	for (i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
 		err[0] = '\0';
-		assert_int_not_equal(parse(&o, err, bad[i][0], bad[i][1], NULL), 0);
+		assert_int_not_equal(parse(&o, argv, err, bad[i][0], bad[i][1], NULL), 0);
 		assert_non_null(strstr(err, bad[i][1])); /* the message names the bad value */
 		assert_null(strchr(err, '\n'));
 	}
@@ -94,26 +101,28 @@ static void test_bad_values(void **state)
 static void test_unknown_and_missing(void **state)
 {
 	struct options o;
+	char *argv[ARGV_MAX];
 	char err[256];
 
 	(void)state;
-	assert_int_not_equal(parse(&o, err, "--bogus", NULL), 0);
+	assert_int_not_equal(parse(&o, argv, err, "--bogus", NULL), 0);
 	assert_non_null(strstr(err, "--bogus"));
-	assert_int_not_equal(parse(&o, err, "-x", NULL), 0);
+	assert_int_not_equal(parse(&o, argv, err, "-x", NULL), 0);
 	assert_non_null(strstr(err, "-x"));
-	assert_int_not_equal(parse(&o, err, "-d", NULL), 0);
+	assert_int_not_equal(parse(&o, argv, err, "-d", NULL), 0);
 	assert_non_null(strstr(err, "needs a value"));
 }
 
 static void test_targets_exclusive(void **state)
 {
 	struct options o;
+	char *argv[ARGV_MAX];
 	char err[256];
 
 	(void)state;
-	assert_int_not_equal(parse(&o, err, "-p", "1", "--demo", NULL), 0);
-	assert_int_not_equal(parse(&o, err, "-p", "1", "--", "true", NULL), 0);
-	assert_int_equal(parse(&o, err, "--track-first-clone", "77", NULL), 0);
+	assert_int_not_equal(parse(&o, argv, err, "-p", "1", "--demo", NULL), 0);
+	assert_int_not_equal(parse(&o, argv, err, "-p", "1", "--", "true", NULL), 0);
+	assert_int_equal(parse(&o, argv, err, "--track-first-clone", "77", NULL), 0);
 	assert_int_equal(o.first_clone_of, 77);
 }
 
