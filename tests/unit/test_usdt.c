@@ -1566,11 +1566,29 @@ static void test_list_self(void **state)
 	free(text);
 }
 
+/* Read from fd into buf (capacity cap, NUL-terminated) until a newline or
+ * until it is full: a writer may send one line in several writes, as Python
+ * does with PYTHONUNBUFFERED set ("ready", then "\n"). */
+static void read_line(int fd, char *buf, size_t cap)
+{
+	size_t n = 0;
+	ssize_t r;
+
+	while (n < cap - 1 && !memchr(buf, '\n', n)) {
+		r = read(fd, buf + n, cap - 1 - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		assert_true(r > 0);
+		n += (size_t)r;
+	}
+	buf[n] = '\0';
+}
+
 /* Start Python, waiting on stdin, once it is ready. */
 static pid_t python_start(int *in)
 {
 	int to[2], from[2];
-	char buf[16] = "";
+	char buf[16];
 	pid_t pid;
 
 	assert_int_equal(pipe2(to, O_CLOEXEC), 0);
@@ -1586,7 +1604,7 @@ static pid_t python_start(int *in)
 	}
 	close(to[0]);
 	close(from[1]);
-	assert_true(read(from[0], buf, sizeof(buf) - 1) > 0);
+	read_line(from[0], buf, sizeof(buf));
 	close(from[0]);
 	assert_string_equal(buf, "ready\n");
 	*in = to[1];
