@@ -48,12 +48,6 @@ void probes__free(struct probes *pr)
 	free(pr);
 }
 
-/* Number of specs, partners included. */
-int probes__nspecs(const struct probes *pr)
-{
-	return pr->n;
-}
-
 /* Whether a spec for the same path, provider and name is already held. */
 static bool have_spec(const struct probes *pr, const struct usdt_spec *u)
 {

@@ -13,7 +13,6 @@ struct tracer;
 struct probes *probes__new(struct model *m);
 void probes__free(struct probes *pr);
 int probes__add_spec(struct probes *pr, const char *spec, char *err, size_t errlen);
-int probes__nspecs(const struct probes *pr);
 int probes__attach_paths(struct probes *pr, struct tracer *t, char *err, size_t errlen);
 int probes__scan_file(struct probes *pr, struct tracer *t, const char *path);
 int probes__scan_pid(struct probes *pr, struct tracer *t, int procfd, int pid);
