@@ -16,7 +16,6 @@
 /* Read buffers. A stat line is about 52 numbers and a comm of at most 64
  * bytes; Tgid is the fourth line of status, after an escaped comm. */
 #define STAT_BUF 4096
-#define STATM_BUF 512
 #define STATUS_BUF 4096
 #define PATH_BUF 32
 
@@ -340,33 +339,6 @@ int procfs_read_stat(int procfd, int pid, struct proc_stat *out)
 	if (n < 0)
 		return (int)n;
 	return procfs_parse_stat(buf, (size_t)n, out);
-}
-
-/* Read and parse /proc/PID/statm; see procfs.h. */
-int procfs_read_statm(int procfd, int pid, struct proc_statm *out)
-{
-	char buf[STATM_BUF];
-	ssize_t n;
-
-	n = read_pid_file(procfd, pid, "statm", buf, sizeof(buf));
-	if (n < 0)
-		return (int)n;
-	return procfs_parse_statm(buf, (size_t)n, out);
-}
-
-/* Read a process's command line, bounded by cap; see procfs.h. */
-ssize_t procfs_read_cmdline(int procfd, int pid, char *buf, size_t cap)
-{
-	ssize_t n;
-
-	if (cap == 0)
-		return -EINVAL;
-	n = read_pid_file(procfd, pid, "cmdline", buf, cap - 1);
-	if (n < 0) {
-		buf[0] = '\0';
-		return n;
-	}
-	return (ssize_t)procfs_cmdline_tidy(buf, (size_t)n);
 }
 
 /* Read the tgid of a pid from /proc/PID/status; see procfs.h. */

@@ -54,15 +54,6 @@ size_t procfs_cmdline_tidy(char *buf, size_t len);
  * process is gone, -EINVAL for pid <= 0 or a malformed file, or -errno. */
 int procfs_read_stat(int procfd, int pid, struct proc_stat *out);
 
-/* Read and parse /proc/PID/statm; errors as procfs_read_stat. */
-int procfs_read_statm(int procfd, int pid, struct proc_statm *out);
-
-/* Command line with NULs turned into spaces, trailing separators dropped, in
- * buf (capacity cap, NUL-terminated). At most cap - 1 bytes are read, so a
- * huge command line costs bounded time and memory. Empty for kernel threads
- * and zombies. Returns the length, or -errno (-EINVAL when cap is 0). */
-ssize_t procfs_read_cmdline(int procfd, int pid, char *buf, size_t cap);
-
 /* Tgid of a pid (the "Tgid:" line of /proc/PID/status), to tell a thread id
  * from a process id. Returns the tgid or -errno. */
 int procfs_read_tgid(int procfd, int pid);

@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -30,9 +29,6 @@
 #ifndef FIXTURES_DIR
 #define FIXTURES_DIR "tests/fixtures"
 #endif
-
-#define CHILD_FLAG "--cmdline-child"
-#define CHILD_ARGV0 "cowtop-test"
 
 static int procfd = -1;
 
@@ -566,49 +562,18 @@ static void test_live_self_stat(void **state)
 	assert_int_equal(st2.start_time, st.start_time);
 }
 
-/* stat and statm agree on the size of this process (not on its resident
- * set: the kernel may sum its per-CPU counters for one and not the other). */
-static void test_live_self_statm(void **state)
-{
-	struct proc_stat a, b;
-	struct proc_statm sm;
-	long page = sysconf(_SC_PAGESIZE);
-	int tries;
-
-	(void)state;
-	for (tries = 0; tries < 50; tries++) {
-		assert_int_equal(procfs_read_stat(procfd, getpid(), &a), 0);
-		assert_int_equal(procfs_read_statm(procfd, getpid(), &sm), 0);
-		assert_int_equal(procfs_read_stat(procfd, getpid(), &b), 0);
-		if (a.vsize == b.vsize)
-			break;
-	}
-	assert_true(tries < 50);
-	assert_true(sm.resident > 0);
-	assert_true(sm.size >= sm.resident);
-	assert_true(sm.resident >= sm.shared);
-	assert_int_equal(sm.size * (unsigned long long)page, a.vsize);
-}
-
 /* Missing and impossible pids. */
 static void test_live_missing(void **state)
 {
 	struct proc_stat st;
-	struct proc_statm sm;
-	char buf[16];
 	int devnull;
 
 	(void)state;
 	assert_int_equal(procfs_read_stat(procfd, INT_MAX, &st), -ENOENT);
-	assert_int_equal(procfs_read_statm(procfd, INT_MAX, &sm), -ENOENT);
-	assert_int_equal(procfs_read_cmdline(procfd, INT_MAX, buf, sizeof(buf)),
-	    -ENOENT);
 	assert_int_equal(procfs_read_tgid(procfd, INT_MAX), -ENOENT);
 	assert_int_equal(procfs_read_stat(procfd, 0, &st), -EINVAL);
 	assert_int_equal(procfs_read_stat(procfd, -1, &st), -EINVAL);
 	assert_int_equal(procfs_read_tgid(procfd, -5), -EINVAL);
-	assert_int_equal(procfs_read_cmdline(procfd, getpid(), buf, 0),
-	    -EINVAL);
 	/* The fd must be a directory of /proc. */
 	devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	assert_true(devnull >= 0);
@@ -617,12 +582,10 @@ static void test_live_missing(void **state)
 	assert_int_equal(procfs_read_stat(-1, getpid(), &st), -EBADF);
 }
 
-/* A zombie child: state Z, no memory, empty command line; gone once reaped. */
+/* A zombie child: state Z, no memory; gone once reaped. */
 static void test_live_zombie(void **state)
 {
 	struct proc_stat st;
-	struct proc_statm sm;
-	char buf[64];
 	pid_t pid;
 	int i;
 
@@ -641,12 +604,6 @@ static void test_live_zombie(void **state)
 	assert_int_equal(st.ppid, getpid());
 	assert_int_equal(st.vsize, 0);
 	assert_int_equal(st.rss, 0);
-	assert_int_equal(procfs_read_statm(procfd, pid, &sm), 0);
-	assert_int_equal(sm.size, 0);
-	assert_int_equal(sm.resident, 0);
-	memset(buf, 'Z', sizeof(buf));
-	assert_int_equal(procfs_read_cmdline(procfd, pid, buf, sizeof(buf)), 0);
-	assert_string_equal(buf, "");
 	assert_int_equal(procfs_read_tgid(procfd, pid), pid);
 	assert_int_equal(waitpid(pid, NULL, 0), pid);
 	assert_int_equal(procfs_read_stat(procfd, pid, &st), -ENOENT);
@@ -793,103 +750,9 @@ static void test_live_for_each_pid(void **state)
 	assert_int_equal(waitpid(child, NULL, 0), child);
 }
 
-/* A child of this test program, waiting on its stdin, with a huge argv. */
-struct child {
-	pid_t pid;
-	int stdin_w;
-};
-
-/* Start this program again as a waiting child whose argv is CHILD_ARGV0,
- * CHILD_FLAG and nargs copies of arg. Returns 0, or the exec errno. */
-static int spawn_child(const char *arg, size_t nargs, struct child *c)
-{
-	char **argv = calloc(nargs + 3, sizeof(*argv));
-	int in[2], status[2], err = 0;
-	struct rlimit rl;
-	size_t i;
-	ssize_t n;
-
-	assert_non_null(argv);
-	argv[0] = (char *)CHILD_ARGV0;
-	argv[1] = (char *)CHILD_FLAG;
-	for (i = 0; i < nargs; i++)
-		argv[i + 2] = (char *)arg;
-	assert_int_equal(pipe2(in, O_CLOEXEC), 0);
-	assert_int_equal(pipe2(status, O_CLOEXEC), 0);
-	c->pid = fork();
-	assert_true(c->pid >= 0);
-	if (c->pid == 0) {
-		/* Room for argv: the kernel allows a quarter of the stack
-		 * limit. */
-		if (getrlimit(RLIMIT_STACK, &rl) == 0) {
-			rl.rlim_cur = 64ul << 20;
-			if (rl.rlim_max != RLIM_INFINITY &&
-			    rl.rlim_cur > rl.rlim_max)
-				rl.rlim_cur = rl.rlim_max;
-			setrlimit(RLIMIT_STACK, &rl);
-		}
-		dup2(in[0], STDIN_FILENO);
-		execv("/proc/self/exe", argv);
-		err = errno;
-		if (write(status[1], &err, sizeof(err)) < 0)
-			_exit(126);
-		_exit(127);
-	}
-	free(argv);
-	close(in[0]);
-	close(status[1]);
-	/* The status pipe closes on a successful exec, or carries errno. */
-	do
-		n = read(status[0], &err, sizeof(err));
-	while (n < 0 && errno == EINTR);
-	close(status[0]);
-	c->stdin_w = in[1];
-	if (n == (ssize_t)sizeof(err)) {
-		close(in[1]);
-		waitpid(c->pid, NULL, 0);
-		return err;
-	}
-	return 0;
-}
-
-/* Let the child go and reap it. */
-static void child_stop(struct child *c)
-{
-	int status;
-
-	close(c->stdin_w);
-	assert_int_equal(waitpid(c->pid, &status, 0), c->pid);
-	assert_true(WIFEXITED(status));
-	assert_int_equal(WEXITSTATUS(status), 0);
-}
-
-/* What procfs_read_cmdline must give with capacity cap for that argv,
- * computed the plain way: join with NULs, keep cap - 1 bytes, drop trailing
- * NULs, turn the others into spaces. */
-static char *expected_cmdline(const char *arg, size_t nargs, size_t cap)
-{
-	size_t alen = strlen(arg) + 1, n = 0, i, k;
-	char *raw = malloc(cap);
-	const char *part;
-
-	assert_non_null(raw);
-	for (i = 0; i < nargs + 2 && n < cap - 1; i++) {
-		part = i == 0 ? CHILD_ARGV0 : i == 1 ? CHILD_FLAG : arg;
-		alen = strlen(part) + 1;
-		for (k = 0; k < alen && n < cap - 1; k++)
-			raw[n++] = part[k];
-	}
-	while (n > 0 && raw[n - 1] == '\0')
-		n--;
-	for (i = 0; i < n; i++)
-		raw[i] = raw[i] ? raw[i] : ' ';
-	raw[n] = '\0';
-	return raw;
-}
-
-/* rchar of /proc/self/io (bytes this process got from read()), and the size
- * of that read itself; -1 when the kernel does not account it. */
-static long long read_rchar(size_t *self_len)
+/* rchar of /proc/self/io (bytes this process got from read()); -1 when the
+ * kernel does not account it. */
+static long long read_rchar(void)
 {
 	char buf[1024];
 	long long v = -1;
@@ -904,84 +767,9 @@ static long long read_rchar(size_t *self_len)
 	if (n <= 0)
 		return -1;
 	buf[n] = '\0';
-	*self_len = (size_t)n;
 	if (sscanf(buf, "rchar: %lld", &v) != 1)
 		return -1;
 	return v;
-}
-
-/* Read the child's command line with capacity cap and compare. Also check
- * that no byte was written past cap and, where the kernel counts it, that no
- * more than cap bytes were read from the file. */
-static void check_cmdline(pid_t pid, const char *arg, size_t nargs, size_t cap)
-{
-	const size_t guard = 64;
-	char *buf = malloc(cap + guard), *want;
-	long long r0, r1;
-	size_t io_len = 0, i;
-	ssize_t n;
-
-	assert_non_null(buf);
-	memset(buf, 0x5a, cap + guard);
-	want = expected_cmdline(arg, nargs, cap);
-	r0 = read_rchar(&io_len);
-	n = procfs_read_cmdline(procfd, pid, buf, cap);
-	r1 = read_rchar(&io_len);
-	assert_int_equal(n, (ssize_t)strlen(want));
-	assert_true((size_t)n < cap);
-	assert_string_equal(buf, want);
-	for (i = cap; i < cap + guard; i++)
-		assert_int_equal(buf[i], 0x5a);
-	if (r0 >= 0 && r1 >= 0) {
-		/* The read of cmdline, plus the first read of io itself. */
-		assert_true(r1 - r0 >= (long long)n);
-		assert_true(r1 - r0 <= (long long)(cap + io_len));
-	}
-	free(want);
-	free(buf);
-}
-
-/* A 200 000-argument command line costs only the bytes asked for, at every
- * capacity; with room enough it comes back whole. */
-static void test_live_cmdline_bounded(void **state)
-{
-	static const size_t caps[] = { 1, 2, 12, 13, 16, 4096, 65536 };
-	const size_t nargs = 200000;
-	struct child c;
-	size_t i, full;
-	int err;
-
-	(void)state;
-	err = spawn_child("xy", nargs, &c);
-	if (err == E2BIG)
-		skip();
-	assert_int_equal(err, 0);
-	for (i = 0; i < sizeof(caps) / sizeof(caps[0]); i++)
-		check_cmdline(c.pid, "xy", nargs, caps[i]);
-	full = sizeof(CHILD_ARGV0) + sizeof(CHILD_FLAG) + nargs * 3 + 1;
-	check_cmdline(c.pid, "xy", nargs, full);
-	child_stop(&c);
-}
-
-/* 500 000 empty arguments: nothing but separators after the first two, all
- * dropped, in bounded time and memory. */
-static void test_live_cmdline_empty_args(void **state)
-{
-	const size_t nargs = 500000;
-	struct child c;
-	char buf[4096];
-	int err;
-
-	(void)state;
-	err = spawn_child("", nargs, &c);
-	if (err == E2BIG)
-		skip();
-	assert_int_equal(err, 0);
-	check_cmdline(c.pid, "", nargs, sizeof(buf));
-	assert_int_equal(procfs_read_cmdline(procfd, c.pid, buf, sizeof(buf)),
-	    (ssize_t)strlen(CHILD_ARGV0 " " CHILD_FLAG));
-	assert_string_equal(buf, CHILD_ARGV0 " " CHILD_FLAG);
-	child_stop(&c);
 }
 
 /* ---- a directory made to look like /proc ---- */
@@ -993,7 +781,6 @@ static const char *const fake_names[] = {
 static char fake_dir[PATH_MAX];
 
 #define FAKE_PAD (256u << 10)       /* bytes of padding in fake 12/stat */
-#define FAKE_CMDLINE (1u << 20)     /* size of fake 12/cmdline */
 
 /* Write n bytes to dirfd/path, creating it. */
 static int write_file(int dirfd, const char *path, const char *buf, size_t n)
@@ -1021,8 +808,8 @@ static int copy_fixture(int dirfd, const char *name, const char *path)
 }
 
 /* Fill the fake /proc: pid-like and other names; in 12, a stat of 256 KiB
- * (a real line, then spaces before its newline), a 1 MiB cmdline, a status
- * and a statm; in 99, a stat that is a directory. */
+ * (a real line, then spaces before its newline) and a status; in 99, a stat
+ * that is a directory. */
 static int fake_fill(int fd)
 {
 	size_t i, len;
@@ -1033,18 +820,11 @@ static int fake_fill(int fd)
 			return -1;
 	}
 	if (mkdirat(fd, "99/stat", 0700) < 0 ||
-	    copy_fixture(fd, "thread.status", "12/status") < 0 ||
-	    copy_fixture(fd, "cat.statm", "12/statm") < 0)
+	    copy_fixture(fd, "thread.status", "12/status") < 0)
 		return -1;
-	big = malloc(FAKE_CMDLINE);
+	big = malloc(FAKE_PAD);
 	if (!big)
 		return -1;
-	for (i = 0; i < FAKE_CMDLINE; i++)
-		big[i] = (i & 1) ? '\0' : 'a';
-	if (write_file(fd, "12/cmdline", big, FAKE_CMDLINE) < 0) {
-		free(big);
-		return -1;
-	}
 	line = fixture("cat.stat", &len);
 	memset(big, ' ', FAKE_PAD);
 	memcpy(big, line, len - 1); /* its newline goes at the very end */
@@ -1076,7 +856,7 @@ static int fake_proc_setup(void **state)
 static int fake_proc_teardown(void **state)
 {
 	static const char *const files[] = {
-		"12/stat", "12/statm", "12/status", "12/cmdline",
+		"12/stat", "12/status",
 	};
 	int fd = (int)(intptr_t)*state;
 	size_t i;
@@ -1106,40 +886,25 @@ static void test_fake_pid_names(void **state)
 }
 
 /* Oversized files are read only as far as the buffers go: a 256 KiB stat
- * still parses from its start, a 1 MiB cmdline costs cap bytes. */
+ * still parses from its start. */
 static void test_fake_bounded_reads(void **state)
 {
 	int fd = (int)(intptr_t)*state;
-	struct proc_statm sm;
 	struct proc_stat st;
 	long long r0, r1;
-	size_t io_len = 0;
-	char buf[10 + 8];
 
-	r0 = read_rchar(&io_len);
+	r0 = read_rchar();
 	assert_int_equal(procfs_read_stat(fd, 12, &st), 0);
-	r1 = read_rchar(&io_len);
+	r1 = read_rchar();
 	if (r0 >= 0 && r1 >= 0)
 		assert_true(r1 - r0 < (long long)(FAKE_PAD / 4));
 	assert_int_equal(st.pid, 3744);
 	assert_string_equal(st.comm, "cat");
 	assert_int_equal(st.rss, 371);
-	assert_int_equal(procfs_read_statm(fd, 12, &sm), 0);
-	assert_int_equal(sm.resident, 403);
 	assert_int_equal(procfs_read_tgid(fd, 12), 22026);
-
-	memset(buf, 'Z', sizeof(buf));
-	r0 = read_rchar(&io_len);
-	assert_int_equal(procfs_read_cmdline(fd, 12, buf, 10), 9);
-	r1 = read_rchar(&io_len);
-	assert_string_equal(buf, "a a a a a");
-	assert_int_equal(buf[10], 'Z');
-	if (r0 >= 0 && r1 >= 0)
-		assert_true(r1 - r0 <= (long long)(9 + io_len));
 
 	/* Read errors come back as -errno; missing files as -ENOENT. */
 	assert_int_equal(procfs_read_stat(fd, 99, &st), -EISDIR);
-	assert_int_equal(procfs_read_statm(fd, 99, &sm), -ENOENT);
 	assert_int_equal(procfs_read_stat(fd, 13, &st), -ENOENT);
 }
 
@@ -1169,7 +934,7 @@ static int teardown(void **state)
 	return 0;
 }
 
-int main(int argc, char **argv)
+int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_stat_cat),
@@ -1189,7 +954,6 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_status_tgid),
 		cmocka_unit_test(test_cmdline_tidy),
 		cmocka_unit_test(test_live_self_stat),
-		cmocka_unit_test(test_live_self_statm),
 		cmocka_unit_test(test_live_missing),
 		cmocka_unit_test(test_live_zombie),
 		cmocka_unit_test(test_live_thread),
@@ -1198,17 +962,7 @@ int main(int argc, char **argv)
 		    fake_proc_setup, fake_proc_teardown),
 		cmocka_unit_test_setup_teardown(test_fake_bounded_reads,
 		    fake_proc_setup, fake_proc_teardown),
-		cmocka_unit_test(test_live_cmdline_bounded),
-		cmocka_unit_test(test_live_cmdline_empty_args),
 		cmocka_unit_test(test_constants),
 	};
-	char b;
-
-	/* Child mode for the command-line tests: wait for stdin to close. */
-	if (argc > 1 && strcmp(argv[1], CHILD_FLAG) == 0) {
-		while (read(STDIN_FILENO, &b, 1) > 0)
-			;
-		return 0;
-	}
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
