@@ -6,12 +6,12 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "model.h"
+#include "objset.h"
 #include "probes.h"
 #include "tracer.h"
 #include "usdt.h"
 
 #define SPECS_MAX 32
-#define OBJECTS_MAX 1024
 
 struct spec {
 	struct usdt_spec u;
@@ -27,8 +27,7 @@ struct probes {
 	struct model *model;
 	struct spec specs[SPECS_MAX];
 	int n;
-	struct object_id { dev_t dev; ino_t ino; } objects[OBJECTS_MAX]; /* examined */
-	int nobjects;
+	struct objset *examined;    /* objects, by device and inode */
 	int looked;                 /* objects examined, for error messages */
 };
 
@@ -37,14 +36,22 @@ struct probes *probes__new(struct model *m)
 {
 	struct probes *pr = calloc(1, sizeof(*pr));
 
-	if (pr)
-		pr->model = m;
+	if (!pr)
+		return NULL;
+	pr->model = m;
+	pr->examined = objset__new();
+	if (!pr->examined) {
+		free(pr);
+		return NULL;
+	}
 	return pr;
 }
 
 /* Free pr; NULL is fine. */
 void probes__free(struct probes *pr)
 {
+	if (pr)
+		objset__free(pr->examined);
 	free(pr);
 }
 
@@ -211,15 +218,12 @@ static int on_probe(const struct usdt_probe *p, void *arg)
 static bool seen_object(struct probes *pr, const char *path)
 {
 	struct stat st;
-	int i;
 
 	if (stat(path, &st))
 		return true; /* nothing to examine */
-	for (i = 0; i < pr->nobjects; i++)
-		if (pr->objects[i].dev == st.st_dev && pr->objects[i].ino == st.st_ino)
-			return true;
-	if (pr->nobjects < OBJECTS_MAX)
-		pr->objects[pr->nobjects++] = (struct object_id){ st.st_dev, st.st_ino };
+	if (objset__has(pr->examined, st.st_dev, st.st_ino))
+		return true;
+	(void)objset__add(pr->examined, st.st_dev, st.st_ino); /* full: may examine twice */
 	return false;
 }
 

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "objset.h"
 #include "text.h"
 #include "usdt.h"
 
@@ -342,14 +343,6 @@ struct maps_entry {
 	const char *path;
 };
 
-/* Files already reported, by device and inode. */
-struct seen_files {
-	size_t n;
-	struct {
-		unsigned long long dev, inode;
-	} id[USDT_OBJECTS_MAX];
-};
-
 /* Read more of the maps file, after what is left of the current line. A
  * line that fills the whole buffer is dropped and the rest of it skipped. */
 static int maps_fill(struct maps_reader *r)
@@ -439,24 +432,6 @@ static int maps_parse(char *line, struct maps_entry *e)
 	return 0;
 }
 
-/* Record a file as reported. Returns false when it already was. Past
- * USDT_OBJECTS_MAX files, nothing more is recorded. */
-static bool seen_add(struct seen_files *s, const struct maps_entry *e)
-{
-	size_t i;
-
-	for (i = 0; i < s->n; i++) {
-		if (s->id[i].dev == e->dev && s->id[i].inode == e->inode)
-			return false;
-	}
-	if (s->n < USDT_OBJECTS_MAX) {
-		s->id[s->n].dev = e->dev;
-		s->id[s->n].inode = e->inode;
-		s->n++;
-	}
-	return true;
-}
-
 /* Open PID/maps relative to procfd. */
 static int maps_open(int procfd, int pid)
 {
@@ -475,27 +450,28 @@ int usdt_for_each_object(int procfd, int pid,
     int (*fn)(const char *path, void *arg), void *arg)
 {
 	struct maps_reader *r;
-	struct seen_files *seen;
+	struct objset *seen;
 	struct maps_entry e;
 	char *line;
 	int ret;
 
 	r = calloc(1, sizeof(*r));
-	seen = calloc(1, sizeof(*seen));
+	seen = objset__new();
 	ret = r && seen ? maps_open(procfd, pid) : -ENOMEM;
 	if (ret < 0)
 		goto out;
 	r->fd = ret;
 	while ((ret = maps_next(r, &line)) > 0) {
-		if (maps_parse(line, &e) < 0 || !seen_add(seen, &e))
+		if (maps_parse(line, &e) < 0 || objset__has(seen, e.dev, e.inode))
 			continue;
+		(void)objset__add(seen, e.dev, e.inode); /* full: may report twice */
 		ret = fn(e.path, arg);
 		if (ret != 0)
 			break;
 	}
 	close(r->fd);
 out:
-	free(seen);
+	objset__free(seen);
 	free(r);
 	return ret;
 }

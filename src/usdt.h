@@ -48,11 +48,10 @@ int usdt_for_each_probe(const char *path,
  * "\012"); pseudo-files such as "[vdso]", anonymous mappings and deleted
  * files are skipped. Memory is bounded however long maps is: a line longer
  * than USDT_MAPS_LINE_MAX bytes (none the kernel writes) is skipped whole,
- * and past USDT_OBJECTS_MAX distinct files a file may be reported twice.
+ * and past OBJSET_MAX distinct files a file may be reported twice.
  * Returns 0, -EINVAL for pid <= 0, -ENOENT or -ESRCH when the process is
  * gone, -errno, or the non-zero value of fn that stopped it. */
 #define USDT_MAPS_LINE_MAX (USDT_PATH_MAX + 256)
-#define USDT_OBJECTS_MAX 1024
 int usdt_for_each_object(int procfd, int pid,
     int (*fn)(const char *path, void *arg), void *arg);
 

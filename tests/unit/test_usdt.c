@@ -28,6 +28,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include "objset.h"
 #include "usdt.h"
 
 #ifndef FIXTURES_DIR
@@ -1168,7 +1169,7 @@ static void test_maps_longest_path(void **state)
  * memory stays bounded (a file past the limit may come twice). */
 static void test_maps_many_objects(void **state)
 {
-	const int files = USDT_OBJECTS_MAX + 100;
+	const int files = OBJSET_MAX + 100;
 	char dir[PATH_MAX], want[64];
 	struct objects *o;
 	int ret, i, j;
@@ -1185,7 +1186,7 @@ static void test_maps_many_objects(void **state)
 	o = objects_of(tmp_path(dir, sizeof(dir), "proc"), 30, &ret);
 	assert_int_equal(ret, 0);
 	assert_true(o->n >= files && o->n <= 2 * files);
-	for (i = 0; i < USDT_OBJECTS_MAX; i++) {
+	for (i = 0; i < OBJSET_MAX; i++) {
 		snprintf(want, sizeof(want), "/lib/l%d.so", i);
 		assert_string_equal(o->path[i], want);
 	}
