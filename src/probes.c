@@ -8,6 +8,7 @@
 #include "model.h"
 #include "objset.h"
 #include "probes.h"
+#include "procfs.h"
 #include "tracer.h"
 #include "usdt.h"
 
@@ -256,7 +257,7 @@ int probes__scan_pid(struct probes *pr, struct tracer *t, int procfd, int pid)
 
 	if (!pr->n)
 		return 0;
-	return usdt_for_each_object(procfd, pid, scan_object, &mt);
+	return procfs_for_each_object(procfd, pid, scan_object, &mt);
 }
 
 /* Describe the first probe given that was found nowhere; returns how many. */

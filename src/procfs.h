@@ -7,6 +7,7 @@
 #ifndef COWTOP_PROCFS_H
 #define COWTOP_PROCFS_H
 
+#include <limits.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -62,6 +63,19 @@ int procfs_read_tgid(int procfd, int pid);
  * Returns 0 or -errno; stops early when fn returns non-zero and returns that
  * value. */
 int procfs_for_each_pid(int procfd, int (*fn)(int pid, void *arg), void *arg);
+
+/* Call fn(path, arg) once per distinct file (device and inode) that pid
+ * maps executable, from /proc/PID/maps. Paths are as maps shows them (a
+ * newline in a name shows as "\012"); pseudo-files such as "[vdso]",
+ * anonymous mappings and deleted files are skipped. Memory is bounded
+ * however long maps is: a line longer than PROCFS_MAPS_LINE_MAX bytes (none
+ * the kernel writes) is skipped whole, and past OBJSET_MAX distinct files a
+ * file may be reported twice. Returns 0, -EINVAL for pid <= 0, -ENOENT or
+ * -ESRCH when the process is gone, -errno, or the non-zero value of fn that
+ * stopped it. */
+#define PROCFS_MAPS_LINE_MAX (PATH_MAX + 256)
+int procfs_for_each_object(int procfd, int pid,
+    int (*fn)(const char *path, void *arg), void *arg);
 
 /* Clock ticks per second (sysconf(_SC_CLK_TCK)), cached. */
 long procfs_clock_ticks(void);

@@ -42,19 +42,6 @@ int usdt_parse_note(const void *desc, size_t len, bool is64, struct usdt_probe *
 int usdt_for_each_probe(const char *path,
     int (*fn)(const struct usdt_probe *p, void *arg), void *arg);
 
-/* Call fn(path, arg) once per distinct file (device and inode) that pid
- * maps executable, reading PID/maps relative to procfd (a directory fd of
- * /proc). Paths are as maps shows them (a newline in a name shows as
- * "\012"); pseudo-files such as "[vdso]", anonymous mappings and deleted
- * files are skipped. Memory is bounded however long maps is: a line longer
- * than USDT_MAPS_LINE_MAX bytes (none the kernel writes) is skipped whole,
- * and past OBJSET_MAX distinct files a file may be reported twice.
- * Returns 0, -EINVAL for pid <= 0, -ENOENT or -ESRCH when the process is
- * gone, -errno, or the non-zero value of fn that stopped it. */
-#define USDT_MAPS_LINE_MAX (USDT_PATH_MAX + 256)
-int usdt_for_each_object(int procfd, int pid,
-    int (*fn)(const char *path, void *arg), void *arg);
-
 /* A probe named on the command line. */
 struct usdt_spec {
 	char path[USDT_PATH_MAX]; /* "" when not given */
