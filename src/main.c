@@ -5,7 +5,7 @@
 #include "demo.h"
 #include "options.h"
 #include "preflight.h"
-#include "usdt.h"
+#include "usdt_list.h"
 
 #ifndef PACKAGE_VERSION
 #define PACKAGE_VERSION "dev"
@@ -31,7 +31,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (opt.list_usdt) {
-		if (usdt_list(stdout, opt.list_usdt, err, sizeof(err))) {
+		if (usdt_list_print(stdout, opt.list_usdt, err, sizeof(err))) {
 			fprintf(stderr, "cowtop: %s\n", err);
 			return 1;
 		}

@@ -11,6 +11,7 @@
 #include "procfs.h"
 #include "tracer.h"
 #include "usdt.h"
+#include "usdt_note.h"
 
 #define SPECS_MAX 32
 
@@ -142,7 +143,7 @@ static int has_probe(const struct usdt_probe *p, void *arg)
 /* Check that the object a spec names holds its probe; say why not. */
 static int check_named_object(const struct spec *s, char *err, size_t errlen)
 {
-	int e = usdt_for_each_probe(s->u.path, has_probe, (void *)s);
+	int e = usdt_note_for_each_probe(s->u.path, has_probe, (void *)s);
 
 	if (e == 1)
 		return 0;
@@ -237,7 +238,7 @@ int probes__scan_file(struct probes *pr, struct tracer *t, const char *path)
 	if (!pr->n || seen_object(pr, path))
 		return 0;
 	pr->looked++;
-	e = usdt_for_each_probe(path, on_probe, &mt);
+	e = usdt_note_for_each_probe(path, on_probe, &mt);
 	return e < 0 && e != -ENODATA && e != -ENOEXEC ? e : 0;
 }
 

@@ -1,46 +1,13 @@
-/* USDT (SystemTap SDT) probes: the stapsdt notes of ELF files, the objects a
- * process maps, probe specs given on the command line and how probe names
- * pair up into phases. Everything read from a file or from /proc is
- * untrusted: names are raw bytes, to sanitize before showing them. */
+/* USDT (SystemTap SDT) probe names: the specs given on the command line and
+ * how probe names pair up into phases. The probes of ELF files are in
+ * usdt_note.h, the --list-usdt printer in usdt_list.h. */
 #ifndef COWTOP_USDT_H
 #define COWTOP_USDT_H
 
-#include <stdbool.h>
 #include <stddef.h>
-#include <stdio.h>
 
 #define USDT_STR_MAX 64
-#define USDT_ARGS_MAX 256
 #define USDT_PATH_MAX 4096
-
-/* One probe as its note describes it. */
-struct usdt_probe {
-	char provider[USDT_STR_MAX];
-	char name[USDT_STR_MAX];
-	unsigned long long pc, base, semaphore; /* as in the note (addresses) */
-	/* The argument string, e.g. "-4@%eax 8@%rdx", cut at USDT_ARGS_MAX - 1
-	 * bytes when longer (then nargs counts more specs than args holds). */
-	char args[USDT_ARGS_MAX];
-	int nargs; /* space-separated specs in the whole string; 0 for empty */
-};
-
-/* Parse one stapsdt note descriptor: the bytes after the note header, that
- * is three addresses of the ELF class's size in native byte order, then
- * "provider\0name\0args\0". Pure; never reads desc[len] or beyond; bytes
- * after the args' NUL are ignored. Returns 0, -EINVAL when malformed (too
- * short, a NUL missing, an empty provider or name), or -ENAMETOOLONG when
- * the provider or the name does not fit USDT_STR_MAX (a cut name would name
- * another probe). out is written only on success. */
-int usdt_parse_note(const void *desc, size_t len, bool is64, struct usdt_probe *out);
-
-/* Call fn for every probe of the SHT_NOTE sections named .note.stapsdt of
- * the ELF file at path (ELF32 or ELF64, either byte order). Notes that do
- * not parse are skipped. Returns the number of probes fn was called for,
- * -ENODATA when the file has no .note.stapsdt, -ENOEXEC when it is not a
- * regular ELF file (or a damaged one), or -errno when it cannot be opened.
- * A non-zero value from fn stops the walk and is returned. */
-int usdt_for_each_probe(const char *path,
-    int (*fn)(const struct usdt_probe *p, void *arg), void *arg);
 
 /* A probe named on the command line. */
 struct usdt_spec {
@@ -67,17 +34,5 @@ enum usdt_kind usdt_classify(const char *name, char *phase, size_t cap);
  * entry <-> return (gc__mark__begin <-> gc__mark__end). Returns 0, -EINVAL
  * for a marker, or -ENAMETOOLONG when it does not fit out (capacity cap). */
 int usdt_partner(const char *name, char *out, size_t cap);
-
-/* --list-usdt: arg is a PID (all digits: the probes of every object the
- * process maps, opened through /proc/PID/root when allowed so that a
- * process in a container is read right) or the path of an ELF file
- * ("./123" for a file named 123). Prints a header line, then one line per
- * probe with aligned columns PROVIDER, NAME, ARGS (the count) and OBJECT;
- * every string is sanitized. Nothing is printed on error. Returns 0, or
- * -errno with a one-line reason in err: "no process with PID N",
- * "PATH: not an ELF file", "PATH: no USDT probes (.note.stapsdt missing)",
- * "process N maps no object with USDT probes", or "PATH: " / "process N: "
- * followed by strerror. */
-int usdt_list(FILE *f, const char *arg, char *err, size_t errlen);
 
 #endif

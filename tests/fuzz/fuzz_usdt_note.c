@@ -1,4 +1,4 @@
-/* libFuzzer target for usdt_parse_note. The first byte of an input picks
+/* libFuzzer target for usdt_note_parse. The first byte of an input picks
  * the ELF class (bit 0 set: ELFCLASS64); the rest is the descriptor, copied
  * into a heap block of exactly its size so that a read past its end is
  * caught. Beyond not crashing, every answer is checked against what the
@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "usdt.h"
+#include "usdt_note.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -96,7 +96,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(desc, data + 1, len);
 	memset(&p, 0xa5, sizeof(p));
 	canary = p;
-	ret = usdt_parse_note(desc, len, is64, &p);
+	ret = usdt_note_parse(desc, len, is64, &p);
 	if (ret == 0)
 		check_accepted(&p, desc, len, is64);
 	else

@@ -27,6 +27,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include "usdt.h"
+#include "usdt_list.h"
+#include "usdt_note.h"
 
 #define PYTHON "/usr/bin/python3.11"
 /* PID_MAX_LIMIT: every pid is below it, whatever pid_max says. */
@@ -105,7 +107,7 @@ static int parse_exact(const void *d, size_t len, bool is64, struct usdt_probe *
 
 	assert_non_null(copy);
 	memcpy(copy, d, len);
-	ret = usdt_parse_note(copy, len, is64, p);
+	ret = usdt_note_parse(copy, len, is64, p);
 	free(copy);
 	return ret;
 }
@@ -205,7 +207,7 @@ static struct probes *probes_of(const char *path, int *ret)
 {
 	struct probes *ps = probes_new();
 
-	*ret = usdt_for_each_probe(path, collect, ps);
+	*ret = usdt_note_for_each_probe(path, collect, ps);
 	return ps;
 }
 
@@ -372,7 +374,7 @@ static void write_probe_elf(const char *path, bool is64, bool msb)
 	free(nt);
 }
 
-/* ---- usdt_parse_note ---- */
+/* ---- usdt_note_parse ---- */
 
 /* A 64-bit descriptor as gcc emits it on x86-64. */
 static void test_note_good64(void **state)
@@ -569,7 +571,7 @@ static void test_note_raw_bytes(void **state)
 	assert_int_equal(p.nargs, 1);
 }
 
-/* ---- usdt_for_each_probe on written files ---- */
+/* ---- usdt_note_for_each_probe on written files ---- */
 
 /* Check the three probes of write_probe_elf and their addresses. */
 static void check_probe_elf(const char *path, bool is64)
@@ -712,12 +714,12 @@ static void test_elf_stop(void **state)
 	write_probe_elf(path, true, host_msb());
 	ps->stop_after = 2;
 	ps->stop_value = 42;
-	assert_int_equal(usdt_for_each_probe(path, collect, ps), 42);
+	assert_int_equal(usdt_note_for_each_probe(path, collect, ps), 42);
 	assert_int_equal(ps->n, 2);
 	ps->n = 0;
 	ps->stop_after = 1;
 	ps->stop_value = -ECANCELED;
-	assert_int_equal(usdt_for_each_probe(path, collect, ps), -ECANCELED);
+	assert_int_equal(usdt_note_for_each_probe(path, collect, ps), -ECANCELED);
 	free(ps);
 }
 
@@ -731,24 +733,24 @@ static void test_elf_not_elf(void **state)
 	(void)state;
 	tmp_path(path, sizeof(path), "text");
 	write_file(path, "#!/bin/sh\necho hi\n", 18);
-	assert_int_equal(usdt_for_each_probe(path, collect, ps), -ENOEXEC);
+	assert_int_equal(usdt_note_for_each_probe(path, collect, ps), -ENOEXEC);
 	tmp_path(path, sizeof(path), "empty");
 	write_file(path, "", 0);
-	assert_int_equal(usdt_for_each_probe(path, collect, ps), -ENOEXEC);
+	assert_int_equal(usdt_note_for_each_probe(path, collect, ps), -ENOEXEC);
 	tmp_path(path, sizeof(path), "magic-only");
 	write_file(path, "\177ELF", 4);
-	assert_int_equal(usdt_for_each_probe(path, collect, ps), -ENOEXEC);
+	assert_int_equal(usdt_note_for_each_probe(path, collect, ps), -ENOEXEC);
 	tmp_path(path, sizeof(path), "fifo");
 	assert_int_equal(mkfifo(path, 0600), 0);
 	alarm(10); /* a blocking open would hang the test: die loudly instead */
-	assert_int_equal(usdt_for_each_probe(path, collect, ps), -ENOEXEC);
+	assert_int_equal(usdt_note_for_each_probe(path, collect, ps), -ENOEXEC);
 	alarm(0);
-	assert_int_equal(usdt_for_each_probe(tmpdir, collect, ps), -ENOEXEC);
-	assert_int_equal(usdt_for_each_probe("/dev/null", collect, ps), -ENOEXEC);
+	assert_int_equal(usdt_note_for_each_probe(tmpdir, collect, ps), -ENOEXEC);
+	assert_int_equal(usdt_note_for_each_probe("/dev/null", collect, ps), -ENOEXEC);
 	if (readable("/etc/hostname"))
-		assert_int_equal(usdt_for_each_probe("/etc/hostname", collect, ps), -ENOEXEC);
+		assert_int_equal(usdt_note_for_each_probe("/etc/hostname", collect, ps), -ENOEXEC);
 	tmp_path(path, sizeof(path), "missing");
-	assert_int_equal(usdt_for_each_probe(path, collect, ps), -ENOENT);
+	assert_int_equal(usdt_note_for_each_probe(path, collect, ps), -ENOENT);
 	assert_int_equal(ps->n, 0);
 	free(ps);
 }
@@ -772,7 +774,7 @@ static void test_elf_truncated_written(void **state)
 	for (i = 0; i < len; i++) {
 		write_file(cut, buf, i);
 		ps->n = 0;
-		ret = usdt_for_each_probe(cut, collect, ps);
+		ret = usdt_note_for_each_probe(cut, collect, ps);
 		if (ret != -ENOEXEC || ps->n != 0)
 			fail_msg("%zu of %zu bytes: %d, %d probes", i, len, ret, ps->n);
 	}
@@ -805,7 +807,7 @@ static void test_elf_truncated_real(void **state)
 			if (cuts[i] >= len)
 				continue;
 			write_file(cut, buf, cuts[i]);
-			ret = usdt_for_each_probe(cut, collect, ps);
+			ret = usdt_note_for_each_probe(cut, collect, ps);
 			if (ret != -ENOEXEC)
 				fail_msg("%s cut at %zu: %d", files[k], cuts[i], ret);
 		}
@@ -840,18 +842,18 @@ static void test_elf_section_outside_file(void **state)
 	write_probe_elf(path, true, host_msb());
 	assert_int_equal(stat(path, &st), 0);
 	patch_shdr64(path, offsetof(Elf64_Shdr, sh_offset), (uint64_t)st.st_size + 4096);
-	assert_int_equal(usdt_for_each_probe(path, collect, ps), -ENOEXEC);
+	assert_int_equal(usdt_note_for_each_probe(path, collect, ps), -ENOEXEC);
 	write_probe_elf(path, true, host_msb());
 	patch_shdr64(path, offsetof(Elf64_Shdr, sh_size), 1ull << 40);
-	assert_int_equal(usdt_for_each_probe(path, collect, ps), -ENOEXEC);
+	assert_int_equal(usdt_note_for_each_probe(path, collect, ps), -ENOEXEC);
 	write_probe_elf(path, true, host_msb());
 	patch_shdr64(path, offsetof(Elf64_Shdr, sh_offset), UINT64_MAX - 8);
-	assert_int_equal(usdt_for_each_probe(path, collect, ps), -ENOEXEC);
+	assert_int_equal(usdt_note_for_each_probe(path, collect, ps), -ENOEXEC);
 	assert_int_equal(ps->n, 0);
 	free(ps);
 }
 
-/* ---- usdt_for_each_probe on live files ---- */
+/* ---- usdt_note_for_each_probe on live files ---- */
 
 /* Python's probes, when Python 3.11 is installed. */
 static void test_live_python(void **state)
@@ -1110,9 +1112,9 @@ static void test_partner_cap(void **state)
 	assert_int_equal(usdt_partner("x__done", out, 0), -ENAMETOOLONG);
 }
 
-/* ---- usdt_list ---- */
+/* ---- usdt_list_print ---- */
 
-/* Run usdt_list into a string; the result in *ret, the reason in err. */
+/* Run usdt_list_print into a string; the result in *ret, the reason in err. */
 static char *list(const char *arg, int *ret, char *err, size_t errlen)
 {
 	char *text = NULL;
@@ -1121,12 +1123,12 @@ static char *list(const char *arg, int *ret, char *err, size_t errlen)
 
 	assert_non_null(f);
 	err[0] = '\0';
-	*ret = usdt_list(f, arg, err, errlen);
+	*ret = usdt_list_print(f, arg, err, errlen);
 	fclose(f);
 	return text;
 }
 
-/* Check that usdt_list refuses arg with exactly this reason and prints
+/* Check that usdt_list_print refuses arg with exactly this reason and prints
  * nothing. */
 static void list_fails(const char *arg, int want, const char *reason)
 {
