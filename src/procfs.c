@@ -267,7 +267,7 @@ int procfs_parse_status_tgid(const char *buf, size_t len)
 }
 
 /* Make one line of the raw bytes of a cmdline file; see procfs.h. */
-size_t procfs_cmdline_tidy(char *buf, size_t len)
+size_t procfs_tidy_cmdline(char *buf, size_t len)
 {
 	size_t i;
 

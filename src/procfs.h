@@ -49,7 +49,7 @@ int procfs_parse_status_tgid(const char *buf, size_t len);
 /* Turn the raw bytes of a cmdline file in buf[0..len) into one line: trailing
  * NULs are dropped, the other NULs become spaces; buf must have room for
  * len + 1 bytes and is NUL-terminated. Returns the new length. */
-size_t procfs_cmdline_tidy(char *buf, size_t len);
+size_t procfs_tidy_cmdline(char *buf, size_t len);
 
 /* Read and parse /proc/PID/stat. Returns 0, -ENOENT or -ESRCH when the
  * process is gone, -EINVAL for pid <= 0 or a malformed file, or -errno. */

@@ -1,5 +1,5 @@
 /* libFuzzer target for the pure /proc parsers: procfs_parse_stat,
- * procfs_parse_statm, procfs_parse_status_tgid and procfs_cmdline_tidy,
+ * procfs_parse_statm, procfs_parse_status_tgid and procfs_tidy_cmdline,
  * all fed every input, each in a heap block of exactly its size so that a
  * read past the end is caught. Beyond not crashing, every answer is checked
  * against what procfs.h promises. */
@@ -101,7 +101,7 @@ static void fuzz_status(const uint8_t *data, size_t size)
 	free(buf);
 }
 
-/* procfs_cmdline_tidy: trailing NULs dropped, the others made spaces, the
+/* procfs_tidy_cmdline: trailing NULs dropped, the others made spaces, the
  * rest untouched, NUL-terminated. */
 static void fuzz_cmdline(const uint8_t *data, size_t size)
 {
@@ -112,7 +112,7 @@ static void fuzz_cmdline(const uint8_t *data, size_t size)
 		return;
 	while (want > 0 && data[want - 1] == '\0')
 		want--;
-	n = procfs_cmdline_tidy(buf, size);
+	n = procfs_tidy_cmdline(buf, size);
 	CHECK(n == want && buf[n] == '\0');
 	for (i = 0; i < n; i++)
 		CHECK(buf[i] == (data[i] ? (char)data[i] : ' '));

@@ -481,7 +481,7 @@ static void check_tidy(const char *name, const char *want)
 
 	assert_non_null(buf);
 	memcpy(buf, raw, len);
-	n = procfs_cmdline_tidy(buf, len);
+	n = procfs_tidy_cmdline(buf, len);
 	assert_int_equal(n, strlen(want));
 	assert_string_equal(buf, want);
 	free(buf);
