@@ -9,7 +9,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -27,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include "tmpdir.h"
 #include "objset.h"
 #include "procfs.h"
 
@@ -848,12 +848,9 @@ static int fake_fill(int fd)
  * test state. */
 static int tmp_proc_setup(void **state)
 {
-	const char *tmp = getenv("TMPDIR");
 	int fd;
 
-	snprintf(fake_dir, sizeof(fake_dir), "%s/procfs-test-XXXXXX",
-	    tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(fake_dir))
+	if (tmpdir_make(fake_dir, sizeof(fake_dir), "test_procfs") < 0)
 		return -1;
 	fd = open(fake_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
@@ -870,20 +867,11 @@ static int fake_proc_setup(void **state)
 	return fake_fill((int)(intptr_t)*state);
 }
 
-/* Remove one entry of the temporary /proc. */
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 /* Remove the temporary /proc and all in it. */
 static int tmp_proc_teardown(void **state)
 {
 	close((int)(intptr_t)*state);
-	return nftw(fake_dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	return tmpdir_remove(fake_dir);
 }
 
 /* Only canonical decimal names that fit an int count as pids. */

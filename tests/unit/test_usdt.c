@@ -10,7 +10,6 @@
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <gelf.h>
 #include <limits.h>
 #include <setjmp.h>
@@ -26,6 +25,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include "tmpdir.h"
 #include "usdt.h"
 #include "usdt_list.h"
 #include "usdt_note.h"
@@ -1385,30 +1385,18 @@ static void test_list_phaseload(void **state)
 
 /* ---- main ---- */
 
-/* Remove one entry of the temporary directory. */
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 /* Make the temporary directory the tests write into. */
 static int group_setup(void **state)
 {
-	const char *base = getenv("TMPDIR");
-
 	(void)state;
-	snprintf(tmpdir, sizeof(tmpdir), "%s/test_usdt.XXXXXX", base && *base ? base : "/tmp");
-	return mkdtemp(tmpdir) ? 0 : -1;
+	return tmpdir_make(tmpdir, sizeof(tmpdir), "test_usdt");
 }
 
 /* Remove the temporary directory and all in it. */
 static int group_teardown(void **state)
 {
 	(void)state;
-	return nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	return tmpdir_remove(tmpdir);
 }
 
 int main(void)
