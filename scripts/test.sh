@@ -27,7 +27,7 @@ if ! make -j1 check; then
 	exit 1
 fi
 
-# The integration and TUI tests again, against an ASan/UBSan build.
+# The unit, integration and TUI tests again, against an ASan/UBSan build.
 san_rc=0
 make sanitize-check 2>&1 | tee sanitize-check.log || san_rc=$?
 extra_pass=$(sed -n 's/^sanitize-check: \([0-9]*\) passed.*/\1/p' sanitize-check.log)
