@@ -119,6 +119,12 @@ test_no_tracefs() {
 		fi
 		"$@"
 	EOF
+	# Mounted outside first, so that the check below proves the namespace
+	# hid a tracefs that exists rather than one that never was.
+	if ! grep -qE ' tracefs ' /proc/self/mounts; then
+		mount -t tracefs nodev /sys/kernel/tracing || die "cannot mount tracefs"
+		MOUNTS=(/sys/kernel/tracing "${MOUNTS[@]}")
+	fi
 	new_report notracefs
 	RC=0
 	FRAMES=$WORK/notracefs.json
