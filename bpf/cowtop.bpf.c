@@ -314,7 +314,6 @@ static __always_inline void emit(__u32 type, __u32 pid, struct task_struct *task
 	e->ppid = BPF_CORE_READ(task, real_parent, tgid);
 	e->exit_code = BPF_CORE_READ(task, exit_code);
 	e->start_ns = group_start_ns(task);
-	e->time_ns = bpf_ktime_get_boot_ns();
 	if (p)
 		e->counts = p->counts;
 	else

@@ -71,7 +71,6 @@ struct cowtop_event {
 	__u32 ppid;
 	__s32 exit_code;  /* EXIT: wait status (as in waitpid) */
 	__u64 start_ns;   /* as in cowtop_proc */
-	__u64 time_ns;    /* CLOCK_BOOTTIME when it happened */
 	struct cowtop_counts counts; /* counts at the moment of the event */
 	char comm[COWTOP_COMM_LEN];
 };

@@ -8,7 +8,7 @@
 #include "launch.h"
 
 /* execvp argv (a char **); returns errno when it fails. */
-int launch__exec_argv(void *argv)
+int launch_exec_argv(void *argv)
 {
 	char **av = argv;
 
@@ -111,7 +111,7 @@ int launch__release(struct launch *l)
 }
 
 /* Close what is still open; the child, if any, is the caller's to reap. */
-void launch__close(struct launch *l)
+void launch__free(struct launch *l)
 {
 	if (l->gate_fd >= 0)
 		close(l->gate_fd);

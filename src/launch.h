@@ -20,7 +20,8 @@ int launch__start(struct launch *l, int (*fn)(void *arg), void *arg);
  * the failed exec (the child has exited 127 then). */
 int launch__release(struct launch *l);
 /* The exec used by launch__start for a command line. */
-int launch__exec_argv(void *argv);
-void launch__close(struct launch *l);
+int launch_exec_argv(void *argv);
+/* Close what is still open; the child, if any, is the caller's to reap. */
+void launch__free(struct launch *l);
 
 #endif

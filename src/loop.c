@@ -83,7 +83,7 @@ int loop__run_once(struct loop *l, int timeout_ms)
 
 /* Block the given signals and return a signalfd for them; the previous mask
  * goes to old. */
-int loop__signalfd(const int *signals, int n, sigset_t *old)
+int loop_signalfd(const int *signals, int n, sigset_t *old)
 {
 	sigset_t set;
 	int i;
@@ -108,7 +108,7 @@ static struct timespec ts_of(double s)
 }
 
 /* Arm timer fd: first expiry after first seconds, then every period. */
-int loop__timer_set(int fd, double first, double period)
+int loop_timer_set(int fd, double first, double period)
 {
 	struct itimerspec its = { .it_interval = ts_of(period), .it_value = ts_of(first) };
 
@@ -118,7 +118,7 @@ int loop__timer_set(int fd, double first, double period)
 }
 
 /* Disarm timer fd. */
-int loop__timer_stop(int fd)
+int loop_timer_stop(int fd)
 {
 	struct itimerspec its = { 0 };
 
@@ -126,14 +126,14 @@ int loop__timer_stop(int fd)
 }
 
 /* A monotonic timer fd firing every period seconds. */
-int loop__timerfd(double period)
+int loop_timerfd(double period)
 {
 	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	int e;
 
 	if (fd < 0)
 		return -errno;
-	e = loop__timer_set(fd, period, period);
+	e = loop_timer_set(fd, period, period);
 	if (e) {
 		close(fd);
 		return e;
@@ -142,7 +142,7 @@ int loop__timerfd(double period)
 }
 
 /* Read and return how many times timer fd expired since the last read. */
-unsigned long long loop__timer_expirations(int fd)
+unsigned long long loop_timer_expirations(int fd)
 {
 	unsigned long long n = 0;
 
@@ -152,7 +152,7 @@ unsigned long long loop__timer_expirations(int fd)
 }
 
 /* Monotonic clock, seconds. */
-double loop__now(void)
+double loop_now(void)
 {
 	struct timespec ts;
 

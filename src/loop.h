@@ -14,11 +14,11 @@ struct loop *loop__new(void);
 void loop__free(struct loop *l);
 int loop__add(struct loop *l, int fd, loop_fn fn, void *ctx);
 int loop__run_once(struct loop *l, int timeout_ms);
-int loop__signalfd(const int *signals, int n, sigset_t *old);
-int loop__timerfd(double period);
-int loop__timer_set(int fd, double first, double period);
-int loop__timer_stop(int fd);
-unsigned long long loop__timer_expirations(int fd);
-double loop__now(void);
+int loop_signalfd(const int *signals, int n, sigset_t *old);
+int loop_timerfd(double period);
+int loop_timer_set(int fd, double first, double period);
+int loop_timer_stop(int fd);
+unsigned long long loop_timer_expirations(int fd);
+double loop_now(void);
 
 #endif

@@ -1,4 +1,4 @@
-/* The process table, its rates and its tree. */
+/* The process table, its rates, histories and probe hits. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -8,15 +8,24 @@
 
 #define MODEL_BUCKETS_MIN 1024
 
+/* A process as the model holds it: the public part, copied into frames, and
+ * what only the model needs. */
+struct mproc {
+	struct proc pub;               /* first: a struct proc * is a struct mproc * */
+	struct mproc *hnext;           /* pid hash chain */
+	struct cow_counts base;        /* counts before the watch really began */
+	unsigned long long cow_prev;   /* counts.cow at the end of the last interval */
+	unsigned long long cow_start;  /* counts.cow at the start of the last interval */
+	unsigned char pending_mark;    /* 1 + first probe hit this interval, 0 none */
+};
+
 struct model {
-	struct proc **procs; /* insertion order */
+	struct mproc **procs; /* insertion order */
 	size_t n, cap;
-	struct proc **buckets; /* chained by pid */
+	struct mproc **buckets; /* chained by pid */
 	size_t nbuckets;
-	struct row *rows;
-	size_t rows_cap;
+	double last_dt;         /* length of the last interval, 0 before the first */
 	char probes[PROBE_MAX][LABEL_MAX];
-	int probe_phase[PROBE_MAX];
 	int nprobes;
 	char phases[PHASE_MAX][LABEL_MAX]; /* [0] is "none" */
 	int nphases;
@@ -25,29 +34,10 @@ struct model {
 	unsigned long long marks_total;    /* hits ever logged */
 };
 
-static const char *const sort_names[SORT_NKEYS] = {
-	[SORT_COW_RATE] = "cow-rate", [SORT_COW] = "cow", [SORT_RSS] = "rss",
-	[SORT_VSZ] = "vsz", [SORT_PID] = "pid", [SORT_COMM] = "comm",
-};
-
-/* Parse a sort key name as given on the command line. */
-int sort_key_parse(const char *s, enum sort_key *out)
+/* The model's own record of p. */
+static struct mproc *mproc_of(struct proc *p)
 {
-	int k;
-
-	for (k = 0; k < SORT_NKEYS; k++) {
-		if (strcmp(s, sort_names[k]) == 0) {
-			*out = k;
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
-
-/* The command-line name of a sort key. */
-const char *sort_key_name(enum sort_key k)
-{
-	return (unsigned)k < SORT_NKEYS ? sort_names[k] : "?";
+	return (struct mproc *)p;
 }
 
 /* Create an empty table. */
@@ -79,7 +69,6 @@ void model__free(struct model *m)
 		free(m->procs[i]);
 	free(m->procs);
 	free(m->buckets);
-	free(m->rows);
 	free(m);
 }
 
@@ -95,14 +84,14 @@ size_t model__live(const struct model *m)
 	size_t i, live = 0;
 
 	for (i = 0; i < m->n; i++)
-		live += !m->procs[i]->exited;
+		live += !m->procs[i]->pub.exited;
 	return live;
 }
 
 /* The i-th process in insertion order, NULL past the end. */
 struct proc *model__at(struct model *m, size_t i)
 {
-	return i < m->n ? m->procs[i] : NULL;
+	return i < m->n ? &m->procs[i]->pub : NULL;
 }
 
 static size_t bucket_of(const struct model *m, int pid)
@@ -113,22 +102,22 @@ static size_t bucket_of(const struct model *m, int pid)
 /* The process with this pid and start time (any start time when 0). */
 struct proc *model__find(struct model *m, int pid, unsigned long long start_time)
 {
-	struct proc *p;
+	struct mproc *q;
 
-	for (p = m->buckets[bucket_of(m, pid)]; p; p = p->hnext)
-		if (p->pid == pid && (!start_time || p->start_time == start_time))
-			return p;
+	for (q = m->buckets[bucket_of(m, pid)]; q; q = q->hnext)
+		if (q->pub.pid == pid && (!start_time || q->pub.start_time == start_time))
+			return &q->pub;
 	return NULL;
 }
 
 /* The process with this pid that has not exited. */
 struct proc *model__find_live(struct model *m, int pid)
 {
-	struct proc *p;
+	struct mproc *q;
 
-	for (p = m->buckets[bucket_of(m, pid)]; p; p = p->hnext)
-		if (p->pid == pid && !p->exited)
-			return p;
+	for (q = m->buckets[bucket_of(m, pid)]; q; q = q->hnext)
+		if (q->pub.pid == pid && !q->pub.exited)
+			return &q->pub;
 	return NULL;
 }
 
@@ -136,7 +125,7 @@ struct proc *model__find_live(struct model *m, int pid)
 static int model_grow_index(struct model *m)
 {
 	size_t nb = m->nbuckets * 2, i;
-	struct proc **b = calloc(nb, sizeof(*b));
+	struct mproc **b = calloc(nb, sizeof(*b));
 
 	if (!b)
 		return -ENOMEM;
@@ -144,11 +133,11 @@ static int model_grow_index(struct model *m)
 	m->buckets = b;
 	m->nbuckets = nb;
 	for (i = 0; i < m->n; i++) {
-		struct proc *p = m->procs[i];
-		size_t h = bucket_of(m, p->pid);
+		struct mproc *q = m->procs[i];
+		size_t h = bucket_of(m, q->pub.pid);
 
-		p->hnext = m->buckets[h];
-		m->buckets[h] = p;
+		q->hnext = m->buckets[h];
+		m->buckets[h] = q;
 	}
 	return 0;
 }
@@ -157,13 +146,14 @@ static int model_grow_index(struct model *m)
 struct proc *model__add(struct model *m, int pid, unsigned long long start_time)
 {
 	struct proc *p = model__find(m, pid, start_time);
+	struct mproc *q;
 	size_t h;
 
 	if (p && p->start_time == start_time)
 		return p;
 	if (m->n == m->cap) {
 		size_t cap = m->cap ? m->cap * 2 : 64;
-		struct proc **v = realloc(m->procs, cap * sizeof(*v));
+		struct mproc **v = realloc(m->procs, cap * sizeof(*v));
 
 		if (!v)
 			return NULL;
@@ -172,33 +162,34 @@ struct proc *model__add(struct model *m, int pid, unsigned long long start_time)
 	}
 	if (m->n >= m->nbuckets * 2 && model_grow_index(m))
 		return NULL;
-	p = calloc(1, sizeof(*p));
-	if (!p)
+	q = calloc(1, sizeof(*q));
+	if (!q)
 		return NULL;
-	p->pid = pid;
-	p->start_time = start_time;
+	q->pub.pid = pid;
+	q->pub.start_time = start_time;
 	h = bucket_of(m, pid);
-	p->hnext = m->buckets[h];
-	m->buckets[h] = p;
-	m->procs[m->n++] = p;
-	return p;
+	q->hnext = m->buckets[h];
+	m->buckets[h] = q;
+	m->procs[m->n++] = q;
+	return &q->pub;
 }
 
 /* Counter c of raw less base, never below zero. */
-static __u64 since_base(__u64 raw, __u64 base)
+static unsigned long long since_base(unsigned long long raw, unsigned long long base)
 {
 	return raw > base ? raw - base : 0;
 }
 
-/* Store the kernel's raw counters of p, net of its base. Counters only grow:
- * an older reading (a late event) never moves them back. */
-void model__set_counts(struct proc *p, const struct cowtop_counts *raw)
+/* Store the raw counters of p, net of its base. Counters only grow: an
+ * older reading (a late event) never moves them back. */
+void model__set_counts(struct proc *p, const struct cow_counts *raw)
 {
-	struct cowtop_counts c = {
-		.cow = since_base(raw->cow, p->base.cow),
-		.cow_kernel = since_base(raw->cow_kernel, p->base.cow_kernel),
-		.zero_fill = since_base(raw->zero_fill, p->base.zero_fill),
-		.reuse = since_base(raw->reuse, p->base.reuse),
+	const struct cow_counts *b = &mproc_of(p)->base;
+	struct cow_counts c = {
+		.cow = since_base(raw->cow, b->cow),
+		.cow_kernel = since_base(raw->cow_kernel, b->cow_kernel),
+		.zero_fill = since_base(raw->zero_fill, b->zero_fill),
+		.reuse = since_base(raw->reuse, b->reuse),
 	};
 
 	if (c.cow < p->counts.cow || c.zero_fill < p->counts.zero_fill ||
@@ -208,37 +199,22 @@ void model__set_counts(struct proc *p, const struct cowtop_counts *raw)
 }
 
 /* Make the raw counters in raw the zero point of p. */
-void model__set_base(struct proc *p, const struct cowtop_counts *raw)
+void model__set_base(struct proc *p, const struct cow_counts *raw)
 {
-	p->base = *raw;
+	struct mproc *q = mproc_of(p);
+
+	q->base = *raw;
 	memset(&p->counts, 0, sizeof(p->counts));
-	p->cow_prev = 0;
+	q->cow_prev = q->cow_start = 0;
 }
 
-/* Mark p exited at time now (model clock, seconds). */
-void model__mark_exited(struct proc *p, double now)
+/* Take a name of len bytes (maybe unterminated), cut to fit. */
+void model__set_comm(struct proc *p, const char *comm, size_t len)
 {
-	if (p->exited)
-		return;
-	p->exited = true;
-	p->exit_time = now;
-}
+	size_t n = strnlen(comm, len < PROC_COMM_MAX - 1 ? len : PROC_COMM_MAX - 1);
 
-/* Close an interval of dt seconds: compute every rate and extend histories.
- * Processes that exited before the interval began keep a zero rate. */
-void model__tick(struct model *m, double dt)
-{
-	size_t i;
-
-	for (i = 0; i < m->n; i++) {
-		struct proc *p = m->procs[i];
-		__u64 d = p->counts.cow - p->cow_prev;
-
-		p->cow_rate = dt > 0 ? (double)d / dt : 0.0;
-		p->cow_prev = p->counts.cow;
-		series__push_marked(&p->rate, p->cow_rate, p->pending_mark);
-		p->pending_mark = 0;
-	}
+	memcpy(p->comm, comm, n);
+	memset(p->comm + n, 0, sizeof(p->comm) - n);
 }
 
 /* Take a parent pid read from /proc. A process that is exiting (state X or
@@ -250,219 +226,106 @@ void model__set_ppid(struct proc *p, int ppid)
 		p->ppid = ppid;
 }
 
+/* Take the parent a fork event names: it is always right. */
+void model__set_parent(struct proc *p, int ppid)
+{
+	p->ppid = ppid;
+}
+
+/* Take the /proc state letter and memory figures of p. */
+void model__set_mem(struct proc *p, char state, unsigned long long rss_kib, unsigned long long vsz_kib)
+{
+	p->state = state;
+	p->rss_kib = rss_kib;
+	p->vsz_kib = vsz_kib;
+}
+
+/* Take the copies p made in one slot of a breakdown; counters only grow. */
+void model__set_split(struct proc *p, enum split_kind k, int slot, unsigned long long pages)
+{
+	if ((unsigned)k >= SPLIT_KINDS || slot <= 0 || slot >= SPLIT_SLOTS)
+		return;
+	if (pages > p->split[k].v[slot])
+		p->split[k].v[slot] = pages;
+}
+
+/* Mark p exited at time now (model clock, seconds). */
+void model__mark_exited(struct proc *p, double now)
+{
+	if (p->exited)
+		return;
+	p->exited = true;
+	p->exit_time = now;
+}
+
+/* Close one process's interval of span seconds; merged: the interval
+ * extends the last one instead of following it. */
+static void proc_tick(struct mproc *q, double span, bool merged)
+{
+	struct proc *p = &q->pub;
+	unsigned char mark = q->pending_mark;
+	size_t len = series__len(&p->rate);
+
+	if (!merged)
+		q->cow_start = q->cow_prev;
+	p->cow_rate = span > 0 ? (double)(p->counts.cow - q->cow_start) / span : 0.0;
+	q->cow_prev = p->counts.cow;
+	q->pending_mark = 0;
+	if (!merged) {
+		series__push_marked(&p->rate, p->cow_rate, mark);
+		return;
+	}
+	if (len && series__mark(&p->rate, len - 1))
+		mark = series__mark(&p->rate, len - 1);
+	series__set_last(&p->rate, p->cow_rate, mark);
+}
+
+/* Close an interval of dt seconds: compute every rate and extend histories.
+ * A rate over a vanishing interval means nothing (16 copies in 0.4 ms read
+ * as 40000/s): an interval under MODEL_MERGE_RATIO of the last one is
+ * merged into it. Returns the length the rates are over. */
+double model__tick(struct model *m, double dt)
+{
+	bool merged = m->last_dt > 0 && dt < MODEL_MERGE_RATIO * m->last_dt;
+	double span = merged ? m->last_dt + (dt > 0 ? dt : 0) : dt;
+	size_t i;
+
+	for (i = 0; i < m->n; i++)
+		proc_tick(m->procs[i], span, merged);
+	m->last_dt = span;
+	return span;
+}
+
 /* Drop processes that exited at or before time before; returns how many. */
 size_t model__remove_exited(struct model *m, double before)
 {
 	size_t i, j = 0, gone = 0;
 
 	for (i = 0; i < m->n; i++) {
-		struct proc *p = m->procs[i];
+		struct mproc *q = m->procs[i];
 
-		if (p->exited && p->exit_time <= before) {
-			struct proc **pp = &m->buckets[bucket_of(m, p->pid)];
+		if (q->pub.exited && q->pub.exit_time <= before) {
+			struct mproc **pp = &m->buckets[bucket_of(m, q->pub.pid)];
 
-			while (*pp != p)
+			while (*pp != q)
 				pp = &(*pp)->hnext;
-			*pp = p->hnext;
-			free(p);
+			*pp = q->hnext;
+			free(q);
 			gone++;
 			continue;
 		}
-		m->procs[j++] = p;
+		m->procs[j++] = q;
 	}
 	m->n = j;
 	return gone;
 }
 
-static const struct view_opts *cmp_opts;
-
-/* Order two processes by the view's key; ties by pid, so frames are stable. */
-static int proc_cmp(const void *a, const void *b)
-{
-	const struct proc *p = *(struct proc *const *)a, *q = *(struct proc *const *)b;
-	int r = 0;
-
-	switch (cmp_opts->sort) {
-	case SORT_COW_RATE:
-		r = (q->cow_rate > p->cow_rate) - (q->cow_rate < p->cow_rate);
-		break;
-	case SORT_COW:
-		r = (q->counts.cow > p->counts.cow) - (q->counts.cow < p->counts.cow);
-		break;
-	case SORT_RSS:
-		r = (q->rss_kib > p->rss_kib) - (q->rss_kib < p->rss_kib);
-		break;
-	case SORT_VSZ:
-		r = (q->vsz_kib > p->vsz_kib) - (q->vsz_kib < p->vsz_kib);
-		break;
-	case SORT_COMM:
-		r = strcmp(p->comm, q->comm);
-		break;
-	default:
-		break;
-	}
-	if (!r)
-		r = (p->pid > q->pid) - (p->pid < q->pid);
-	return cmp_opts->reverse ? -r : r;
-}
-
-/* The process that was p's parent: pid ppid, started no later than p,
- * latest such (pids are reused). */
-static struct proc *parent_of(struct model *m, struct proc *p)
-{
-	struct proc *q, *best = NULL;
-
-	for (q = m->buckets[bucket_of(m, p->ppid)]; q; q = q->hnext) {
-		if (q == p || q->pid != p->ppid || q->start_time > p->start_time)
-			continue;
-		if (!best || q->start_time > best->start_time)
-			best = q;
-	}
-	return best;
-}
-
-/* Make room for n rows. */
-static int rows_reserve(struct model *m, size_t n)
-{
-	struct row *r;
-
-	if (n <= m->rows_cap)
-		return 0;
-	r = realloc(m->rows, n * sizeof(*r));
-	if (!r)
-		return -ENOMEM;
-	m->rows = r;
-	m->rows_cap = n;
-	return 0;
-}
-
-/* Append p and its subtree, depth first, to the rows. Iterative: fork chains
- * can be deeper than any sane recursion. */
-static void walk_subtree(struct model *m, struct proc *root, size_t *n)
-{
-	struct proc *p = root;
-	int depth = 0;
-	unsigned long long more = 0;
-
-	for (;;) {
-		struct row *r = &m->rows[(*n)++];
-
-		p->visited = true;
-		r->p = p;
-		r->depth = depth;
-		r->last = !p->sib || p == root;
-		r->more = more;
-		if (p->kid && !p->kid->visited) {
-			if (depth < 64 && p != root && p->sib)
-				more |= 1ULL << depth;
-			else if (depth < 64)
-				more &= ~(1ULL << depth);
-			depth++;
-			p = p->kid;
-			continue;
-		}
-		while (p != root && !p->sib) {
-			p = p->parent;
-			depth--;
-			if (depth < 64)
-				more &= ~(1ULL << depth);
-		}
-		if (p == root)
-			return;
-		p = p->sib;
-	}
-}
-
-/* Link every process under its parent, siblings in sorted order. */
-static void link_tree(struct model *m, struct proc **sorted)
-{
-	size_t i;
-
-	for (i = 0; i < m->n; i++) {
-		struct proc *p = m->procs[i];
-
-		p->kid = p->kid_tail = p->sib = NULL;
-		p->visited = false;
-		p->parent = parent_of(m, p);
-	}
-	for (i = 0; i < m->n; i++) {
-		struct proc *p = sorted[i], *q = p->parent;
-
-		if (!q)
-			continue;
-		if (q->kid_tail)
-			q->kid_tail->sib = p;
-		else
-			q->kid = p;
-		q->kid_tail = p;
-	}
-}
-
-/* Whether p is the focused process or below it. */
-static bool in_focus(const struct proc *p, int focus_pid)
-{
-	int hops = 0;
-
-	for (; p && hops < 4096; p = p->parent, hops++)
-		if (p->pid == focus_pid)
-			return true;
-	return false;
-}
-
-/* Lay the table out as rows (tree or flat, sorted). The rows stay valid until
- * the next call or a change to the table. */
-int model__rows(struct model *m, const struct view_opts *o, struct row **rows, size_t *n)
-{
-	struct proc **sorted;
-	size_t i, k = 0;
-
-	if (rows_reserve(m, m->n ? m->n : 1))
-		return -ENOMEM;
-	sorted = malloc((m->n ? m->n : 1) * sizeof(*sorted));
-	if (!sorted)
-		return -ENOMEM;
-	if (m->n)
-		memcpy(sorted, m->procs, m->n * sizeof(*sorted));
-	cmp_opts = o;
-	qsort(sorted, m->n, sizeof(*sorted), proc_cmp);
-	link_tree(m, sorted);
-	for (i = 0; i < m->n; i++) {
-		struct proc *p = sorted[i];
-		bool is_root;
-
-		if (o->focus_pid)
-			is_root = p->pid == o->focus_pid;
-		else
-			is_root = o->tree ? !p->parent : true;
-		if (!is_root && o->focus_pid && !o->tree && in_focus(p, o->focus_pid))
-			is_root = true;
-		if (!is_root || p->visited)
-			continue;
-		if (o->tree) {
-			walk_subtree(m, p, &k);
-		} else {
-			p->visited = true;
-			m->rows[k++] = (struct row){ .p = p, .last = true };
-		}
-	}
-	/* Processes in a parent cycle (impossible unless pids wrap oddly) still show. */
-	for (i = 0; i < m->n && !o->focus_pid && o->tree; i++)
-		if (!sorted[i]->visited)
-			walk_subtree(m, sorted[i], &k);
-	free(sorted);
-	*rows = m->rows;
-	*n = k;
-	return 0;
-}
-
-/* Register a probe label and the phase it opens or closes (0: a marker);
- * returns its id or -ENOSPC. */
-int model__add_probe(struct model *m, const char *label, int phase)
+/* Register a probe label; returns its id or -ENOSPC. */
+int model__add_probe(struct model *m, const char *label)
 {
 	if (m->nprobes == PROBE_MAX)
 		return -ENOSPC;
 	snprintf(m->probes[m->nprobes], LABEL_MAX, "%s", label);
-	m->probe_phase[m->nprobes] = phase;
 	return m->nprobes++;
 }
 
@@ -498,27 +361,10 @@ const char *model__probe_label(const struct model *m, int probe)
 	return probe >= 0 && probe < m->nprobes ? m->probes[probe] : "?";
 }
 
-/* The phase a probe opens or closes, 0 for a marker. */
-int model__probe_phase(const struct model *m, int probe)
-{
-	return probe >= 0 && probe < m->nprobes ? m->probe_phase[probe] : 0;
-}
-
 /* "provider:phase" of a phase id; "none" for 0. */
 const char *model__phase_label(const struct model *m, int phase)
 {
 	return phase >= 0 && phase < m->nphases ? m->phases[phase] : "?";
-}
-
-/* Copies p made outside every phase. */
-unsigned long long model__phase_none(const struct proc *p)
-{
-	unsigned long long in = 0;
-	int i;
-
-	for (i = 1; i < PHASE_MAX; i++)
-		in += p->phase_cow[i];
-	return p->counts.cow > in ? p->counts.cow - in : 0;
 }
 
 /* Log a probe hit and mark its process's current interval. */
@@ -531,8 +377,8 @@ void model__add_marker(struct model *m, const struct marker *mk)
 	if (m->marks_len < MARK_LOG)
 		m->marks_len++;
 	m->marks_total++;
-	if (p && !p->pending_mark)
-		p->pending_mark = (unsigned char)(mk->probe + 1);
+	if (p && !mproc_of(p)->pending_mark)
+		mproc_of(p)->pending_mark = (unsigned char)(mk->probe + 1);
 }
 
 /* The i-th kept probe hit, 0 the oldest; returns how many are kept. */

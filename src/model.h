@@ -1,20 +1,19 @@
 /* The process table: every watched process keyed by (pid, start time), its
- * CoW counters, rates and history, and the tree/list views of it. No curses,
- * no BPF, no /proc here: the tracer and the procfs readers feed it. */
+ * counters, rates, history and per-process breakdowns. No curses, no BPF, no
+ * /proc here: collect feeds it through the functions below. */
 #ifndef COWTOP_MODEL_H
 #define COWTOP_MODEL_H
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <linux/types.h>
-#include "../bpf/cowtop.h"
+#include "counts.h"
 #include "series.h"
 
 #define PROC_COMM_MAX 64
-#define PHASE_MAX COWTOP_PHASE_MAX /* phase 0 is "outside any phase" */
 #define PROBE_MAX 64
 #define LABEL_MAX 136              /* "provider:name" */
-#define MARK_LOG 1024              /* probe hits kept for the log pane */
+#define MARK_LOG 1024              /* probe hits kept */
+#define MARK_ARGS 3
 
 /* One USDT probe hit. */
 struct marker {
@@ -22,19 +21,30 @@ struct marker {
 	int pid;
 	int probe;    /* index into the model's probe labels */
 	int nargs;
-	long long args[COWTOP_USDT_ARGS];
+	long long args[MARK_ARGS];
 };
 
-enum sort_key {
-	SORT_COW_RATE,
-	SORT_COW,
-	SORT_RSS,
-	SORT_VSZ,
-	SORT_PID,
-	SORT_COMM,
-	SORT_NKEYS,
+/* Kinds of per-process breakdown of the copies. Phase today; region and
+ * stack plug in as more kinds, each with its own label table. */
+enum split_kind {
+	SPLIT_PHASE,
+	SPLIT_KINDS,
 };
 
+/* Copies of one process split by one kind; v[0] unused (the rest, "none",
+ * is computed: counts.cow less the sum of the others). */
+struct split {
+	unsigned long long v[SPLIT_SLOTS];
+};
+
+/* What the collector alone keeps per process about where it has seen it. */
+struct proc_track {
+	bool in_kernel;      /* the BPF side holds its counters */
+	unsigned char gone;  /* frames in a row it was not in /proc */
+};
+
+/* One process: public data, read by everyone, written only through model__*
+ * (and track, by the collector). Copied by value into frames. */
 struct proc {
 	int pid;
 	int ppid;
@@ -42,37 +52,13 @@ struct proc {
 	char comm[PROC_COMM_MAX];      /* raw bytes: sanitize before showing */
 	char state;                    /* /proc state letter, 0 if never read */
 	bool exited;
-	bool in_kernel;                /* the BPF side holds its counters */
-	unsigned char gone;            /* frames in a row it was not in /proc */
 	double exit_time;              /* model clock when the exit was seen */
-	struct cowtop_counts counts;   /* since watched, base already taken off */
-	struct cowtop_counts base;     /* counts before the watch really began */
-	unsigned long long cow_prev;   /* counts.cow at the previous tick */
-	double cow_rate;               /* copies per second over the last tick */
+	struct cow_counts counts;      /* since watched, base already taken off */
+	double cow_rate;               /* copies per second over the last interval */
 	unsigned long long rss_kib, vsz_kib;
-	unsigned long long phase_cow[PHASE_MAX]; /* copies inside each phase; [0] unused */
-	unsigned char pending_mark;    /* 1 + first probe hit this interval, 0 none */
+	struct split split[SPLIT_KINDS];
 	struct series rate;            /* cow_rate history, one value a tick */
-
-	/* private to model.c */
-	struct proc *hnext;
-	struct proc *parent, *kid, *kid_tail, *sib;
-	bool visited;
-};
-
-/* One line of a view: a process with its place in the tree. */
-struct row {
-	struct proc *p;
-	int depth;
-	bool last;                 /* last among its siblings */
-	unsigned long long more;   /* bit d: the ancestor at depth d has siblings below */
-};
-
-struct view_opts {
-	enum sort_key sort;
-	bool reverse;
-	bool tree;
-	int focus_pid; /* 0: everything; else only this process's subtree */
+	struct proc_track track;
 };
 
 struct model;
@@ -81,33 +67,42 @@ struct model *model__new(void);
 void model__free(struct model *m);
 size_t model__count(const struct model *m);
 size_t model__live(const struct model *m);
-struct proc *model__find(struct model *m, int pid, unsigned long long start_time);
+struct proc *model__at(struct model *m, size_t i);          /* insertion order; NULL past end */
+struct proc *model__find(struct model *m, int pid, unsigned long long start_time); /* 0: any */
 struct proc *model__find_live(struct model *m, int pid);
 struct proc *model__add(struct model *m, int pid, unsigned long long start_time);
-void model__set_counts(struct proc *p, const struct cowtop_counts *raw);
-void model__set_base(struct proc *p, const struct cowtop_counts *raw);
-void model__mark_exited(struct proc *p, double now);
-/* Take a parent pid read from /proc (a reparented process moves). */
-void model__set_ppid(struct proc *p, int ppid);
-void model__tick(struct model *m, double dt);
-size_t model__remove_exited(struct model *m, double before);
-int model__rows(struct model *m, const struct view_opts *o, struct row **rows, size_t *n);
-struct proc *model__at(struct model *m, size_t i);
 
-/* USDT probes and phases (names are "provider:name" / "provider:phase"). */
-int model__add_probe(struct model *m, const char *label, int phase);
-int model__add_phase(struct model *m, const char *label);
+/* Writers used by the collector. */
+void model__set_counts(struct proc *p, const struct cow_counts *raw); /* raw less base, monotonic */
+void model__set_base(struct proc *p, const struct cow_counts *raw);
+void model__set_comm(struct proc *p, const char *comm, size_t len);   /* len bytes, maybe unterminated */
+void model__set_ppid(struct proc *p, int ppid);                       /* keeps a known parent over 0 */
+void model__set_parent(struct proc *p, int ppid);                     /* from a fork: always taken */
+void model__set_mem(struct proc *p, char state, unsigned long long rss_kib, unsigned long long vsz_kib);
+void model__set_split(struct proc *p, enum split_kind k, int slot, unsigned long long pages); /* keeps max */
+void model__mark_exited(struct proc *p, double now);
+/* Close an interval of dt seconds: rates and histories. An interval shorter
+ * than MODEL_MERGE_RATIO of the one before (a final frame right after a
+ * regular one) is merged into it: the rate is over both, the last history
+ * point is replaced, and the merged length is returned; else dt is returned. */
+#define MODEL_MERGE_RATIO 0.25
+double model__tick(struct model *m, double dt);
+size_t model__remove_exited(struct model *m, double before);
+
+/* Labels: USDT probes, and the labels of each breakdown kind. */
+int model__add_probe(struct model *m, const char *label);
+int model__add_phase(struct model *m, const char *label); /* a label of SPLIT_PHASE */
 int model__nprobes(const struct model *m);
-int model__nphases(const struct model *m);  /* phases 1..n-1 exist */
+int model__nphases(const struct model *m);                /* phases 1..n-1 exist */
 const char *model__probe_label(const struct model *m, int probe);
-int model__probe_phase(const struct model *m, int probe);
 const char *model__phase_label(const struct model *m, int phase);
-unsigned long long model__phase_none(const struct proc *p);
 void model__add_marker(struct model *m, const struct marker *mk);
+/* The probe hits logged since *cursor (a count of hits, 0 at start), oldest
+ * first, up to max; *cursor moves past them. Returns how many. */
 size_t model__markers_take(const struct model *m, unsigned long long *cursor,
 			   const struct marker **out, size_t max);
+/* The i-th kept probe hit, 0 the oldest, in *out (NULL past the end);
+ * returns how many are kept. */
 size_t model__marker_log(const struct model *m, size_t i, const struct marker **out);
-int sort_key_parse(const char *s, enum sort_key *out);
-const char *sort_key_name(enum sort_key k);
 
 #endif

@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
-#include "model.h"
+#include "tree.h"
 
 #define OPT_MAX_PIDS 64
 #define OPT_MAX_USDT 32

@@ -19,47 +19,38 @@ const char *output_state(const struct proc *p)
 	return letters[c];
 }
 
-/* Write the tree-line prefix of row r ("|  `- " or its UTF-8 drawing) into
- * buf; returns its length. Depth 0 has no prefix. */
-size_t output_tree_prefix(const struct row *r, bool utf8, char *buf, size_t cap)
+/* Seconds with the given decimals, or, when that would read 0 for a
+ * positive length (a first interval can be a fraction of a millisecond),
+ * with two significant digits: an interval is never shown as 0. Returns
+ * the length written. */
+size_t output_interval(double seconds, int decimals, char *buf, size_t cap)
 {
-	const char *bar = utf8 ? "\u2502 " : "| ";
-	const char *tee = utf8 ? "\u251c\u2500 " : "|- ";
-	const char *elbow = utf8 ? "\u2514\u2500 " : "`- ";
-	size_t len = 0;
-	int d;
+	double least = 0.5;
+	int i, n;
 
-	buf[0] = '\0';
-	for (d = 1; d <= r->depth; d++) {
-		const char *piece;
-		size_t pl;
-
-		if (d == r->depth)
-			piece = r->last ? elbow : tee;
-		else
-			piece = (d < 64 && (r->more >> d & 1)) ? bar : "  ";
-		pl = strlen(piece);
-		if (len + pl + 1 > cap)
-			break;
-		memcpy(buf + len, piece, pl + 1);
-		len += pl;
-	}
-	return len;
+	for (i = 0; i < decimals; i++)
+		least /= 10;
+	if (seconds > 0 && seconds < least)
+		n = snprintf(buf, cap, "%.2g", seconds);
+	else
+		n = snprintf(buf, cap, "%.*f", decimals, seconds);
+	return n > 0 ? (size_t)n : 0;
 }
 
 /* A process's copies per phase, "none" last. */
 static void json_phases(FILE *f, const struct frame *fr, const struct proc *p)
 {
-	int i, n = model__nphases(fr->model);
+	const struct split *ph = &p->split[SPLIT_PHASE];
+	int i;
 
 	fputs(",\"cow_by_phase\":{", f);
-	for (i = 1; i < n; i++) {
-		const char *label = model__phase_label(fr->model, i);
+	for (i = 1; i < fr->nphases && i < SPLIT_SLOTS; i++) {
+		const char *label = frame_phase_label(fr, i);
 
 		json_string(f, label, strlen(label));
-		fprintf(f, ":%llu,", p->phase_cow[i]);
+		fprintf(f, ":%llu,", ph->v[i]);
 	}
-	fprintf(f, "\"none\":%llu}", model__phase_none(p));
+	fprintf(f, "\"none\":%llu}", frame_split_none(p, SPLIT_PHASE));
 }
 
 /* The probe hits of the frame. */
@@ -70,8 +61,8 @@ static void json_markers(FILE *f, const struct frame *fr)
 
 	fputs(",\"markers\":[", f);
 	for (i = 0; i < fr->nmarks; i++) {
-		const struct marker *mk = fr->marks[i];
-		const char *label = model__probe_label(fr->model, mk->probe);
+		const struct marker *mk = &fr->marks[i];
+		const char *label = frame_probe_label(fr, mk->probe);
 
 		fprintf(f, "%s{\"time\":%.6f,\"pid\":%d,\"probe\":", i ? "," : "", mk->time, mk->pid);
 		json_string(f, label, strlen(label));
@@ -106,9 +97,11 @@ static void json_proc(FILE *f, const struct frame *fr, const struct row *r)
 /* The frame as exactly one line of JSON. */
 void output_json(FILE *f, const struct frame *fr)
 {
+	char interval[32];
 	size_t i;
 
-	fprintf(f, "{\"time\":%.3f,\"interval\":%.3f,\"mechanism\":", fr->time, fr->interval);
+	output_interval(fr->interval, 3, interval, sizeof(interval));
+	fprintf(f, "{\"time\":%.3f,\"interval\":%s,\"mechanism\":", fr->time, interval);
 	json_string(f, fr->mechanism, strlen(fr->mechanism));
 	fprintf(f, ",\"lost\":%llu,\"processes\":[", fr->lost);
 	for (i = 0; i < fr->nrows; i++) {
@@ -122,40 +115,28 @@ void output_json(FILE *f, const struct frame *fr)
 	fputs("}\n", f);
 }
 
-/* Totals over the rows: copies and copy rate. */
-static void totals(const struct frame *fr, unsigned long long *cow, double *rate)
-{
-	size_t i;
-
-	*cow = 0;
-	*rate = 0;
-	for (i = 0; i < fr->nrows; i++) {
-		*cow += fr->rows[i].p->counts.cow;
-		*rate += fr->rows[i].p->cow_rate;
-	}
-}
-
 /* Under the table: each process's copies per phase, then the probe hits. */
 static void text_usdt(FILE *f, const struct frame *fr)
 {
 	size_t i;
-	int k, n = model__nphases(fr->model);
+	int k;
 
 	for (i = 0; i < fr->nrows; i++) {
 		const struct proc *p = fr->rows[i].p;
+		const struct split *ph = &p->split[SPLIT_PHASE];
 
-		if (model__phase_none(p) == p->counts.cow)
+		if (frame_split_none(p, SPLIT_PHASE) == p->counts.cow)
 			continue;
 		fprintf(f, "phases %d:", p->pid);
-		for (k = 1; k < n; k++)
-			if (p->phase_cow[k])
-				fprintf(f, " %s %llu", model__phase_label(fr->model, k), p->phase_cow[k]);
-		fprintf(f, " none %llu\n", model__phase_none(p));
+		for (k = 1; k < fr->nphases && k < SPLIT_SLOTS; k++)
+			if (ph->v[k])
+				fprintf(f, " %s %llu", frame_phase_label(fr, k), ph->v[k]);
+		fprintf(f, " none %llu\n", frame_split_none(p, SPLIT_PHASE));
 	}
 	for (i = 0; i < fr->nmarks; i++) {
-		const struct marker *mk = fr->marks[i];
+		const struct marker *mk = &fr->marks[i];
 
-		fprintf(f, "marker %.3f %d %s", mk->time, mk->pid, model__probe_label(fr->model, mk->probe));
+		fprintf(f, "marker %.3f %d %s", mk->time, mk->pid, frame_probe_label(fr, mk->probe));
 		for (k = 0; k < mk->nargs; k++)
 			fprintf(f, " %lld", mk->args[k]);
 		fputc('\n', f);
@@ -165,25 +146,23 @@ static void text_usdt(FILE *f, const struct frame *fr)
 /* The frame as a text table with a header line, then a blank line. */
 void output_text(FILE *f, const struct frame *fr)
 {
-	char when[32], prefix[256], name[4 * PROC_COMM_MAX + 1];
+	char when[32], interval[32], prefix[256], name[4 * PROC_COMM_MAX + 1];
 	time_t secs = (time_t)fr->time;
-	unsigned long long cow;
 	struct tm tm;
-	double rate;
 	size_t i;
 
 	localtime_r(&secs, &tm);
 	strftime(when, sizeof(when), "%H:%M:%S", &tm);
-	totals(fr, &cow, &rate);
-	fprintf(f, "cowtop %s  interval %.2fs  processes %zu  cow %llu pages  %.1f/s  lost %llu  [%s]\n",
-		when, fr->interval, fr->nrows, cow, rate, fr->lost, fr->mechanism);
+	output_interval(fr->interval, 2, interval, sizeof(interval));
+	fprintf(f, "cowtop %s  interval %ss  processes %zu  cow %llu pages  %.1f/s  lost %llu  [%s]\n",
+		when, interval, fr->nrows, fr->totals.cow, fr->totals.rate, fr->lost, fr->mechanism);
 	fprintf(f, "%7s %7s %-6s %9s %9s %8s %8s %9s %9s  %s\n", "PID", "PPID", "S",
 		"COW/s", "COW", "REUSE", "ZFILL", "RSS_KiB", "VSZ_KiB", "COMMAND");
 	for (i = 0; i < fr->nrows; i++) {
 		const struct row *r = &fr->rows[i];
 		const struct proc *p = r->p;
 
-		output_tree_prefix(r, false, prefix, sizeof(prefix));
+		tree_prefix(r, false, prefix, sizeof(prefix));
 		text_sanitize_ascii(p->comm, strnlen(p->comm, sizeof(p->comm)), name, sizeof(name));
 		fprintf(f, "%7d %7d %-6s %9.1f %9llu %8llu %8llu %9llu %9llu  %s%s\n",
 			p->pid, p->ppid, output_state(p), p->cow_rate,

@@ -18,7 +18,7 @@
 struct spec {
 	struct usdt_spec u;
 	int probe;   /* id in the model */
-	int kind;    /* enum cowtop_probe_kind */
+	enum usdt_kind kind; /* a marker, or it opens or closes phase */
 	int phase;
 	bool implied; /* the partner of a probe given: fine if it is nowhere */
 	bool found;
@@ -85,16 +85,15 @@ static int add_parsed(struct probes *pr, const struct usdt_spec *u, bool implied
 	memset(s, 0, sizeof(*s));
 	s->u = *u;
 	s->implied = implied;
-	s->kind = kind == USDT_BEGIN ? COWTOP_PROBE_BEGIN :
-		  kind == USDT_END ? COWTOP_PROBE_END : COWTOP_PROBE_MARKER;
-	if (s->kind != COWTOP_PROBE_MARKER) {
+	s->kind = kind;
+	if (kind != USDT_MARKER) {
 		snprintf(label, sizeof(label), "%s:%s", u->provider, phase);
 		s->phase = model__add_phase(pr->model, label);
 		if (s->phase < 0)
 			return s->phase;
 	}
 	snprintf(label, sizeof(label), "%s:%s", u->provider, u->name);
-	s->probe = model__add_probe(pr->model, label, s->phase);
+	s->probe = model__add_probe(pr->model, label);
 	if (s->probe < 0)
 		return s->probe;
 	pr->n++;
@@ -117,15 +116,14 @@ int probes__add_spec(struct probes *pr, const char *spec, char *err, size_t errl
 		e = add_parsed(pr, &partner, true);
 	if (e)
 		snprintf(err, errlen, "too many probes (at most %d, and %d phases)",
-			 SPECS_MAX, COWTOP_PHASE_MAX - 1);
+			 SPECS_MAX, PHASE_MAX - 1);
 	return e;
 }
 
 /* Attach spec s in the object at path. */
 static int attach(struct tracer *t, struct spec *s, const char *path)
 {
-	int e = tracer__attach_usdt(t, path, s->u.provider, s->u.name,
-				    COWTOP_COOKIE(s->probe, s->kind, s->phase));
+	int e = tracer__attach_usdt(t, path, s->u.provider, s->u.name, s->probe, s->kind, s->phase);
 
 	if (!e)
 		s->found = true;

@@ -1,13 +1,8 @@
 /* A fixed-size ring of per-interval values. */
 #include "series.h"
 
-/* Append v, dropping the oldest value when full. */
-void series__push(struct series *s, double v)
-{
-	series__push_marked(s, v, 0);
-}
-
-/* Append v with a marker (0: none) for its interval. */
+/* Append v with a marker (0: none) for its interval, dropping the oldest
+ * value when full. */
 void series__push_marked(struct series *s, double v, unsigned char mark)
 {
 	s->v[s->head] = v;
@@ -15,6 +10,17 @@ void series__push_marked(struct series *s, double v, unsigned char mark)
 	s->head = (s->head + 1) % SERIES_CAP;
 	if (s->len < SERIES_CAP)
 		s->len++;
+}
+
+/* Replace the newest value and its marker; append when there is none. */
+void series__set_last(struct series *s, double v, unsigned char mark)
+{
+	if (!s->len) {
+		series__push_marked(s, v, mark);
+		return;
+	}
+	s->v[(s->head + SERIES_CAP - 1) % SERIES_CAP] = v;
+	s->mark[(s->head + SERIES_CAP - 1) % SERIES_CAP] = mark;
 }
 
 /* Number of values held. */

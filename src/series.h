@@ -13,8 +13,8 @@ struct series {
 	size_t len;  /* number of values held, <= SERIES_CAP */
 };
 
-void series__push(struct series *s, double v);
 void series__push_marked(struct series *s, double v, unsigned char mark);
+void series__set_last(struct series *s, double v, unsigned char mark);
 unsigned char series__mark(const struct series *s, size_t i);
 size_t series__len(const struct series *s);
 double series__get(const struct series *s, size_t i);

@@ -7,15 +7,19 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include <time.h>
+#include "procfs.h"
 #include "tracer.h"
+#include "../bpf/cowtop.h"
 #include "cowtop.skel.h"
 
 struct tracer {
 	struct cowtop_bpf *skel;
 	struct ring_buffer *rb;
 	const struct mechanism *mech;
-	tracer_event_fn on_event;
-	void *ctx;
+	struct tracer_handlers on;
+	unsigned long long ns_per_tick; /* kernel start times to /proc's unit */
+	double boot_to_unix;            /* add to CLOCK_BOOTTIME seconds for unix time */
 	int ncpus;
 	struct bpf_link **links; /* USDT attachments */
 	size_t nlinks, links_cap;
@@ -127,14 +131,86 @@ static void configure(struct tracer *t, const struct tracer_opts *o, const struc
 	bpf_program__set_autoload(s->progs.on_usdt, o->usdt);
 }
 
-/* Ring-buffer callback: hand one record to the owner. */
+_Static_assert(PHASE_MAX == COWTOP_PHASE_MAX, "phase slots differ between kernel and model");
+_Static_assert(TRACER_COMM_LEN == COWTOP_COMM_LEN, "task name lengths differ");
+_Static_assert(TRACER_USDT_ARGS == COWTOP_USDT_ARGS, "probe argument counts differ");
+
+/* The kernel's counters in cowtop's own type. */
+static struct cow_counts counts_of(const struct cowtop_counts *k)
+{
+	return (struct cow_counts){
+		.cow = k->cow, .cow_kernel = k->cow_kernel, .zero_fill = k->zero_fill,
+		.reuse = k->reuse,
+	};
+}
+
+/* A kernel start time (ns since boot) in clock ticks, /proc's unit. */
+static unsigned long long ticks_of(const struct tracer *t, __u64 ns)
+{
+	return ns / t->ns_per_tick;
+}
+
+/* Decode a fork, exec or exit record and hand it on. */
+static void decode_event(struct tracer *t, const struct cowtop_event *r)
+{
+	struct tracer_event e = {
+		.pid = (int)r->pid, .ppid = (int)r->ppid, .start = ticks_of(t, r->start_ns),
+		.exit_status = r->exit_code, .counts = counts_of(&r->counts),
+	};
+	size_t n = strnlen(r->comm, COWTOP_COMM_LEN);
+
+	if (r->type == COWTOP_EV_FORK)
+		e.kind = TRACER_FORK;
+	else if (r->type == COWTOP_EV_EXEC)
+		e.kind = TRACER_EXEC;
+	else if (r->type == COWTOP_EV_EXIT)
+		e.kind = TRACER_EXIT;
+	else
+		return;
+	memcpy(e.comm, r->comm, n < TRACER_COMM_LEN ? n : TRACER_COMM_LEN - 1);
+	if (t->on.event)
+		t->on.event(&e, t->on.ctx);
+}
+
+/* Decode a USDT probe hit and hand it on. */
+static void decode_hit(struct tracer *t, const struct cowtop_usdt_event *r)
+{
+	struct tracer_hit h = {
+		.time = t->boot_to_unix + r->time_ns / 1e9, .pid = (int)r->pid,
+		.probe = (int)r->probe,
+		.nargs = r->nargs > COWTOP_USDT_ARGS ? COWTOP_USDT_ARGS : (int)r->nargs,
+	};
+	int i;
+
+	for (i = 0; i < COWTOP_USDT_ARGS; i++)
+		h.args[i] = r->args[i];
+	if (t->on.hit)
+		t->on.hit(&h, t->on.ctx);
+}
+
+/* Ring-buffer callback: decode one record by its type. */
 static int on_record(void *ctx, void *data, size_t size)
 {
 	struct tracer *t = ctx;
+	const __u32 *type = data;
 
-	if (size >= sizeof(__u32))
-		t->on_event(data, size, t->ctx);
+	if (size < sizeof(__u32))
+		return 0;
+	if (*type == COWTOP_EV_USDT && size >= sizeof(struct cowtop_usdt_event))
+		decode_hit(t, data);
+	else if (*type != COWTOP_EV_USDT && size >= sizeof(struct cowtop_event))
+		decode_event(t, data);
 	return 0;
+}
+
+/* Seconds to add to a CLOCK_BOOTTIME reading to make it unix time. */
+static double boot_offset(void)
+{
+	struct timespec real, boot;
+
+	clock_gettime(CLOCK_REALTIME, &real);
+	clock_gettime(CLOCK_BOOTTIME, &boot);
+	return (real.tv_sec - boot.tv_sec) + (real.tv_nsec - boot.tv_nsec) / 1e9;
 }
 
 /* Load the programs and attach them; the ring buffer joins the caller's loop. */
@@ -190,8 +266,9 @@ int tracer__open(struct tracer **out, const struct tracer_opts *o, char *err, si
 	if (!t)
 		return -ENOMEM;
 	libbpf_set_print(libbpf_quiet);
-	t->on_event = o->on_event;
-	t->ctx = o->ctx;
+	t->on = o->on;
+	t->ns_per_tick = 1000000000ULL / (unsigned long long)procfs_clock_ticks();
+	t->boot_to_unix = boot_offset();
 	t->ncpus = libbpf_num_possible_cpus();
 	t->skel = cowtop_bpf__open();
 	if (!t->skel) {
@@ -217,12 +294,12 @@ int tracer__open(struct tracer **out, const struct tracer_opts *o, char *err, si
 	return 0;
 fail:
 	btf__free(vmlinux);
-	tracer__destroy(t);
+	tracer__free(t);
 	return e;
 }
 
 /* Detach and free everything; NULL is fine. */
-void tracer__destroy(struct tracer *t)
+void tracer__free(struct tracer *t)
 {
 	size_t i;
 
@@ -243,9 +320,9 @@ const char *tracer__mechanism(const struct tracer *t)
 }
 
 /* Start counting pid (keeps the counters it may already have). */
-int tracer__watch(struct tracer *t, int pid, int ppid, __u64 start_ns)
+int tracer__watch(struct tracer *t, int pid, int ppid, unsigned long long start)
 {
-	struct cowtop_proc p = { .start_ns = start_ns, .ppid = ppid };
+	struct cowtop_proc p = { .start_ns = start * t->ns_per_tick, .ppid = ppid };
 	__u32 key = pid;
 
 	if (bpf_map_update_elem(bpf_map__fd(t->skel->maps.procs), &key, &p, BPF_NOEXIST) &&
@@ -270,8 +347,8 @@ static void forget_phases(struct tracer *t, __u32 pid)
 }
 
 /* Drop pid's counters if they still belong to the process that started at
- * start_ns (compared in units of unit ns: /proc knows start times in ticks). */
-int tracer__forget(struct tracer *t, int pid, __u64 start_ns, __u64 unit)
+ * start (clock ticks). */
+int tracer__forget(struct tracer *t, int pid, unsigned long long start)
 {
 	int fd = bpf_map__fd(t->skel->maps.procs);
 	struct cowtop_proc p;
@@ -279,7 +356,7 @@ int tracer__forget(struct tracer *t, int pid, __u64 start_ns, __u64 unit)
 
 	if (bpf_map_lookup_elem(fd, &key, &p))
 		return -errno;
-	if (unit && p.start_ns / unit != start_ns / unit)
+	if (ticks_of(t, p.start_ns) != start)
 		return 0;
 	forget_phases(t, key);
 	return bpf_map_delete_elem(fd, &key) ? -errno : 0;
@@ -291,7 +368,7 @@ int tracer__epoll_fd(struct tracer *t)
 	return ring_buffer__epoll_fd(t->rb);
 }
 
-/* Hand every pending record to on_event. */
+/* Decode every pending record and hand it to the handlers. */
 int tracer__drain(struct tracer *t)
 {
 	int n = ring_buffer__consume(t->rb);
@@ -362,9 +439,15 @@ int tracer__for_each(struct tracer *t, tracer_proc_fn fn, void *ctx)
 	have_slots = n > 0 &&
 		     bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.slots), &zero, slots) == 0;
 	for (i = 0; i < n; i++) {
-		if (have_slots && !v[i].p.exited)
-			v[i].p.counts.cow += pending(slots, ncpus, v[i].pid);
-		fn(v[i].pid, &v[i].p, ctx);
+		struct tracer_proc p = {
+			.pid = (int)v[i].pid, .ppid = (int)v[i].p.ppid,
+			.start = ticks_of(t, v[i].p.start_ns), .exited = v[i].p.exited,
+			.counts = counts_of(&v[i].p.counts),
+		};
+
+		if (have_slots && !p.exited)
+			p.counts.cow += pending(slots, ncpus, v[i].pid);
+		fn(&p, ctx);
 	}
 	free(v);
 	free(slots);
@@ -372,7 +455,7 @@ int tracer__for_each(struct tracer *t, tracer_proc_fn fn, void *ctx)
 }
 
 /* Records and processes lost since start, all kinds summed. */
-__u64 tracer__lost(struct tracer *t)
+unsigned long long tracer__lost(struct tracer *t)
 {
 	int fd = bpf_map__fd(t->skel->maps.stats);
 	__u64 total = 0, v[t->ncpus > 0 ? t->ncpus : 1];
@@ -406,12 +489,21 @@ static int keep_link(struct tracer *t, struct bpf_link *l)
 	return 0;
 }
 
-/* Attach the USDT program to provider:name in the ELF object at path, for
- * every process that maps it (watched ones are picked in the kernel). */
-int tracer__attach_usdt(struct tracer *t, const char *path, const char *provider,
-			const char *name, __u64 cookie)
+/* The kernel's kind of a probe: what it does to its phase. */
+static enum cowtop_probe_kind probe_kind(enum usdt_kind k)
 {
-	LIBBPF_OPTS(bpf_usdt_opts, opts, .usdt_cookie = cookie);
+	if (k == USDT_BEGIN)
+		return COWTOP_PROBE_BEGIN;
+	return k == USDT_END ? COWTOP_PROBE_END : COWTOP_PROBE_MARKER;
+}
+
+/* Attach the USDT program to provider:name in the ELF object at path, for
+ * every process that maps it (watched ones are picked in the kernel); hits
+ * carry probe, and a BEGIN or END opens or closes phase. */
+int tracer__attach_usdt(struct tracer *t, const char *path, const char *provider,
+			const char *name, int probe, enum usdt_kind kind, int phase)
+{
+	LIBBPF_OPTS(bpf_usdt_opts, opts, .usdt_cookie = COWTOP_COOKIE(probe, probe_kind(kind), phase));
 	struct bpf_link *l;
 
 	l = bpf_program__attach_usdt(t->skel->progs.on_usdt, -1, path, provider, name, &opts);
@@ -420,8 +512,14 @@ int tracer__attach_usdt(struct tracer *t, const char *path, const char *provider
 	return keep_link(t, l);
 }
 
+/* Whether copies are counted per phase (-u given). */
+bool tracer__has_phases(const struct tracer *t)
+{
+	return t->skel->rodata->usdt_enabled;
+}
+
 /* Call fn for every (process, phase) copy counter held in the kernel. */
-int tracer__for_each_phase(struct tracer *t, tracer_phase_fn fn, void *ctx)
+int tracer__for_each_phase(struct tracer *t, tracer_split_fn fn, void *ctx)
 {
 	int fd = bpf_map__fd(t->skel->maps.phase_cow);
 	struct cowtop_phase_key key, next, *prev = NULL;
@@ -429,7 +527,7 @@ int tracer__for_each_phase(struct tracer *t, tracer_phase_fn fn, void *ctx)
 
 	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
 		if (bpf_map_lookup_elem(fd, &next, &n) == 0)
-			fn(next.tgid, next.phase, n, ctx);
+			fn((int)next.tgid, (int)next.phase, n, ctx);
 		key = next;
 		prev = &key;
 	}
@@ -437,7 +535,7 @@ int tracer__for_each_phase(struct tracer *t, tracer_phase_fn fn, void *ctx)
 }
 
 /* The per-phase copy counters of one process (zeros where none). */
-void tracer__phases_of(struct tracer *t, int pid, __u64 out[COWTOP_PHASE_MAX])
+void tracer__phases_of(struct tracer *t, int pid, unsigned long long out[PHASE_MAX])
 {
 	struct cowtop_phase_key k = { .tgid = pid };
 	int fd = bpf_map__fd(t->skel->maps.phase_cow);

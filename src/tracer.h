@@ -1,41 +1,84 @@
 /* The kernel side's lifecycle: pick a detection mechanism, load and attach
- * the BPF programs, drain the ring buffer, read and reap the counters. */
+ * the BPF programs, turn ring-buffer records into typed events, read and
+ * reap the counters. The only user of the kernel ABI (bpf/cowtop.h): what it
+ * hands out is in cowtop's own types and units (start times in clock ticks,
+ * as /proc gives them; event times in unix seconds). */
 #ifndef COWTOP_TRACER_H
 #define COWTOP_TRACER_H
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <linux/types.h>
-#include "../bpf/cowtop.h"
+#include "counts.h"
+#include "usdt.h"
+
+#define TRACER_COMM_LEN 16 /* the kernel's task name, at most, with its NUL */
+#define TRACER_USDT_ARGS 3
 
 struct tracer;
 
-/* A ring-buffer record: data starts with a __u32 type (enum cowtop_event_type). */
-typedef void (*tracer_event_fn)(const void *data, size_t size, void *ctx);
-typedef void (*tracer_phase_fn)(__u32 pid, __u32 phase, __u64 pages, void *ctx);
-typedef void (*tracer_proc_fn)(__u32 pid, const struct cowtop_proc *p, void *ctx);
+enum tracer_event_kind {
+	TRACER_FORK, /* a watched process forked: pid is the new child */
+	TRACER_EXEC, /* a watched process exec'd: comm is the new name */
+	TRACER_EXIT, /* the whole thread group exited: counts are final */
+};
+
+/* A fork, an exec or an exit. */
+struct tracer_event {
+	enum tracer_event_kind kind;
+	int pid, ppid;
+	unsigned long long start;  /* clock ticks since boot, as in /proc stat */
+	int exit_status;           /* EXIT: wait status, as waitpid reports it */
+	struct cow_counts counts;  /* at the moment of the event */
+	char comm[TRACER_COMM_LEN];/* NUL-terminated */
+};
+
+/* A USDT probe hit. */
+struct tracer_hit {
+	double time;               /* unix seconds */
+	int pid;
+	int probe;
+	int nargs;
+	long long args[TRACER_USDT_ARGS];
+};
+
+/* One process the kernel side counts, read at a tick. */
+struct tracer_proc {
+	int pid, ppid;
+	unsigned long long start;  /* clock ticks since boot */
+	bool exited;               /* its group exited; the counts are final */
+	struct cow_counts counts;  /* copies still pending per CPU included */
+};
+
+struct tracer_handlers {
+	void (*event)(const struct tracer_event *e, void *ctx);
+	void (*hit)(const struct tracer_hit *h, void *ctx);
+	void *ctx;
+};
+
+typedef void (*tracer_proc_fn)(const struct tracer_proc *p, void *ctx);
+typedef void (*tracer_split_fn)(int pid, int slot, unsigned long long pages, void *ctx);
 
 struct tracer_opts {
 	bool watch_all;
 	int first_clone_of;
 	unsigned ringbuf_kib; /* 0: default */
 	bool usdt;            /* load the USDT program and count copies per phase */
-	tracer_event_fn on_event;
-	void *ctx;
+	struct tracer_handlers on;
 };
 
 int tracer__open(struct tracer **out, const struct tracer_opts *o, char *err, size_t errlen);
-void tracer__destroy(struct tracer *t);
+void tracer__free(struct tracer *t);
 const char *tracer__mechanism(const struct tracer *t);
-int tracer__watch(struct tracer *t, int pid, int ppid, __u64 start_ns);
-int tracer__forget(struct tracer *t, int pid, __u64 start_ns, __u64 unit);
+int tracer__watch(struct tracer *t, int pid, int ppid, unsigned long long start);
+int tracer__forget(struct tracer *t, int pid, unsigned long long start);
 int tracer__epoll_fd(struct tracer *t);
 int tracer__drain(struct tracer *t);
 int tracer__for_each(struct tracer *t, tracer_proc_fn fn, void *ctx);
-__u64 tracer__lost(struct tracer *t);
+unsigned long long tracer__lost(struct tracer *t);
 int tracer__attach_usdt(struct tracer *t, const char *path, const char *provider,
-			const char *name, __u64 cookie);
-int tracer__for_each_phase(struct tracer *t, tracer_phase_fn fn, void *ctx);
-void tracer__phases_of(struct tracer *t, int pid, __u64 out[COWTOP_PHASE_MAX]);
+			const char *name, int probe, enum usdt_kind kind, int phase);
+bool tracer__has_phases(const struct tracer *t);
+int tracer__for_each_phase(struct tracer *t, tracer_split_fn fn, void *ctx);
+void tracer__phases_of(struct tracer *t, int pid, unsigned long long out[PHASE_MAX]);
 
 #endif

@@ -33,7 +33,7 @@ static const struct glyphs glyphs_ascii = {
 };
 
 /* The table for a UTF-8 terminal or an ASCII one. */
-const struct glyphs *glyphs__pick(bool utf8)
+const struct glyphs *glyphs_pick(bool utf8)
 {
 	return utf8 ? &glyphs_utf8 : &glyphs_ascii;
 }

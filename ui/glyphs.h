@@ -14,6 +14,6 @@ struct glyphs {
 	const char *mark, *mark_idle;
 };
 
-const struct glyphs *glyphs__pick(bool utf8);
+const struct glyphs *glyphs_pick(bool utf8);
 
 #endif

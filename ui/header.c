@@ -95,6 +95,25 @@ static void header_totals(const struct header_info *h, struct line *l)
 		line_add(l, ROLE_WARN, "  [PAUSED]");
 }
 
+/* Take what the header shows of frame f (strings stay the frame's); host,
+ * kernel, delay, pause and glyphs are the screen's own. */
+void header_take_frame(struct header_info *h, const struct frame *f)
+{
+	h->mechanism = f->mechanism;
+	h->target = f->target;
+	h->now = (time_t)f->time;
+	h->cpu_pct = f->cpu_pct;
+	h->lost = f->lost;
+	h->command_done = f->command_done;
+	h->command_status = f->command_status;
+	h->watched = f->totals.watched;
+	h->live = f->totals.live;
+	h->rate = f->totals.rate;
+	h->cow = f->totals.cow;
+	h->nprobes = f->nprobes;
+	h->nphases = f->nphases > 1 ? f->nphases - 1 : 0;
+}
+
 /* Build the header lines; they are cut to the screen when drawn. */
 void header_build(const struct header_info *h, struct line out[HEADER_LINES])
 {

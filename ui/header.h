@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <time.h>
+#include "frame.h"
 #include "line.h"
 
 #define HEADER_LINES 3
@@ -27,6 +28,7 @@ struct header_info {
 	bool utf8;
 };
 
+void header_take_frame(struct header_info *h, const struct frame *f);
 void header_build(const struct header_info *h, struct line out[HEADER_LINES]);
 
 #endif

@@ -31,7 +31,7 @@ static struct line *next_line(struct line *out, size_t max, size_t *n)
 /* The sparkline glyphs from zero to full, as a legend line. */
 static void glyph_legend(struct line *l, bool utf8)
 {
-	const struct glyphs *g = glyphs__pick(utf8);
+	const struct glyphs *g = glyphs_pick(utf8);
 	int i;
 
 	line_add(l, ROLE_LABEL, "glyphs   ");
@@ -44,7 +44,7 @@ static void glyph_legend(struct line *l, bool utf8)
 /* The probe marks of the sparkline, as a legend line. */
 static void mark_legend(struct line *l, bool utf8)
 {
-	const struct glyphs *g = glyphs__pick(utf8);
+	const struct glyphs *g = glyphs_pick(utf8);
 
 	line_add(l, ROLE_LABEL, "marks    ");
 	line_put(l, ROLE_MARK, g->mark, strlen(g->mark));
@@ -63,7 +63,7 @@ size_t help_build(struct line *out, size_t max, bool utf8)
 	if ((l = next_line(out, max, &n)))
 		line_add(l, ROLE_VALUE, "cowtop: copy-on-write page copies per process");
 	next_line(out, max, &n);
-	kb = keys__table(&nk);
+	kb = keys_table(&nk);
 	for (i = 0; i < nk && (l = next_line(out, max, &n)); i++) {
 		line_add(l, ROLE_KEY, "  %-9s", kb[i].label);
 		line_add(l, ROLE_PLAIN, " %s", kb[i].help);

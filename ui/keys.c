@@ -48,7 +48,7 @@ static const struct keyhint footer[] = {
 };
 
 /* The command bound to key ch, CMD_NONE if none. */
-enum cmd keys__lookup(int ch)
+enum cmd keys_lookup(int ch)
 {
 	size_t i, k;
 
@@ -60,14 +60,14 @@ enum cmd keys__lookup(int ch)
 }
 
 /* The whole key map, for the help screen. */
-const struct keybind *keys__table(size_t *n)
+const struct keybind *keys_table(size_t *n)
 {
 	*n = sizeof(keymap) / sizeof(*keymap);
 	return keymap;
 }
 
 /* The hints shown in the footer (those marked usdt only with probes). */
-const struct keyhint *keys__footer(size_t *n)
+const struct keyhint *keys_footer(size_t *n)
 {
 	*n = sizeof(footer) / sizeof(*footer);
 	return footer;

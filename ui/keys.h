@@ -31,8 +31,8 @@ struct keyhint {
 	bool usdt; /* only when USDT probes are attached */
 };
 
-enum cmd keys__lookup(int ch);
-const struct keybind *keys__table(size_t *n);
-const struct keyhint *keys__footer(size_t *n);
+enum cmd keys_lookup(int ch);
+const struct keybind *keys_table(size_t *n);
+const struct keyhint *keys_footer(size_t *n);
 
 #endif

@@ -2,16 +2,15 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
 #endif
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "fmt.h"
 #include "glyphs.h"
-#include "output.h"
 #include "row.h"
 #include "spark.h"
 #include "text.h"
+#include "tree.h"
 
 #define CMD_MIN 16
 #define CMD_MAX 32
@@ -112,7 +111,7 @@ static void hist_title(const struct row_layout *l, char *buf, size_t cap)
 /* The column titles, the sort column marked with its direction. */
 void row_titles(const struct row_layout *l, enum sort_key key, bool reverse, struct line *out)
 {
-	const struct glyphs *g = glyphs__pick(l->utf8);
+	const struct glyphs *g = glyphs_pick(l->utf8);
 	const char *dir = sort_descends(key, reverse) ? g->sort_down : g->sort_up;
 	char cell[64];
 	size_t i;
@@ -199,7 +198,7 @@ static size_t mark_run(const struct glyphs *g, const char *s, size_t n, bool *ma
  * spans enough left (else the marks keep only their glyph). */
 static void put_spark(struct line *out, const char *s, size_t n, bool utf8)
 {
-	const struct glyphs *g = glyphs__pick(utf8);
+	const struct glyphs *g = glyphs_pick(utf8);
 	size_t i, r;
 	bool marked;
 	int runs = 0;
@@ -232,7 +231,7 @@ void row_format(const struct row *r, const struct row_layout *l, struct line *ou
 		put_spark(out, spark, n, l->utf8);
 		line_put(out, ROLE_PLAIN, " ", 1);
 	}
-	n = output_tree_prefix(r, l->utf8, prefix, sizeof(prefix));
+	n = tree_prefix(r, l->utf8, prefix, sizeof(prefix));
 	line_put(out, ROLE_TREE, prefix, n);
 	n = row_name(r->p, l->utf8, name, sizeof(name));
 	line_put(out, ROLE_PLAIN, name, n);
@@ -246,37 +245,6 @@ static bool row_matches(const struct row *r, const char *pattern, bool utf8)
 
 	row_name(r->p, utf8, name, sizeof(name));
 	return strcasestr(name, pattern) != NULL;
-}
-
-/* Recompute the tree bits (last, more) of rows after some were dropped. */
-static void rows_relink(struct row *rows, size_t n)
-{
-	int maxd = 0, d;
-	unsigned long long open = 0;
-	bool *seen;
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (rows[i].depth > maxd)
-			maxd = rows[i].depth;
-	seen = calloc((size_t)maxd + 2, sizeof(*seen));
-	if (!seen)
-		return;
-	for (i = n; i-- > 0;) {
-		d = rows[i].depth;
-		rows[i].last = !seen[d];
-		seen[d] = true;
-		memset(seen + d + 1, 0, (size_t)(maxd - d) * sizeof(*seen));
-	}
-	free(seen);
-	for (i = 0; i < n; i++) {
-		d = rows[i].depth;
-		rows[i].more = d < 64 ? open & ((1ULL << d) - 1) : open;
-		if (d < 64) {
-			open &= d < 63 ? (1ULL << (d + 1)) - 1 : UINT64_MAX;
-			open = rows[i].last ? open & ~(1ULL << d) : open | (1ULL << d);
-		}
-	}
 }
 
 /* Keep the rows whose name contains pattern (case-insensitive), in place;
@@ -301,7 +269,7 @@ size_t rows_filter(struct row *rows, size_t n, const char *pattern, bool utf8, b
 	}
 	memmove(rows, rows + j, (n - j) * sizeof(*rows));
 	if (tree)
-		rows_relink(rows, n - j);
+		tree_relink(rows, n - j);
 	return n - j;
 }
 
@@ -332,28 +300,29 @@ static void put_share(struct line *out, int part, const char *label, unsigned lo
 		line_add(out, ROLE_PLAIN, " (%llu)", n);
 }
 
-/* Append how p's copies split between the phases of m, e.g. "pid 123 ruby:
- * ruby:gc__mark 81%, outside 19%": only the phases with copies, outside
- * them last; with counts, each share's copies in parentheses. Returns the
- * shares shown: 0 (and nothing appended) when m has no phases or p has
- * copied nothing. */
-int row_phases(const struct proc *p, const struct model *m, bool utf8, bool counts, struct line *out)
+/* Append how p's copies split between the phases of frame f, e.g. "pid 123
+ * ruby: ruby:gc__mark 81%, outside 19%": only the phases with copies,
+ * outside them last; with counts, each share's copies in parentheses.
+ * Returns the shares shown: 0 (and nothing appended) when f has no phases
+ * or p has copied nothing. */
+int row_phases(const struct proc *p, const struct frame *f, bool utf8, bool counts, struct line *out)
 {
-	unsigned long long total, none = model__phase_none(p);
+	const unsigned long long *ph = p->split[SPLIT_PHASE].v;
+	unsigned long long total, none = frame_split_none(p, SPLIT_PHASE);
 	char name[ROW_NAME_MAX];
-	int nph = model__nphases(m), i, part = 0;
+	int nph = f->nphases, i, part = 0;
 
 	if (nph <= 1)
 		return 0;
-	for (total = none, i = 1; i < nph && i < PHASE_MAX; i++)
-		total += p->phase_cow[i];
+	for (total = none, i = 1; i < nph && i < SPLIT_SLOTS; i++)
+		total += ph[i];
 	if (!total)
 		return 0;
 	row_name(p, utf8, name, sizeof(name));
 	line_add(out, ROLE_PLAIN, "pid %d %s: ", p->pid, name);
-	for (i = 1; i < nph && i < PHASE_MAX; i++)
-		if (p->phase_cow[i])
-			put_share(out, part++, model__phase_label(m, i), p->phase_cow[i], total, counts, utf8);
+	for (i = 1; i < nph && i < SPLIT_SLOTS; i++)
+		if (ph[i])
+			put_share(out, part++, frame_phase_label(f, i), ph[i], total, counts, utf8);
 	if (none)
 		put_share(out, part++, "outside", none, total, counts, utf8);
 	return part;
@@ -412,8 +381,8 @@ void row_marker(const struct marker *mk, const char *comm, const char *label, bo
 	put_comm(out, comm, utf8);
 	line_put(out, ROLE_PLAIN, " ", 1);
 	put_safe(out, ROLE_VALUE, label ? label : "?", utf8);
-	if (nargs > COWTOP_USDT_ARGS)
-		nargs = COWTOP_USDT_ARGS;
+	if (nargs > MARK_ARGS)
+		nargs = MARK_ARGS;
 	for (i = 0; i < nargs; i++)
 		put_arg(out, mk->args[i]);
 	line_fit(out, width);

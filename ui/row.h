@@ -6,7 +6,7 @@
 
 #include <stdbool.h>
 #include "line.h"
-#include "model.h"
+#include "frame.h"
 
 /* Columns before the sparkline: PID S CoW/s COW RSS VSZ, a space after each. */
 #define ROW_FIXED 40
@@ -25,7 +25,7 @@ void row_titles(const struct row_layout *l, enum sort_key key, bool reverse, str
 void row_format(const struct row *r, const struct row_layout *l, struct line *out);
 size_t row_name(const struct proc *p, bool utf8, char *buf, size_t cap);
 size_t rows_filter(struct row *rows, size_t n, const char *pattern, bool utf8, bool tree);
-int row_phases(const struct proc *p, const struct model *m, bool utf8, bool counts, struct line *out);
+int row_phases(const struct proc *p, const struct frame *f, bool utf8, bool counts, struct line *out);
 void row_marker_titles(size_t kept, int width, struct line *out);
 void row_marker(const struct marker *mk, const char *comm, const char *label, bool utf8,
     int width, struct line *out);

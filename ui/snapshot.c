@@ -7,16 +7,93 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include "row.h"
 #include "snapshot.h"
 
 #define TMP_TRIES 64
 
+/* Write one line of text with its trailing blanks trimmed. */
+static void put_trimmed(FILE *f, const struct line *l)
+{
+	size_t n = l->len;
+
+	while (n > 0 && l->text[n - 1] == ' ')
+		n--;
+	fwrite(l->text, 1, n, f);
+	fputc('\n', f);
+}
+
+/* Whether p made copies inside any phase. */
+static bool in_phases(const struct proc *p)
+{
+	int i;
+
+	for (i = 1; i < SPLIT_SLOTS; i++)
+		if (p->split[SPLIT_PHASE].v[i])
+			return true;
+	return false;
+}
+
+/* The phase split of every row that made copies inside a phase, after a
+ * blank line and a title; nothing when none did. */
+static void snapshot_phases(const struct view *v, struct line *scratch, FILE *f)
+{
+	bool titled = false;
+	size_t k;
+
+	for (k = 0; k < v->n; k++) {
+		if (!in_phases(v->rows[k].p))
+			continue;
+		line_clear(scratch);
+		if (!row_phases(v->rows[k].p, v->f, v->utf8, true, scratch))
+			continue;
+		if (!titled)
+			fputs("\ncopies per phase: share of each process's copies (and their number)\n", f);
+		titled = true;
+		put_trimmed(f, scratch);
+	}
+}
+
+/* The view as plain text, cols wide: header, titles, every row (not only
+ * those on screen), the phase split; no footer. A malloc'd string of *len
+ * bytes, NULL when out of memory. */
+char *snapshot_text(const struct view *v, const struct header_info *hi, int cols, size_t *len)
+{
+	struct line hdr[HEADER_LINES], scratch;
+	struct row_layout rl;
+	char *buf = NULL;
+	size_t k;
+	int i;
+	FILE *f = open_memstream(&buf, len);
+
+	if (!f)
+		return NULL;
+	header_build(hi, hdr);
+	for (i = 0; i < HEADER_LINES; i++)
+		put_trimmed(f, &hdr[i]);
+	row_layout_init(&rl, cols, v->utf8);
+	rl.scale = rows_scale(v->rows, v->n, rl.hist);
+	row_titles(&rl, v->vo.sort, v->vo.reverse, &scratch);
+	put_trimmed(f, &scratch);
+	for (k = 0; k < v->n; k++) {
+		row_format(&v->rows[k], &rl, &scratch);
+		put_trimmed(f, &scratch);
+	}
+	snapshot_phases(v, &scratch, f);
+	if (fclose(f)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
 /* "./cowtop-YYYYmmdd-HHMMSS.txt" for local time now; returns its length. */
-size_t snapshot__default_path(time_t now, char *buf, size_t cap)
+size_t snapshot_default_path(time_t now, char *buf, size_t cap)
 {
 	struct tm tm;
 
@@ -145,7 +222,7 @@ static void sync_dir(const char *path)
 /* Write data[0..len) to path as a new 0600 file replacing any regular file
  * there. Returns 0, or -errno with the reason in err (no partial file and no
  * temporary file left behind). */
-int snapshot__write(const char *path, const char *data, size_t len, char *err, size_t errlen)
+int snapshot_write(const char *path, const char *data, size_t len, char *err, size_t errlen)
 {
 	char tmp[PATH_MAX];
 	int fd, e;

@@ -53,7 +53,7 @@ static const char *cell_glyph(const struct glyphs *g, double v, bool marked, dou
 size_t spark_render(const double *v, const unsigned char *marks, size_t n, double scale,
     bool utf8, char *buf, size_t cap)
 {
-	const struct glyphs *g = glyphs__pick(utf8);
+	const struct glyphs *g = glyphs_pick(utf8);
 	size_t i, len = 0;
 
 	if (cap == 0)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "row.h"
+#include "tree.h"
 #include "view.h"
 
 /* The sort keys in the order of the columns on screen. */
@@ -31,21 +32,20 @@ void view__init(struct view *v, const struct view_opts *vo, bool utf8)
 	v->utf8 = utf8;
 }
 
-/* Free the copy of the rows; the view can be rebuilt after. */
+/* Let go of the frame and the rows; the view can take a frame again after. */
 void view__free(struct view *v)
 {
+	frame__free(v->f);
 	free(v->rows);
-	free(v->procs);
+	v->f = NULL;
 	v->rows = NULL;
-	v->procs = NULL;
 	v->n = v->cap = 0;
 }
 
-/* Room for n rows in the copy. */
+/* Room for n rows. */
 static int view_reserve(struct view *v, size_t n)
 {
 	struct row *r;
-	struct proc *p;
 
 	if (n <= v->cap)
 		return 0;
@@ -53,10 +53,6 @@ static int view_reserve(struct view *v, size_t n)
 	if (!r)
 		return -ENOMEM;
 	v->rows = r;
-	p = realloc(v->procs, n * sizeof(*p));
-	if (!p)
-		return -ENOMEM;
-	v->procs = p;
 	v->cap = n;
 	return 0;
 }
@@ -78,10 +74,21 @@ const struct proc *view__selected(const struct view *v)
 	return v->n ? v->rows[v->sel].p : NULL;
 }
 
-/* Leave a focus whose process has left the model altogether. */
-static void focus_check(struct view *v, struct model *m)
+/* Whether the frame holds a process with this pid. */
+static bool frame_has(const struct frame *f, int pid)
 {
-	while (v->vo.focus_pid && !model__find(m, v->vo.focus_pid, 0)) {
+	size_t i;
+
+	for (i = 0; f && i < f->nprocs; i++)
+		if (f->procs[i].pid == pid)
+			return true;
+	return false;
+}
+
+/* Leave a focus whose process has left the model altogether. */
+static void focus_check(struct view *v)
+{
+	while (v->vo.focus_pid && !frame_has(v->f, v->vo.focus_pid)) {
 		note(v, "PID %d has gone: focus left", v->vo.focus_pid);
 		v->vo.focus_pid = v->nfocus ? v->focus[--v->nfocus] : 0;
 	}
@@ -103,28 +110,34 @@ static void follow_update(struct view *v)
 	note(v, "PID %d is not in the view any more: follow stopped", v->follow_pid);
 }
 
-/* Copy the model's rows for the current options, filtered; the selection
- * stays on its row number, or on the followed process. */
-int view__rebuild(struct view *v, struct model *m)
+/* Lay the frame's processes out for the current options, filtered; the
+ * selection stays on its row number, or on the followed process. */
+int view__layout(struct view *v)
 {
-	struct row *rows;
-	size_t n, i;
+	size_t n = v->f ? v->f->nprocs : 0;
+	long k = 0;
 
-	focus_check(v, m);
-	if (model__rows(m, &v->vo, &rows, &n) || view_reserve(v, n)) {
+	focus_check(v);
+	if (view_reserve(v, n ? n : 1) ||
+	    (n && (k = tree_layout(v->f->procs, n, &v->vo, v->rows)) < 0)) {
 		note(v, "out of memory");
+		v->n = 0;
 		return -ENOMEM;
 	}
-	for (i = 0; i < n; i++) {
-		v->procs[i] = *rows[i].p;
-		v->rows[i] = rows[i];
-		v->rows[i].p = &v->procs[i];
-	}
-	v->n = rows_filter(v->rows, n, v->filter, v->utf8, v->vo.tree);
+	v->n = rows_filter(v->rows, (size_t)k, v->filter, v->utf8, v->vo.tree);
 	follow_update(v);
 	if (v->sel >= v->n)
 		v->sel = v->n ? v->n - 1 : 0;
 	return 0;
+}
+
+/* Show frame f (held until the next one) and lay it out. */
+int view__set_frame(struct view *v, struct frame *f)
+{
+	frame__hold(f);
+	frame__free(v->f);
+	v->f = f;
+	return view__layout(v);
 }
 
 /* Move the selection by d rows, within the view. Moving by hand stops
@@ -156,7 +169,7 @@ void view__scroll(struct view *v, size_t height)
 
 /* Show only the selected process and its descendants; returns its pid, or
  * 0 when there is nothing to focus on. */
-int view__focus_in(struct view *v, struct model *m)
+int view__focus_in(struct view *v)
 {
 	const struct proc *p = view__selected(v);
 	char name[ROW_NAME_MAX];
@@ -174,13 +187,13 @@ int view__focus_in(struct view *v, struct model *m)
 	v->focus[v->nfocus++] = v->vo.focus_pid;
 	v->vo.focus_pid = pid;
 	v->sel = v->top = 0;
-	view__rebuild(v, m);
+	view__layout(v);
 	return pid;
 }
 
 /* Go back to the view before the last focus, selecting what was focused;
  * returns the pid that was focused, 0 if there was no focus. */
-int view__focus_out(struct view *v, struct model *m)
+int view__focus_out(struct view *v)
 {
 	int was = v->vo.focus_pid;
 	long i;
@@ -190,7 +203,7 @@ int view__focus_out(struct view *v, struct model *m)
 		return 0;
 	}
 	v->vo.focus_pid = v->nfocus ? v->focus[--v->nfocus] : 0;
-	view__rebuild(v, m);
+	view__layout(v);
 	i = view__find(v, was, 0);
 	if (i >= 0 && !v->follow)
 		v->sel = (size_t)i;
@@ -219,40 +232,40 @@ bool view__follow_toggle(struct view *v)
 }
 
 /* Sort by k, in its natural direction. */
-void view__sort(struct view *v, struct model *m, enum sort_key k)
+void view__sort(struct view *v, enum sort_key k)
 {
 	v->vo.sort = k;
 	v->vo.reverse = false;
-	view__rebuild(v, m);
+	view__layout(v);
 }
 
 /* Sort by the column dir steps right (or left) of the current one. */
-void view__sort_cycle(struct view *v, struct model *m, int dir)
+void view__sort_cycle(struct view *v, int dir)
 {
 	int n = (int)(sizeof(sort_cycle) / sizeof(*sort_cycle)), i;
 
 	for (i = 0; i < n && sort_cycle[i] != v->vo.sort; i++)
 		;
-	view__sort(v, m, sort_cycle[((i < n ? i : 0) + dir % n + n) % n]);
+	view__sort(v, sort_cycle[((i < n ? i : 0) + dir % n + n) % n]);
 }
 
 /* Reverse the sort order. */
-void view__reverse(struct view *v, struct model *m)
+void view__reverse(struct view *v)
 {
 	v->vo.reverse = !v->vo.reverse;
-	view__rebuild(v, m);
+	view__layout(v);
 }
 
 /* Switch between the tree and the flat list. */
-void view__tree_toggle(struct view *v, struct model *m)
+void view__tree_toggle(struct view *v)
 {
 	v->vo.tree = !v->vo.tree;
-	view__rebuild(v, m);
+	view__layout(v);
 }
 
 /* Show only names containing filter (and, in a tree, their ancestors). */
-void view__set_filter(struct view *v, struct model *m, const char *filter)
+void view__set_filter(struct view *v, const char *filter)
 {
 	snprintf(v->filter, sizeof(v->filter), "%s", filter ? filter : "");
-	view__rebuild(v, m);
+	view__layout(v);
 }

@@ -1,12 +1,13 @@
-/* What the table shows, apart from how: the view options, a private copy of
- * the rows, the selection, focus, follow and filter. No curses here, so the
- * behaviour of the keys can be tested without a terminal. */
+/* What the table shows, apart from how: the frame shown, the view options,
+ * the rows laid out over the frame's processes, the selection, focus,
+ * follow and filter. No curses here, so the behaviour of the keys can be
+ * tested without a terminal. */
 #ifndef COWTOP_UI_VIEW_H
 #define COWTOP_UI_VIEW_H
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "model.h"
+#include "frame.h"
 
 #define VIEW_FOCUS_DEPTH 32
 #define VIEW_FILTER_MAX 64
@@ -19,10 +20,10 @@ struct view {
 	int nfocus;
 	char filter[VIEW_FILTER_MAX];
 
-	/* The rows shown: a copy, so that pausing, or a process leaving the
-	 * model, never leaves a dangling pointer. */
+	/* The frame shown, held: pausing, or a process leaving the model,
+	 * never leaves a dangling pointer. The rows point into its procs. */
+	struct frame *f;
 	struct row *rows;
-	struct proc *procs;
 	size_t n, cap;
 	size_t sel, top;
 
@@ -35,18 +36,19 @@ struct view {
 
 void view__init(struct view *v, const struct view_opts *vo, bool utf8);
 void view__free(struct view *v);
-int view__rebuild(struct view *v, struct model *m);
+int view__set_frame(struct view *v, struct frame *f);
+int view__layout(struct view *v);
 void view__move(struct view *v, long d);
 void view__scroll(struct view *v, size_t height);
 const struct proc *view__selected(const struct view *v);
 long view__find(const struct view *v, int pid, unsigned long long start);
-int view__focus_in(struct view *v, struct model *m);
-int view__focus_out(struct view *v, struct model *m);
+int view__focus_in(struct view *v);
+int view__focus_out(struct view *v);
 bool view__follow_toggle(struct view *v);
-void view__sort(struct view *v, struct model *m, enum sort_key k);
-void view__sort_cycle(struct view *v, struct model *m, int dir);
-void view__reverse(struct view *v, struct model *m);
-void view__tree_toggle(struct view *v, struct model *m);
-void view__set_filter(struct view *v, struct model *m, const char *filter);
+void view__sort(struct view *v, enum sort_key k);
+void view__sort_cycle(struct view *v, int dir);
+void view__reverse(struct view *v);
+void view__tree_toggle(struct view *v);
+void view__set_filter(struct view *v, const char *filter);
 
 #endif

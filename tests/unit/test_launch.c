@@ -70,7 +70,7 @@ static void test_release_runs_the_command(void **state)
 	assert_int_equal(launch__release(&l), 0);
 	assert_int_equal(wait_status(l.pid), 0);
 	assert_int_equal(access(mark, F_OK), 0);
-	launch__close(&l);
+	launch__free(&l);
 	unlink(mark);
 	free(mark);
 }
@@ -82,7 +82,7 @@ static void test_closed_gate_runs_nothing(void **state)
 
 	(void)state;
 	assert_int_equal(launch__start(&l, mark_and_exit, mark), 0);
-	launch__close(&l);
+	launch__free(&l);
 	assert_int_equal(wait_status(l.pid), 127);
 	assert_int_equal(access(mark, F_OK), -1);
 	free(mark);
@@ -96,7 +96,7 @@ static void test_failed_exec_reports_errno(void **state)
 	assert_int_equal(launch__start(&l, fail_enoent, NULL), 0);
 	assert_int_equal(launch__release(&l), ENOENT);
 	assert_int_equal(wait_status(l.pid), 127);
-	launch__close(&l);
+	launch__free(&l);
 }
 
 static void test_exec_of_missing_command(void **state)
@@ -106,10 +106,10 @@ static void test_exec_of_missing_command(void **state)
 	struct launch l = { 0 };
 
 	(void)state;
-	assert_int_equal(launch__start(&l, launch__exec_argv, argv), 0);
+	assert_int_equal(launch__start(&l, launch_exec_argv, argv), 0);
 	assert_int_equal(launch__release(&l), ENOENT);
 	assert_int_equal(wait_status(l.pid), 127);
-	launch__close(&l);
+	launch__free(&l);
 }
 
 int main(void)

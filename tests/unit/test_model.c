@@ -1,37 +1,46 @@
-/* Unit tests: the process table, its tree and its rates. */
+/* Unit tests: the process table, its rates and probe hits, and the tree
+ * laid out over its processes. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 #include "model.h"
+#include "procs.h"
+#include "tree.h"
 
-/* Add a process with a parent, a name and a copy count. */
-static struct proc *add(struct model *m, int pid, int ppid, unsigned long long start,
-			const char *comm, unsigned long long cow)
+/* The rows of m's processes (copied into *procs, to free with the rows). */
+static size_t rows_of(struct model *m, const struct view_opts *o, struct proc **procs, struct row **rows)
 {
-	struct proc *p = model__add(m, pid, start);
-	struct cowtop_counts c = { .cow = cow };
+	size_t n = model__count(m), i;
+	long k;
 
-	assert_non_null(p);
-	p->ppid = ppid;
-	strcpy(p->comm, comm);
-	model__set_counts(p, &c);
-	return p;
+	*procs = calloc(n + 1, sizeof(**procs));
+	*rows = calloc(n + 1, sizeof(**rows));
+	assert_non_null(*procs);
+	assert_non_null(*rows);
+	for (i = 0; i < n; i++)
+		(*procs)[i] = *model__at(m, i);
+	k = tree_layout(*procs, n, o, *rows);
+	assert_true(k >= 0);
+	return (size_t)k;
 }
 
 /* Rows of m as a string of pids at their depths: "10:0 11:1 ...". */
 static void layout(struct model *m, const struct view_opts *o, char *buf, size_t cap)
 {
+	struct proc *procs;
 	struct row *rows;
-	size_t n, i, len = 0;
+	size_t n = rows_of(m, o, &procs, &rows), i, len = 0;
 
-	assert_int_equal(model__rows(m, o, &rows, &n), 0);
 	buf[0] = '\0';
 	for (i = 0; i < n; i++)
 		len += snprintf(buf + len, cap - len, "%s%d:%d", i ? " " : "", rows[i].p->pid, rows[i].depth);
+	free(rows);
+	free(procs);
 }
 
 static void test_tree_sorted_by_rate(void **state)
@@ -79,7 +88,7 @@ static void test_rates_and_history(void **state)
 {
 	struct model *m = model__new();
 	struct proc *p = add(m, 5, 1, 7, "x", 0);
-	struct cowtop_counts c = { .cow = 500 };
+	struct cow_counts c = { .cow = 500 };
 
 	(void)state;
 	model__tick(m, 1.0);
@@ -126,7 +135,7 @@ static void test_base_subtracted(void **state)
 {
 	struct model *m = model__new();
 	struct proc *p = add(m, 9, 1, 5, "cmd", 0);
-	struct cowtop_counts base = { .cow = 4, .reuse = 2 }, now = { .cow = 14, .reuse = 3 };
+	struct cow_counts base = { .cow = 4, .reuse = 2 }, now = { .cow = 14, .reuse = 3 };
 
 	(void)state;
 	model__set_base(p, &base);
@@ -140,6 +149,7 @@ static void test_many_processes_and_deep_chain(void **state)
 {
 	struct model *m = model__new();
 	struct view_opts o = { .sort = SORT_PID, .tree = true };
+	struct proc *procs;
 	struct row *rows;
 	size_t n;
 	int i;
@@ -148,10 +158,12 @@ static void test_many_processes_and_deep_chain(void **state)
 	/* A fork chain 5000 deep: no recursion limit, every row at its depth. */
 	for (i = 1; i <= 5000; i++)
 		add(m, 1000 + i, 1000 + i - 1, (unsigned long long)i, "c", 0);
-	assert_int_equal(model__rows(m, &o, &rows, &n), 0);
+	n = rows_of(m, &o, &procs, &rows);
 	assert_int_equal(n, 5000);
 	assert_int_equal(rows[4999].depth, 4999);
 	assert_int_equal(model__live(m), 5000);
+	free(rows);
+	free(procs);
 	model__free(m);
 }
 
@@ -159,6 +171,7 @@ static void test_tree_line_bits(void **state)
 {
 	struct model *m = model__new();
 	struct view_opts o = { .sort = SORT_PID, .tree = true };
+	struct proc *procs;
 	struct row *rows;
 	size_t n;
 
@@ -167,12 +180,14 @@ static void test_tree_line_bits(void **state)
 	add(m, 11, 10, 2, "a", 0);
 	add(m, 12, 11, 3, "a1", 0);
 	add(m, 13, 10, 2, "b", 0);
-	assert_int_equal(model__rows(m, &o, &rows, &n), 0);
+	n = rows_of(m, &o, &procs, &rows);
 	assert_int_equal(n, 4);
 	assert_false(rows[1].last);          /* 11 has a sibling below (13) */
 	assert_true(rows[2].last);           /* 12 is an only child */
 	assert_true(rows[2].more >> 1 & 1);  /* its ancestor at depth 1 (11) has more below */
 	assert_true(rows[3].last);
+	free(rows);
+	free(procs);
 	model__free(m);
 }
 
@@ -253,6 +268,94 @@ static void test_ppid_kept_while_exiting(void **state)
 	model__free(m);
 }
 
+/* A command that ends just after a regular frame: the final interval is a
+ * fraction of a millisecond. Its rate is over both intervals, it replaces
+ * the last history point, and the frame covers both. */
+static void test_vanishing_interval_merged(void **state)
+{
+	struct model *m = model__new();
+	struct proc *p = add(m, 5, 1, 7, "x", 0), *late;
+	struct cow_counts c = { .cow = 100 };
+	struct marker mk = { .pid = 5, .probe = 2 };
+
+	(void)state;
+	model__set_counts(p, &c);
+	assert_true(model__tick(m, 1.0) == 1.0);
+	assert_true(p->cow_rate > 99.9 && p->cow_rate < 100.1);
+	c.cow = 116;
+	model__set_counts(p, &c);
+	model__add_marker(m, &mk);
+	late = add(m, 6, 5, 8, "y", 4); /* born in the short interval */
+	assert_true(model__tick(m, 0.0004) > 1.0003);
+	assert_true(p->cow_rate > 115.9 && p->cow_rate < 116.0); /* not 40000/s */
+	assert_int_equal(series__len(&p->rate), 1);
+	assert_true(series__get(&p->rate, 0) > 115.9);
+	assert_int_equal(series__mark(&p->rate, 0), 3); /* the probe hit is kept */
+	assert_int_equal(series__len(&late->rate), 1);
+	assert_true(late->cow_rate > 3.9 && late->cow_rate < 4.0);
+	/* a regular interval after it starts afresh */
+	c.cow = 216;
+	model__set_counts(p, &c);
+	assert_true(model__tick(m, 1.0) == 1.0);
+	assert_true(p->cow_rate > 99.9 && p->cow_rate < 100.1);
+	assert_int_equal(series__len(&p->rate), 2);
+	/* a quarter of the last one or more is an interval of its own */
+	assert_true(model__tick(m, 0.25) == 0.25);
+	assert_int_equal(series__len(&p->rate), 3);
+	model__free(m);
+}
+
+/* The first interval has none before it: it stands, however short. */
+static void test_first_interval_stands(void **state)
+{
+	struct model *m = model__new();
+
+	(void)state;
+	add(m, 5, 1, 7, "x", 0);
+	assert_true(model__tick(m, 0.0001) == 0.0001);
+	assert_int_equal(series__len(&model__at(m, 0)->rate), 1);
+	model__free(m);
+}
+
+/* Breakdown slots only grow; slot 0 and unknown kinds are refused. */
+static void test_split_keeps_max(void **state)
+{
+	struct model *m = model__new();
+	struct proc *p = add(m, 5, 1, 7, "x", 10);
+
+	(void)state;
+	model__set_split(p, SPLIT_PHASE, 1, 6);
+	model__set_split(p, SPLIT_PHASE, 1, 4);
+	model__set_split(p, SPLIT_PHASE, 0, 9);
+	model__set_split(p, SPLIT_PHASE, SPLIT_SLOTS, 9);
+	model__set_split(p, SPLIT_KINDS, 1, 9);
+	assert_int_equal(p->split[SPLIT_PHASE].v[1], 6);
+	assert_int_equal(p->split[SPLIT_PHASE].v[0], 0);
+	model__free(m);
+}
+
+/* Names are cut to fit and always terminated, whatever len says. */
+static void test_set_comm_and_mem(void **state)
+{
+	struct model *m = model__new();
+	struct proc *p = add(m, 5, 1, 7, "x", 0);
+	char longname[100];
+
+	(void)state;
+	memset(longname, 'a', sizeof(longname));
+	model__set_comm(p, longname, sizeof(longname));
+	assert_int_equal(strlen(p->comm), PROC_COMM_MAX - 1);
+	model__set_comm(p, "ruby\0junk", 9);
+	assert_string_equal(p->comm, "ruby");
+	model__set_comm(p, "unicorn", 3);
+	assert_string_equal(p->comm, "uni");
+	model__set_mem(p, 'S', 100, 200);
+	assert_int_equal(p->state, 'S');
+	assert_int_equal(p->rss_kib, 100);
+	assert_int_equal(p->vsz_kib, 200);
+	model__free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -266,6 +369,10 @@ int main(void)
 		cmocka_unit_test(test_sort_key_names),
 		cmocka_unit_test(test_markers_each_in_one_frame),
 		cmocka_unit_test(test_ppid_kept_while_exiting),
+		cmocka_unit_test(test_vanishing_interval_merged),
+		cmocka_unit_test(test_first_interval_stands),
+		cmocka_unit_test(test_split_keeps_max),
+		cmocka_unit_test(test_set_comm_and_mem),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

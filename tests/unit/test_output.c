@@ -8,22 +8,28 @@
 #include <cmocka.h>
 #include "output.h"
 
-/* Render a frame of m's rows with fn into a malloc'd string. */
-static char *render(struct model *m, void (*fn)(FILE *, const struct frame *))
+/* Render a frame of m covering interval seconds with fn into a malloc'd string. */
+static char *render_over(struct model *m, double interval, void (*fn)(FILE *, const struct frame *))
 {
 	struct view_opts o = { .sort = SORT_PID, .tree = true };
-	struct frame fr = { .time = 1700000000.5, .interval = 1.0, .mechanism = "test", .lost = 3 };
-	struct row *rows;
+	struct frame_status st = { .time = 1700000000.5, .interval = interval, .mechanism = "test", .lost = 3 };
+	struct frame *fr = frame__build(m, &st, &o, NULL);
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
 	assert_non_null(f);
-	assert_int_equal(model__rows(m, &o, &rows, &fr.nrows), 0);
-	fr.rows = rows;
-	fn(f, &fr);
+	assert_non_null(fr);
+	fn(f, fr);
 	fclose(f);
+	frame__free(fr);
 	return buf;
+}
+
+/* Render a frame of m over one second. */
+static char *render(struct model *m, void (*fn)(FILE *, const struct frame *))
+{
+	return render_over(m, 1.0, fn);
 }
 
 /* A model with a parent, a hostile-named child and an exited grandchild. */
@@ -31,17 +37,18 @@ static struct model *sample(void)
 {
 	struct model *m = model__new();
 	struct proc *p = model__add(m, 100, 50), *c = model__add(m, 101, 51), *g = model__add(m, 102, 52);
-	struct cowtop_counts cc = { .cow = 42, .reuse = 1, .zero_fill = 2 };
+	struct cow_counts cc = { .cow = 42, .reuse = 1, .zero_fill = 2 };
+	static const char hostile[] = "\x1b[2J\x9b\"q\\\n\xff";
 
-	p->ppid = 1;
-	p->state = 'S';
-	strcpy(p->comm, "master");
-	c->ppid = 100;
-	c->state = 'R';
-	strcpy(c->comm, "\x1b[2J\x9b\"q\\\n\xff");
+	model__set_parent(p, 1);
+	model__set_mem(p, 'S', 0, 0);
+	model__set_comm(p, "master", 6);
+	model__set_parent(c, 100);
+	model__set_mem(c, 'R', 0, 0);
+	model__set_comm(c, hostile, sizeof(hostile) - 1);
 	model__set_counts(c, &cc);
-	g->ppid = 101;
-	strcpy(g->comm, "gone");
+	model__set_parent(g, 101);
+	model__set_comm(g, "gone", 4);
 	model__mark_exited(g, 1.0);
 	return m;
 }
@@ -80,18 +87,65 @@ static void test_text_tree_and_sanitized(void **state)
 	model__free(m);
 }
 
-static void test_tree_prefix_utf8(void **state)
+/* Batch totals: the copies of every process, in the header line. */
+static void test_text_totals(void **state)
 {
-	struct row r = { .depth = 3, .last = false, .more = 1u << 1 };
-	char buf[64];
+	struct model *m = sample();
+	char *s = render(m, output_text);
 
 	(void)state;
-	output_tree_prefix(&r, true, buf, sizeof(buf));
-	assert_string_equal(buf, "\u2502   \u251c\u2500 ");
-	output_tree_prefix(&r, false, buf, sizeof(buf));
-	assert_string_equal(buf, "|   |- ");
-	r.depth = 0;
-	assert_int_equal(output_tree_prefix(&r, false, buf, sizeof(buf)), 0);
+	assert_non_null(strstr(s, "interval 1.00s  processes 3  cow 42 pages  0.0/s  lost 3  [test]\n"));
+	free(s);
+	model__free(m);
+}
+
+/* A first frame a fraction of a millisecond long still says how long it
+ * was: never "interval":0. */
+static void test_tiny_interval_never_zero(void **state)
+{
+	struct model *m = sample();
+	char *s = render_over(m, 0.0004, output_json);
+
+	(void)state;
+	assert_non_null(strstr(s, "\"interval\":0.0004,"));
+	free(s);
+	s = render_over(m, 0.0004, output_text);
+	assert_non_null(strstr(s, "interval 0.0004s "));
+	free(s);
+	s = render_over(m, 2.5, output_json);
+	assert_non_null(strstr(s, "\"interval\":2.500,"));
+	free(s);
+	model__free(m);
+}
+
+/* Phases and markers, with labels the frame carries. */
+static void test_usdt_parts(void **state)
+{
+	struct model *m = sample();
+	struct marker mk = { .time = 12.5, .pid = 101, .probe = 0, .nargs = 2, .args = { 7, -1 } };
+	struct frame_status st = { .time = 1.0, .interval = 1.0, .mechanism = "test", .usdt = true };
+	struct frame *fr;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	int ph = model__add_phase(m, "ruby:gc");
+
+	(void)state;
+	model__add_probe(m, "ruby:gc__begin");
+	model__set_split(model__find(m, 101, 0), SPLIT_PHASE, ph, 40);
+	model__add_marker(m, &mk);
+	fr = frame__build(m, &st, NULL, NULL);
+	model__free(m);
+	f = open_memstream(&buf, &len);
+	output_text(f, fr);
+	output_json(f, fr);
+	fclose(f);
+	assert_non_null(strstr(buf, "phases 101: ruby:gc 40 none 2\n"));
+	assert_non_null(strstr(buf, "marker 12.500 101 ruby:gc__begin 7 -1\n"));
+	assert_non_null(strstr(buf, "\"cow_by_phase\":{\"ruby:gc\":40,\"none\":2}"));
+	assert_non_null(strstr(buf, "\"markers\":[{\"time\":12.500000,\"pid\":101,\"probe\":\"ruby:gc__begin\",\"args\":[7,-1]}]"));
+	free(buf);
+	frame__free(fr);
 }
 
 int main(void)
@@ -99,7 +153,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_json_one_line_escaped),
 		cmocka_unit_test(test_text_tree_and_sanitized),
-		cmocka_unit_test(test_tree_prefix_utf8),
+		cmocka_unit_test(test_text_totals),
+		cmocka_unit_test(test_tiny_interval_never_zero),
+		cmocka_unit_test(test_usdt_parts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -17,7 +17,7 @@ static void test_every_command_has_a_key(void **state)
 	int c, found;
 
 	(void)state;
-	kb = keys__table(&n);
+	kb = keys_table(&n);
 	for (c = CMD_NONE + 1; c < CMD_N; c++) {
 		for (found = 0, i = 0; i < n; i++)
 			found += kb[i].cmd == (enum cmd)c && kb[i].keys[0] != 0;
@@ -31,34 +31,34 @@ static void test_no_key_bound_twice(void **state)
 	size_t n, i, k;
 
 	(void)state;
-	kb = keys__table(&n);
+	kb = keys_table(&n);
 	for (i = 0; i < n; i++)
 		for (k = 0; k < KEYS_PER_CMD && kb[i].keys[k]; k++)
-			assert_int_equal(keys__lookup(kb[i].keys[k]), kb[i].cmd);
+			assert_int_equal(keys_lookup(kb[i].keys[k]), kb[i].cmd);
 }
 
 static void test_conventions(void **state)
 {
 	(void)state;
-	assert_int_equal(keys__lookup('q'), CMD_QUIT);
-	assert_int_equal(keys__lookup(KEY_F(10)), CMD_QUIT);
-	assert_int_equal(keys__lookup(KEY_UP), CMD_UP);
-	assert_int_equal(keys__lookup('j'), CMD_DOWN);
-	assert_int_equal(keys__lookup(KEY_NPAGE), CMD_PGDN);
-	assert_int_equal(keys__lookup(KEY_HOME), CMD_HOME);
-	assert_int_equal(keys__lookup('\r'), CMD_FOCUS);
-	assert_int_equal(keys__lookup(KEY_BACKSPACE), CMD_BACK);
-	assert_int_equal(keys__lookup(27), CMD_ESCAPE);
-	assert_int_equal(keys__lookup('F'), CMD_FOLLOW);
-	assert_int_equal(keys__lookup('t'), CMD_TREE);
-	assert_int_equal(keys__lookup('/'), CMD_FILTER);
-	assert_int_equal(keys__lookup('\\'), CMD_FILTER);
-	assert_int_equal(keys__lookup(' '), CMD_PAUSE);
-	assert_int_equal(keys__lookup('d'), CMD_DELAY);
-	assert_int_equal(keys__lookup('w'), CMD_SNAPSHOT);
-	assert_int_equal(keys__lookup('?'), CMD_HELP);
-	assert_int_equal(keys__lookup('l'), CMD_LOG);
-	assert_int_equal(keys__lookup('x'), CMD_NONE);
+	assert_int_equal(keys_lookup('q'), CMD_QUIT);
+	assert_int_equal(keys_lookup(KEY_F(10)), CMD_QUIT);
+	assert_int_equal(keys_lookup(KEY_UP), CMD_UP);
+	assert_int_equal(keys_lookup('j'), CMD_DOWN);
+	assert_int_equal(keys_lookup(KEY_NPAGE), CMD_PGDN);
+	assert_int_equal(keys_lookup(KEY_HOME), CMD_HOME);
+	assert_int_equal(keys_lookup('\r'), CMD_FOCUS);
+	assert_int_equal(keys_lookup(KEY_BACKSPACE), CMD_BACK);
+	assert_int_equal(keys_lookup(27), CMD_ESCAPE);
+	assert_int_equal(keys_lookup('F'), CMD_FOLLOW);
+	assert_int_equal(keys_lookup('t'), CMD_TREE);
+	assert_int_equal(keys_lookup('/'), CMD_FILTER);
+	assert_int_equal(keys_lookup('\\'), CMD_FILTER);
+	assert_int_equal(keys_lookup(' '), CMD_PAUSE);
+	assert_int_equal(keys_lookup('d'), CMD_DELAY);
+	assert_int_equal(keys_lookup('w'), CMD_SNAPSHOT);
+	assert_int_equal(keys_lookup('?'), CMD_HELP);
+	assert_int_equal(keys_lookup('l'), CMD_LOG);
+	assert_int_equal(keys_lookup('x'), CMD_NONE);
 }
 
 static void test_help_lists_every_key(void **state)
@@ -72,7 +72,7 @@ static void test_help_lists_every_key(void **state)
 	assert_non_null(lines);
 	nl = help_build(lines, 64, false);
 	assert_true(nl < 64); /* nothing cut off */
-	kb = keys__table(&n);
+	kb = keys_table(&n);
 	for (i = 0; i < n; i++) {
 		for (found = false, k = 0; k < nl && !found; k++)
 			found = strstr(lines[k].text, kb[i].label) && strstr(lines[k].text, kb[i].help);
@@ -90,13 +90,13 @@ static void test_footer_log_hint_only_with_probes(void **state)
 	size_t n, i, usdt = 0;
 
 	(void)state;
-	h = keys__footer(&n);
+	h = keys_footer(&n);
 	for (i = 0; i < n; i++) {
 		if (!h[i].usdt)
 			continue;
 		usdt++;
 		assert_string_equal(h[i].key, "l");
-		assert_int_equal(keys__lookup(h[i].key[0]), CMD_LOG);
+		assert_int_equal(keys_lookup(h[i].key[0]), CMD_LOG);
 	}
 	assert_int_equal(usdt, 1);
 	assert_string_equal(h[n - 1].key, "q"); /* quit stays last */

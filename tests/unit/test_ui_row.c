@@ -14,9 +14,10 @@
 #include <cmocka.h>
 #include "fmt.h"
 #include "line.h"
-#include "output.h"
+#include "frame.h"
 #include "row.h"
 #include "text.h"
+#include "tree.h"
 
 /* master(100) -> worker(101, busy), evil(102, hostile name) -> gone(103, exited). */
 static struct model *sample(void)
@@ -24,7 +25,7 @@ static struct model *sample(void)
 	struct model *m = model__new();
 	struct proc *p = model__add(m, 100, 50), *w = model__add(m, 101, 51);
 	struct proc *e = model__add(m, 102, 52), *g = model__add(m, 103, 53);
-	struct cowtop_counts c = { .cow = 42 };
+	struct cow_counts c = { .cow = 42 };
 
 	p->ppid = 1;
 	p->state = 'S';
@@ -44,19 +45,43 @@ static struct model *sample(void)
 	model__set_counts(g, &c);
 	model__mark_exited(g, 1.0);
 	model__tick(m, 1.0);  /* rates: worker 42/s, gone 7/s */
-	w->cow_prev = 0;
+	model__set_base(w, &(struct cow_counts){ 0 }); /* its 42 again, over 2 s */
+	model__set_counts(w, &(struct cow_counts){ .cow = 42 });
 	model__tick(m, 2.0);  /* worker 21/s; gone copied nothing more: 0/s */
 	return m;
 }
 
-/* The rows of m in pid order (tree). */
+/* A frame of m, its rows in pid order (tree or flat); valid until the next call. */
+static struct frame *frame_tree(struct model *m, bool tree)
+{
+	static struct frame *f;
+	struct view_opts o = { .sort = SORT_PID, .tree = tree };
+
+	frame__free(f);
+	f = frame__build(m, NULL, &o, NULL);
+	assert_non_null(f);
+	return f;
+}
+
+/* A frame of m, for its labels. */
+static struct frame *frame_of(struct model *m)
+{
+	return frame_tree(m, true);
+}
+
+/* The rows of m in pid order (tree or flat). */
 static struct row *rows_of(struct model *m, bool tree, size_t *n)
 {
-	struct view_opts o = { .sort = SORT_PID, .tree = tree };
-	struct row *rows;
+	struct frame *f = frame_tree(m, tree);
 
-	assert_int_equal(model__rows(m, &o, &rows, n), 0);
-	return rows;
+	*n = f->nrows;
+	return f->rows;
+}
+
+/* The frame's copy of a row's process, to change in a test. */
+static struct proc *mut(const struct row *r)
+{
+	return (struct proc *)r->p;
 }
 
 static void test_layout_shares_width(void **state)
@@ -279,7 +304,7 @@ static void test_filter_tree_keeps_ancestors(void **state)
 	assert_string_equal(pids(rows, k), "100 102 103");
 	/* 102 was a middle child; alone now, it is drawn as the last one */
 	assert_true(rows[1].last);
-	output_tree_prefix(&rows[2], false, prefix, sizeof(prefix));
+	tree_prefix(&rows[2], false, prefix, sizeof(prefix));
 	assert_string_equal(prefix, "  `- ");
 	rows = rows_of(m, true, &n);
 	k = rows_filter(rows, n, "work", false, true);
@@ -326,11 +351,11 @@ static void test_filter_relinks_bars(void **state)
 	}
 	assert_int_equal(rows_filter(r, 6, "x", false, true), 5);
 	assert_string_equal(pids(r, 5), "1 2 3 5 6");
-	output_tree_prefix(&r[2], false, prefix, sizeof(prefix));
+	tree_prefix(&r[2], false, prefix, sizeof(prefix));
 	assert_string_equal(prefix, "| `- ");
-	output_tree_prefix(&r[1], false, prefix, sizeof(prefix));
+	tree_prefix(&r[1], false, prefix, sizeof(prefix));
 	assert_string_equal(prefix, "|- ");
-	output_tree_prefix(&r[4], false, prefix, sizeof(prefix));
+	tree_prefix(&r[4], false, prefix, sizeof(prefix));
 	assert_string_equal(prefix, "  `- ");
 }
 
@@ -355,8 +380,8 @@ static void test_marks_in_their_colour(void **state)
 	const char *at;
 
 	(void)state;
-	series__push_marked(&rows[1].p->rate, 0, 1);
-	series__push(&rows[1].p->rate, 42);
+	series__push_marked(&mut(&rows[1])->rate, 0, 1);
+	series__push_marked(&mut(&rows[1])->rate, 42, 0);
 	row_layout_init(&rl, 80, false);
 	rl.scale = 42;
 	row_format(&rows[1], &rl, l);
@@ -388,7 +413,7 @@ static void test_many_marks_keep_the_tree_colour(void **state)
 
 	(void)state;
 	for (i = 0; i < SERIES_CAP; i++)
-		series__push_marked(&rows[1].p->rate, i % 2 ? 5 : 0, (unsigned char)(i % 2));
+		series__push_marked(&mut(&rows[1])->rate, i % 2 ? 5 : 0, (unsigned char)(i % 2));
 	row_layout_init(&rl, 2000, false);
 	rl.scale = 5;
 	row_format(&rows[1], &rl, l);
@@ -409,11 +434,11 @@ static struct model *phased(const char *phase_label)
 	int ph = model__add_phase(m, phase_label);
 
 	assert_int_equal(ph, 1);
-	model__add_probe(m, "ruby:gc__mark__begin", ph);
-	model__add_probe(m, "ruby:gc__mark__end", ph);
-	model__add_probe(m, "ruby:\x1b[2Jboom\x07", 0);
+	model__add_probe(m, "ruby:gc__mark__begin");
+	model__add_probe(m, "ruby:gc__mark__end");
+	model__add_probe(m, "ruby:\x1b[2Jboom\x07");
 	w->counts.cow = 100;
-	w->phase_cow[ph] = 81;
+	w->split[SPLIT_PHASE].v[ph] = 81;
 	return m;
 }
 
@@ -425,22 +450,22 @@ static void test_phase_split(void **state)
 
 	(void)state;
 	line_clear(l);
-	assert_int_equal(row_phases(w, m, false, false, l), 2);
+	assert_int_equal(row_phases(w, frame_of(m), false, false, l), 2);
 	assert_string_equal(l->text, "pid 101 worker: ruby:gc__mark 81%, outside 19%");
 	line_clear(l);
-	row_phases(w, m, true, true, l);
+	row_phases(w, frame_of(m), true, true, l);
 	assert_string_equal(l->text, "pid 101 worker: ruby:gc__mark 81% (81), outside 19% (19)");
-	w->phase_cow[1] = 100; /* every copy in the phase: no "outside" */
+	w->split[SPLIT_PHASE].v[1] = 100; /* every copy in the phase: no "outside" */
 	line_clear(l);
-	assert_int_equal(row_phases(w, m, false, false, l), 1);
+	assert_int_equal(row_phases(w, frame_of(m), false, false, l), 1);
 	assert_string_equal(l->text, "pid 101 worker: ruby:gc__mark 100%");
 	w->counts.cow = 1000;
-	w->phase_cow[1] = 1; /* a sliver still shows */
+	w->split[SPLIT_PHASE].v[1] = 1; /* a sliver still shows */
 	line_clear(l);
-	row_phases(w, m, false, false, l);
+	row_phases(w, frame_of(m), false, false, l);
 	assert_string_equal(l->text, "pid 101 worker: ruby:gc__mark <1%, outside 100%");
 	line_clear(l);
-	assert_int_equal(row_phases(model__find(m, 100, 0), m, false, false, l), 0); /* no copies */
+	assert_int_equal(row_phases(model__find(m, 100, 0), frame_of(m), false, false, l), 0); /* no copies */
 	assert_int_equal(l->len, 0);
 	model__free(m);
 	free(l);
@@ -453,8 +478,8 @@ static void test_phase_split_needs_phases(void **state)
 
 	(void)state;
 	line_clear(l);
-	model__add_probe(m, "ruby:marker", 0); /* a marker alone makes no phase */
-	assert_int_equal(row_phases(model__find(m, 101, 0), m, false, true, l), 0);
+	model__add_probe(m, "ruby:marker"); /* a marker alone makes no phase */
+	assert_int_equal(row_phases(model__find(m, 101, 0), frame_of(m), false, true, l), 0);
 	assert_int_equal(l->len, 0);
 	model__free(m);
 	free(l);
@@ -469,10 +494,10 @@ static void test_phase_split_hostile(void **state)
 
 	(void)state;
 	e->counts.cow = 4;
-	e->phase_cow[1] = 1;
+	e->split[SPLIT_PHASE].v[1] = 1;
 	for (utf8 = 0; utf8 < 2; utf8++) {
 		line_clear(l);
-		assert_int_equal(row_phases(e, m, utf8, true, l), 2);
+		assert_int_equal(row_phases(e, frame_of(m), utf8, true, l), 2);
 		assert_null(strchr(l->text, '\x1b'));
 		assert_null(strchr(l->text, '\x07'));
 		assert_null(strchr(l->text, '\xff'));

@@ -1,4 +1,5 @@
-/* Unit tests: snapshot files are written whole, 0600, and never through a
+/* Unit tests: the snapshot's text (a frame and the view's state in, lines
+ * out), and snapshot files: written whole, 0600, and never through a
  * symlink, into a directory, a FIFO or a device; failures leave nothing. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
@@ -99,7 +100,7 @@ static void test_writes_exact_content_0600(void **state)
 	struct stat st;
 	mode_t old = umask(0);
 
-	assert_int_equal(snapshot__write(in(d, "snap.txt"), text, strlen(text), err, sizeof(err)), 0);
+	assert_int_equal(snapshot_write(in(d, "snap.txt"), text, strlen(text), err, sizeof(err)), 0);
 	umask(old);
 	assert_int_equal(lstat(in(d, "snap.txt"), &st), 0);
 	assert_true(S_ISREG(st.st_mode));
@@ -119,7 +120,7 @@ static void test_replaces_regular_file(void **state)
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, "a much longer old content that must vanish\n", 44), 44);
 	close(fd);
-	assert_int_equal(snapshot__write(in(d, "old.txt"), "new\n", 4, err, sizeof(err)), 0);
+	assert_int_equal(snapshot_write(in(d, "old.txt"), "new\n", 4, err, sizeof(err)), 0);
 	assert_int_equal(slurp(in(d, "old.txt"), buf, sizeof(buf)), 4);
 	assert_memory_equal(buf, "new\n", 4);
 	assert_int_equal(stat(in(d, "old.txt"), &st), 0);
@@ -138,7 +139,7 @@ static void test_refuses_symlink_target_untouched(void **state)
 	assert_int_equal(write(fd, "precious\n", 9), 9);
 	close(fd);
 	assert_int_equal(symlink(in(d, "victim"), in(d, "link.txt")), 0);
-	assert_true(snapshot__write(in(d, "link.txt"), text, strlen(text), err, sizeof(err)) < 0);
+	assert_true(snapshot_write(in(d, "link.txt"), text, strlen(text), err, sizeof(err)) < 0);
 	assert_non_null(strstr(err, "symbolic link"));
 	assert_int_equal(slurp(in(d, "victim"), buf, sizeof(buf)), 9);
 	assert_memory_equal(buf, "precious\n", 9);
@@ -154,7 +155,7 @@ static void test_refuses_dangling_symlink(void **state)
 	struct stat st;
 
 	assert_int_equal(symlink(in(d, "nowhere"), in(d, "dangling")), 0);
-	assert_true(snapshot__write(in(d, "dangling"), text, strlen(text), err, sizeof(err)) < 0);
+	assert_true(snapshot_write(in(d, "dangling"), text, strlen(text), err, sizeof(err)) < 0);
 	assert_non_null(strstr(err, "symbolic link"));
 	assert_int_equal(lstat(in(d, "nowhere"), &st), -1); /* not created through it */
 	assert_int_equal(entries(d), 1);
@@ -166,7 +167,7 @@ static void test_refuses_directory(void **state)
 	char err[128] = "";
 
 	assert_int_equal(mkdir(in(d, "sub"), 0755), 0);
-	assert_true(snapshot__write(in(d, "sub"), text, strlen(text), err, sizeof(err)) < 0);
+	assert_true(snapshot_write(in(d, "sub"), text, strlen(text), err, sizeof(err)) < 0);
 	assert_non_null(strstr(err, "directory"));
 	assert_int_equal(entries(d), 1);
 }
@@ -178,13 +179,13 @@ static void test_refuses_fifo(void **state)
 
 	assert_int_equal(mkfifo(in(d, "fifo"), 0600), 0);
 	/* must not block opening it either */
-	assert_true(snapshot__write(in(d, "fifo"), text, strlen(text), err, sizeof(err)) < 0);
+	assert_true(snapshot_write(in(d, "fifo"), text, strlen(text), err, sizeof(err)) < 0);
 	assert_non_null(strstr(err, "FIFO"));
 	assert_int_equal(entries(d), 1);
 }
 
 /* A device like /dev/full to aim at: a node of our own when we may make one
- * (as root: a broken snapshot__write must not replace the real /dev/full),
+ * (as root: a broken snapshot_write must not replace the real /dev/full),
  * else /dev/full itself, which an unprivileged test cannot harm. */
 static const char *full_device(const struct dir *d)
 {
@@ -206,7 +207,7 @@ static void test_refuses_dev_full(void **state)
 
 	if (!dev)
 		skip();
-	assert_true(snapshot__write(dev, text, strlen(text), err, sizeof(err)) < 0);
+	assert_true(snapshot_write(dev, text, strlen(text), err, sizeof(err)) < 0);
 	assert_non_null(strstr(err, "device"));
 	assert_int_equal(stat(dev, &st), 0);
 	assert_true(S_ISCHR(st.st_mode));
@@ -217,10 +218,10 @@ static void test_missing_directory_reported(void **state)
 	struct dir *d = *state;
 	char err[128] = "";
 
-	assert_true(snapshot__write(in(d, "no/such/dir.txt"), text, strlen(text), err, sizeof(err)) < 0);
+	assert_true(snapshot_write(in(d, "no/such/dir.txt"), text, strlen(text), err, sizeof(err)) < 0);
 	assert_non_null(strstr(err, "No such file or directory"));
 	assert_int_equal(entries(d), 0);
-	assert_true(snapshot__write("", text, strlen(text), err, sizeof(err)) < 0);
+	assert_true(snapshot_write("", text, strlen(text), err, sizeof(err)) < 0);
 }
 
 static void test_write_error_leaves_nothing(void **state)
@@ -240,7 +241,7 @@ static void test_write_error_leaves_nothing(void **state)
 	small.rlim_cur = 100;
 	signal(SIGXFSZ, SIG_IGN);
 	assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
-	assert_true(snapshot__write(in(d, "keep.txt"), big, sizeof(big), err, sizeof(err)) < 0);
+	assert_true(snapshot_write(in(d, "keep.txt"), big, sizeof(big), err, sizeof(err)) < 0);
 	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
 	signal(SIGXFSZ, SIG_DFL);
 	assert_non_null(strstr(err, "large"));
@@ -257,10 +258,95 @@ static void test_relative_name_in_cwd(void **state)
 
 	assert_non_null(getcwd(cwd, sizeof(cwd)));
 	assert_int_equal(chdir(d->path), 0);
-	assert_int_equal(snapshot__write("plain.txt", "x\n", 2, err, sizeof(err)), 0);
+	assert_int_equal(snapshot_write("plain.txt", "x\n", 2, err, sizeof(err)), 0);
 	assert_int_equal(chdir(cwd), 0);
 	assert_int_equal(slurp(in(d, "plain.txt"), buf, sizeof(buf)), 2);
 	assert_int_equal(entries(d), 1);
+}
+
+/* The i-th line of s (0 the first), without its newline. */
+static const char *line_at(const char *s, int i)
+{
+	static char buf[1024];
+	const char *end;
+
+	for (; i > 0 && s; i--)
+		s = strchr(s, '\n') ? strchr(s, '\n') + 1 : NULL;
+	assert_non_null(s);
+	end = strchr(s, '\n');
+	assert_non_null(end);
+	snprintf(buf, sizeof(buf), "%.*s", (int)(end - s), s);
+	return buf;
+}
+
+/* master(100) -> busy(101), idle(102); busy copied 30 pages, 20 in a phase. */
+static struct frame *sample_frame(void)
+{
+	static const struct frame_status st = {
+		.time = 1700000000.0, .interval = 1.0, .mechanism = "raw_tp", .target = "pid 100", .lost = 2,
+	};
+	struct model *m = model__new();
+	struct proc *p = model__add(m, 100, 1), *b = model__add(m, 101, 2), *i = model__add(m, 102, 3);
+	struct frame *f;
+	int ph = model__add_phase(m, "ruby:gc");
+
+	model__add_probe(m, "ruby:gc__begin");
+	model__set_comm(p, "master", 6);
+	model__set_mem(p, 'S', 1024, 4096);
+	model__set_parent(b, 100);
+	model__set_comm(b, "busy", 4);
+	model__set_mem(b, 'R', 2048, 4096);
+	model__set_counts(b, &(struct cow_counts){ .cow = 30 });
+	model__set_split(b, SPLIT_PHASE, ph, 20);
+	model__set_parent(i, 100);
+	model__set_comm(i, "idle", 4);
+	model__tick(m, 1.0);
+	f = frame__build(m, &st, NULL, NULL);
+	model__free(m);
+	assert_non_null(f);
+	return f;
+}
+
+static void test_text_of_a_frame(void **state)
+{
+	struct frame *f = sample_frame();
+	struct header_info hi = { .host = "h", .kernel = "k", .delay = 2.0 };
+	struct view v;
+	size_t len;
+	char *out;
+
+	(void)state;
+	setenv("TZ", "UTC", 1);
+	tzset();
+	view__init(&v, &(struct view_opts){ .sort = SORT_PID, .tree = true }, false);
+	view__set_frame(&v, f);
+	frame__free(f);
+	header_take_frame(&hi, v.f);
+	out = snapshot_text(&v, &hi, 60, &len);
+	assert_non_null(out);
+	assert_int_equal(strlen(out), len);
+	assert_string_equal(line_at(out, 0), "cowtop 22:13:20  host h  kernel k  mechanism raw_tp");
+	assert_string_equal(line_at(out, 1),
+			    "target pid 100  processes 3 (3 running)  refresh 2.0s  cowtop CPU 0.0%");
+	assert_string_equal(line_at(out, 2), "CoW 30.0/s  copies 30  lost 2  probes 1 (1 phase)");
+	assert_string_equal(line_at(out, 3), "   ^PID S   CoW/s     COW    RSS    VSZ COMMAND");
+	assert_string_equal(line_at(out, 4), "    100 S     0.0       0   1.0M   4.0M master");
+	assert_string_equal(line_at(out, 5), "    101 R    30.0      30   2.0M   4.0M |- busy");
+	assert_string_equal(line_at(out, 6), "    102 ?     0.0       0     0K     0K `- idle");
+	assert_string_equal(line_at(out, 7), "");
+	assert_string_equal(line_at(out, 8),
+			    "copies per phase: share of each process's copies (and their number)");
+	assert_string_equal(line_at(out, 9), "pid 101 busy: ruby:gc 67% (20), outside 33% (10)");
+	assert_null(strchr(line_at(out, 9) + 10, '\n'));
+	free(out);
+	/* a filter and a flat view: the text is what the view shows */
+	view__set_filter(&v, "idle");
+	view__tree_toggle(&v);
+	out = snapshot_text(&v, &hi, 60, &len);
+	assert_string_equal(line_at(out, 4), "    102 ?     0.0       0     0K     0K idle");
+	assert_null(strstr(out, "busy"));
+	free(out);
+	view__free(&v);
 }
 
 static void test_default_path(void **state)
@@ -270,10 +356,10 @@ static void test_default_path(void **state)
 
 	(void)state;
 	assert_int_equal(regcomp(&re, "^\\./cowtop-[0-9]{8}-[0-9]{6}\\.txt$", REG_EXTENDED), 0);
-	assert_true(snapshot__default_path(1700000000, buf, sizeof(buf)) > 0);
+	assert_true(snapshot_default_path(1700000000, buf, sizeof(buf)) > 0);
 	assert_int_equal(regexec(&re, buf, 0, NULL, 0), 0);
 	regfree(&re);
-	assert_int_equal(snapshot__default_path(1700000000, buf, 5), 0);
+	assert_int_equal(snapshot_default_path(1700000000, buf, 5), 0);
 }
 
 int main(void)
@@ -290,6 +376,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_write_error_leaves_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_relative_name_in_cwd, setup, teardown),
 		cmocka_unit_test(test_default_path),
+		cmocka_unit_test(test_text_of_a_frame),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -99,9 +99,9 @@ static void test_series_right_aligned(void **state)
 	char buf[128];
 
 	(void)state;
-	series__push(&s, 0);
-	series__push(&s, 5);
-	series__push(&s, 10);
+	series__push_marked(&s, 0, 0);
+	series__push_marked(&s, 5, 0);
+	series__push_marked(&s, 10, 0);
 	assert_int_equal(spark_series(&s, 6, spark_scale(&s, 6), false, buf, sizeof(buf)), 6);
 	assert_string_equal(buf, "   _+@"); /* 5 of 10 is 4.5 of 9 steps: up to 5 */
 	spark_series(&s, 2, spark_scale(&s, 2), false, buf, sizeof(buf));
@@ -119,13 +119,13 @@ static void test_series_wraps_and_scales(void **state)
 
 	(void)state;
 	for (i = 0; i < SERIES_CAP + 10; i++)
-		series__push(&s, i == 3 ? 1000 : 0); /* the peak has scrolled out */
+		series__push_marked(&s, i == 3 ? 1000 : 0, 0); /* the peak has scrolled out */
 	assert_true(spark_scale(&s, SERIES_CAP) == 0);
 	assert_int_equal(spark_series(&s, SERIES_CAP, 0, true, buf, sizeof(buf)), SERIES_CAP * 3);
 	assert_null(strchr(buf, ' '));
 	for (i = 0; i < SERIES_CAP; i++)
 		assert_memory_equal(buf + 3 * i, "▁", 3);
-	series__push(&s, 3);
+	series__push_marked(&s, 3, 0);
 	assert_true(spark_scale(&s, 10) == 3);
 }
 
@@ -164,10 +164,10 @@ static void test_series_marks_follow_values(void **state)
 	int i;
 
 	(void)state;
-	series__push(&s, 10);
+	series__push_marked(&s, 10, 0);
 	series__push_marked(&s, 0, 1);
 	series__push_marked(&s, 10, 5);
-	series__push(&s, 0);
+	series__push_marked(&s, 0, 0);
 	spark_series(&s, 6, 10, false, buf, sizeof(buf));
 	assert_string_equal(buf, "  @|!_");
 	spark_series(&s, 6, 10, true, buf, sizeof(buf));
@@ -175,7 +175,7 @@ static void test_series_marks_follow_values(void **state)
 	spark_series(&s, 2, 10, false, buf, sizeof(buf));
 	assert_string_equal(buf, "!_"); /* the marks scroll with their values */
 	for (i = 0; i < SERIES_CAP; i++)
-		series__push(&s, 1);
+		series__push_marked(&s, 1, 0);
 	spark_series(&s, 8, 1, false, buf, sizeof(buf));
 	assert_string_equal(buf, "@@@@@@@@"); /* old marks scrolled out */
 }
@@ -189,7 +189,7 @@ static void test_glyphs_one_column(void **state)
 	if (!setlocale(LC_CTYPE, "C.UTF-8") && !setlocale(LC_CTYPE, "en_US.UTF-8"))
 		skip();
 	for (set = 0; set < 2; set++) {
-		g = glyphs__pick(set);
+		g = glyphs_pick(set);
 		assert_true(g->nspark >= 8);
 		for (i = 0; i < g->nspark; i++) {
 			assert_int_equal(text_width(g->spark[i]), 1);

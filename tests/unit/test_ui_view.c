@@ -43,13 +43,25 @@ static const char *shown(const struct view *v)
 	return buf;
 }
 
+/* Show a new frame of m, as a tick does. */
+static int refresh(struct view *v, struct model *m)
+{
+	struct frame *f = frame__build(m, NULL, NULL, NULL);
+	int e;
+
+	assert_non_null(f);
+	e = view__set_frame(v, f);
+	frame__free(f);
+	return e;
+}
+
 /* A view of sample() in the default order. */
 static struct model *open_view(struct view *v)
 {
 	struct model *m = sample();
 
 	view__init(v, &(struct view_opts){ .sort = SORT_COW_RATE, .tree = true }, false);
-	assert_int_equal(view__rebuild(v, m), 0);
+	assert_int_equal(refresh(v, m), 0);
 	return m;
 }
 
@@ -60,16 +72,16 @@ static void test_tree_sorted_by_rate(void **state)
 
 	(void)state;
 	assert_string_equal(shown(&v), "100 101 102 104 103");
-	view__tree_toggle(&v, m);
+	view__tree_toggle(&v);
 	assert_string_equal(shown(&v), "101 102 104 100 103");
-	view__sort(&v, m, SORT_PID);
+	view__sort(&v, SORT_PID);
 	assert_string_equal(shown(&v), "100 101 102 103 104");
-	view__reverse(&v, m);
+	view__reverse(&v);
 	assert_string_equal(shown(&v), "104 103 102 101 100");
-	view__sort_cycle(&v, m, 1); /* PID -> CoW/s, natural order again */
+	view__sort_cycle(&v, 1); /* PID -> CoW/s, natural order again */
 	assert_int_equal(v.vo.sort, SORT_COW_RATE);
 	assert_false(v.vo.reverse);
-	view__sort_cycle(&v, m, -2); /* CoW/s -> PID -> COMMAND (wraps) */
+	view__sort_cycle(&v, -2); /* CoW/s -> PID -> COMMAND (wraps) */
 	assert_int_equal(v.vo.sort, SORT_COMM);
 	view__free(&v);
 	model__free(m);
@@ -90,15 +102,15 @@ static void test_selection_clamped(void **state)
 	view__move(&v, -4);
 	view__scroll(&v, 2);
 	assert_int_equal(v.top, 0);
-	view__set_filter(&v, m, "idle");
+	view__set_filter(&v, "idle");
 	assert_string_equal(shown(&v), "100 103");
 	view__move(&v, 10);
 	assert_int_equal(v.sel, 1);
-	view__set_filter(&v, m, "zzz");
+	view__set_filter(&v, "zzz");
 	assert_int_equal(v.n, 0);
 	assert_null(view__selected(&v));
 	view__move(&v, 1); /* on an empty view: nothing breaks */
-	assert_int_equal(view__focus_in(&v, m), 0);
+	assert_int_equal(view__focus_in(&v), 0);
 	assert_false(view__follow_toggle(&v));
 	view__free(&v);
 	model__free(m);
@@ -111,20 +123,20 @@ static void test_focus_and_back(void **state)
 
 	(void)state;
 	view__move(&v, 2); /* 102 */
-	assert_int_equal(view__focus_in(&v, m), 102);
+	assert_int_equal(view__focus_in(&v), 102);
 	assert_string_equal(shown(&v), "102 104");
 	assert_int_equal(v.sel, 0);
 	assert_non_null(strstr(v.note, "focus on PID 102"));
 	view__move(&v, 1);
-	assert_int_equal(view__focus_in(&v, m), 104); /* nested */
+	assert_int_equal(view__focus_in(&v), 104); /* nested */
 	assert_string_equal(shown(&v), "104");
-	assert_int_equal(view__focus_out(&v, m), 104);
+	assert_int_equal(view__focus_out(&v), 104);
 	assert_string_equal(shown(&v), "102 104");
 	assert_int_equal(view__selected(&v)->pid, 104); /* back where we were */
-	assert_int_equal(view__focus_out(&v, m), 102);
+	assert_int_equal(view__focus_out(&v), 102);
 	assert_string_equal(shown(&v), "100 101 102 104 103");
 	assert_int_equal(view__selected(&v)->pid, 102);
-	assert_int_equal(view__focus_out(&v, m), 0);
+	assert_int_equal(view__focus_out(&v), 0);
 	view__free(&v);
 	model__free(m);
 }
@@ -136,12 +148,12 @@ static void test_focus_left_when_gone(void **state)
 
 	(void)state;
 	view__move(&v, 1);
-	assert_int_equal(view__focus_in(&v, m), 101);
+	assert_int_equal(view__focus_in(&v), 101);
 	model__mark_exited(model__find(m, 101, 0), 1.0);
-	view__rebuild(&v, m);
+	refresh(&v, m);
 	assert_string_equal(shown(&v), "101"); /* exited, still shown */
 	model__remove_exited(m, 2.0);
-	view__rebuild(&v, m);
+	refresh(&v, m);
 	assert_int_equal(v.vo.focus_pid, 0);
 	assert_string_equal(shown(&v), "100 102 104 103");
 	assert_non_null(strstr(v.note, "PID 101 has gone"));
@@ -158,10 +170,10 @@ static void test_follow_keeps_selection(void **state)
 	view__move(&v, 1); /* 101, the busiest */
 	assert_true(view__follow_toggle(&v));
 	model__find(m, 101, 0)->cow_rate = 0; /* it calms down: moves to the bottom */
-	view__rebuild(&v, m);
+	refresh(&v, m);
 	assert_string_equal(shown(&v), "100 102 104 101 103");
 	assert_int_equal(view__selected(&v)->pid, 101);
-	view__sort(&v, m, SORT_COMM); /* and again */
+	view__sort(&v, SORT_COMM); /* and again */
 	assert_int_equal(view__selected(&v)->pid, 101);
 	view__move(&v, -1); /* moving by hand stops following */
 	assert_false(v.follow);
@@ -177,7 +189,7 @@ static void test_follow_without_follow(void **state)
 	(void)state;
 	view__move(&v, 1); /* 101 */
 	model__find(m, 101, 0)->cow_rate = 0;
-	view__rebuild(&v, m);
+	refresh(&v, m);
 	assert_int_equal(v.sel, 1); /* the row stays, processes move under it */
 	assert_int_equal(view__selected(&v)->pid, 102);
 	view__free(&v);
@@ -194,7 +206,7 @@ static void test_follow_stops_when_gone(void **state)
 	assert_true(view__follow_toggle(&v));
 	model__mark_exited(model__find(m, 103, 0), 1.0);
 	model__remove_exited(m, 2.0);
-	view__rebuild(&v, m);
+	refresh(&v, m);
 	assert_false(v.follow);
 	assert_non_null(strstr(v.note, "follow stopped"));
 	assert_int_equal(v.sel, 3); /* clamped to the shorter view */
@@ -219,6 +231,32 @@ static void test_rows_outlive_the_model(void **state)
 	view__free(&v);
 }
 
+/* The view lays its rows out over the frame it holds, without copies, and
+ * lets go of it for the next. */
+static void test_rows_point_into_the_frame(void **state)
+{
+	struct view v;
+	struct model *m = open_view(&v);
+	struct frame *f = v.f, *g;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(f->refs, 1);
+	for (i = 0; i < v.n; i++)
+		assert_true(v.rows[i].p >= f->procs && v.rows[i].p < f->procs + f->nprocs);
+	g = frame__build(m, NULL, NULL, NULL);
+	frame__hold(f);
+	view__set_frame(&v, g);
+	assert_int_equal(f->refs, 1); /* the view let go of it */
+	assert_int_equal(g->refs, 2);
+	assert_ptr_equal(v.f, g);
+	frame__free(f);
+	frame__free(g);
+	view__free(&v);
+	assert_null(v.f);
+	model__free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -230,6 +268,7 @@ int main(void)
 		cmocka_unit_test(test_follow_without_follow),
 		cmocka_unit_test(test_follow_stops_when_gone),
 		cmocka_unit_test(test_rows_outlive_the_model),
+		cmocka_unit_test(test_rows_point_into_the_frame),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

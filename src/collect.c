@@ -1,0 +1,296 @@
+/* Records, counters and /proc into the model, once per tick. */
+#include <stdlib.h>
+#include <string.h>
+#include "collect.h"
+#include "loop.h"
+
+/* Start with an empty table fed from the /proc directory procfd. */
+void collect__init(struct collect *c, struct model *m, int procfd)
+{
+	memset(c, 0, sizeof(*c));
+	c->model = m;
+	c->procfd = procfd;
+	c->now = loop_now;
+}
+
+/* The tracer's handlers that feed this collector. */
+struct tracer_handlers collect__handlers(struct collect *c)
+{
+	return (struct tracer_handlers){ .event = collect__event, .hit = collect__hit, .ctx = c };
+}
+
+/* Update p from /proc; false when the process there is not p any more.
+ * One file per process: stat has RSS and VSZ too (statm's resident is the
+ * same kernel counter), and /proc reads are most of cowtop's CPU time. */
+static bool refresh_from_proc(struct collect *c, struct proc *p)
+{
+	struct proc_stat st;
+
+	if (procfs_read_stat(c->procfd, p->pid, &st) || st.start_time != p->start_time)
+		return false;
+	model__set_ppid(p, st.ppid);
+	model__set_comm(p, st.comm, strnlen(st.comm, sizeof(st.comm)));
+	model__set_mem(p, st.state, (unsigned long long)(st.rss > 0 ? st.rss : 0) * procfs_page_kib(),
+		       st.vsize / 1024);
+	return true;
+}
+
+/* Copy the kernel's per-phase counters of an exited process into p. */
+static void take_final_phases(struct collect *c, struct proc *p)
+{
+	unsigned long long ph[PHASE_MAX];
+	int i;
+
+	if (!c->tracer || !tracer__has_phases(c->tracer))
+		return;
+	tracer__phases_of(c->tracer, p->pid, ph);
+	for (i = 1; i < PHASE_MAX; i++)
+		model__set_split(p, SPLIT_PHASE, i, ph[i]);
+}
+
+/* p has exited with the counts it has: take its phases, forget its entry. */
+static void end_proc(struct collect *c, struct proc *p)
+{
+	take_final_phases(c, p);
+	model__mark_exited(p, c->now());
+	if (c->tracer)
+		tracer__forget(c->tracer, p->pid, p->start_time);
+}
+
+/* A USDT probe hit: into the marker log. */
+void collect__hit(const struct tracer_hit *h, void *ctx)
+{
+	struct collect *c = ctx;
+	struct marker mk = { .time = h->time, .pid = h->pid, .probe = h->probe, .nargs = h->nargs };
+
+	memcpy(mk.args, h->args, sizeof(mk.args));
+	model__add_marker(c->model, &mk);
+}
+
+/* A fork, an exec or an exit of a watched process. */
+void collect__event(const struct tracer_event *e, void *ctx)
+{
+	struct collect *c = ctx;
+	struct proc *p = model__add(c->model, e->pid, e->start);
+
+	if (!p)
+		return;
+	p->track.in_kernel = true;
+	if (e->kind == TRACER_FORK || e->kind == TRACER_EXEC || !p->comm[0])
+		model__set_comm(p, e->comm, strlen(e->comm));
+	if (e->kind == TRACER_FORK) {
+		model__set_parent(p, e->ppid);
+		c->saw_fork = true;
+	}
+	if (e->kind == TRACER_EXEC) {
+		if (c->on_exec)
+			c->on_exec(e->pid, c->ctx);
+		if (c->launched == e->pid && !c->launched_execd) {
+			/* The gated child's own copies before exec are cowtop's, not the command's. */
+			c->launched_execd = true;
+			model__set_base(p, &e->counts);
+		}
+	}
+	model__set_counts(p, &e->counts);
+	if (e->kind == TRACER_EXIT)
+		end_proc(c, p);
+}
+
+/* Watch one process found in /proc, in the kernel and in the model. */
+int collect__watch(struct collect *c, const struct proc_stat *st)
+{
+	struct proc *p = model__add(c->model, st->pid, st->start_time);
+	int e = c->tracer ? tracer__watch(c->tracer, st->pid, st->ppid, st->start_time) : 0;
+
+	if (p)
+		refresh_from_proc(c, p);
+	return e;
+}
+
+/* Whether a watched process with this pid is running. */
+bool collect__is_live(struct collect *c, int pid)
+{
+	return model__find_live(c->model, pid) != NULL;
+}
+
+/* Hand every pending kernel record to the model. */
+void collect__drain(struct collect *c)
+{
+	if (c->tracer)
+		tracer__drain(c->tracer);
+}
+
+struct walk {
+	struct collect *c;
+	struct proc **reap; /* exited processes whose kernel entries go after the walk */
+	size_t nreap, cap;
+};
+
+/* Remember p to forget after the map walk (deleting during it restarts it). */
+static void walk_reap(struct walk *w, struct proc *p)
+{
+	if (w->nreap == w->cap) {
+		size_t cap = w->cap ? w->cap * 2 : 16;
+		struct proc **r = realloc(w->reap, cap * sizeof(*r));
+
+		if (!r)
+			return;
+		w->reap = r;
+		w->cap = cap;
+	}
+	w->reap[w->nreap++] = p;
+}
+
+/* Whether /proc has process pid with this start time (clock ticks). */
+static bool proc_is(struct collect *c, int pid, unsigned long long start)
+{
+	struct proc_stat st;
+
+	return procfs_read_stat(c->procfd, pid, &st) == 0 && st.start_time == start;
+}
+
+/* A process known only from the kernel's map: add it once /proc confirms who
+ * it is, or once it has exited. Else it has just gone (its exit record is on
+ * the way) or the entry names no process: NULL. */
+static struct proc *adopt(struct collect *c, const struct tracer_proc *k)
+{
+	struct proc *p;
+
+	if (!k->exited && !proc_is(c, k->pid, k->start))
+		return NULL;
+	p = model__add(c->model, k->pid, k->start);
+	if (!p)
+		return NULL;
+	model__set_parent(p, k->ppid);
+	if (!refresh_from_proc(c, p) && !k->exited)
+		model__set_comm(p, "?", 1);
+	return p;
+}
+
+/* One entry of the kernel's counter map, read at a tick. */
+static void on_counts(const struct tracer_proc *k, void *ctx)
+{
+	struct walk *w = ctx;
+	struct proc *p = model__find(w->c->model, k->pid, k->start);
+
+	if (!p) {
+		p = adopt(w->c, k);
+		if (!p)
+			return;
+	} else if (p->exited) {
+		walk_reap(w, p); /* exit already handled */
+		return;
+	}
+	p->track.in_kernel = true;
+	model__set_counts(p, &k->counts);
+	if (k->exited) {
+		/* Its exit record was lost: the map still has the final counts. */
+		take_final_phases(w->c, p);
+		model__mark_exited(p, w->c->now());
+		walk_reap(w, p);
+	}
+}
+
+/* One per-phase counter of a live process. */
+static void on_phase(int pid, int phase, unsigned long long pages, void *ctx)
+{
+	struct collect *c = ctx;
+	struct proc *p = model__find_live(c->model, pid);
+
+	if (p && phase > 0 && phase < PHASE_MAX)
+		model__set_split(p, SPLIT_PHASE, phase, pages);
+}
+
+/* Read every counter the kernel holds into the model. */
+static void collect_counts(struct collect *c)
+{
+	struct walk w = { .c = c };
+	size_t i;
+
+	if (!c->tracer)
+		return;
+	if (tracer__has_phases(c->tracer))
+		tracer__for_each_phase(c->tracer, on_phase, c);
+	tracer__for_each(c->tracer, on_counts, &w);
+	/* Exit records of processes the walk just found exited: take them
+	 * now, while those processes are still in the model, so that they do
+	 * not come back as new exits in the next frame. */
+	tracer__drain(c->tracer);
+	for (i = 0; i < w.nreap; i++)
+		tracer__forget(c->tracer, w.reap[i]->pid, w.reap[i]->start_time);
+	free(w.reap);
+}
+
+/* Read /proc for every live process. One gone from /proc is marked exited
+ * here when the kernel side does not know it; else its exit record brings
+ * the final counts. That record is written before the process leaves /proc,
+ * so it has been read by the next frame: a process still gone then, with no
+ * exit seen, exited unseen (before cowtop's exit program was attached), and
+ * is marked exited with the counts it has. */
+static void refresh_all(struct collect *c)
+{
+	size_t i;
+	struct proc *p;
+
+	for (i = 0; (p = model__at(c->model, i)); i++) {
+		if (p->exited)
+			continue;
+		if (refresh_from_proc(c, p))
+			p->track.gone = 0;
+		else if (!p->track.in_kernel || ++p->track.gone >= 2)
+			model__mark_exited(p, c->now());
+	}
+}
+
+/* Close an interval of dt seconds: records, counters and /proc into the
+ * model, then rates. Returns the interval the frame covers. */
+double collect__tick(struct collect *c, double dt)
+{
+	collect__drain(c);
+	collect_counts(c);
+	refresh_all(c);
+	return model__tick(c->model, dt);
+}
+
+/* Order exit times, oldest first. */
+static int cmp_time(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+
+	return (a > b) - (a < b);
+}
+
+/* The exit time up to which exited processes leave the screen: linger
+ * seconds ago, or later when more than COLLECT_LINGER_MAX exited since (a
+ * fork storm would keep tens of thousands): then only the newest stay. */
+static double linger_cutoff(struct collect *c, double now, double linger)
+{
+	double cut = now - linger, *t;
+	size_t i, n = 0;
+	struct proc *p;
+
+	for (i = 0; (p = model__at(c->model, i)); i++)
+		n += p->exited && p->exit_time > cut;
+	if (n <= COLLECT_LINGER_MAX)
+		return cut;
+	t = malloc(n * sizeof(*t));
+	if (!t)
+		return now;
+	for (i = 0, n = 0; (p = model__at(c->model, i)); i++)
+		if (p->exited && p->exit_time > cut)
+			t[n++] = p->exit_time;
+	qsort(t, n, sizeof(*t), cmp_time);
+	cut = t[n - COLLECT_LINGER_MAX - 1];
+	free(t);
+	return cut;
+}
+
+/* After a frame: drop the exited processes it showed. On screen they stay
+ * linger seconds; in batch an exit is in one frame (exits seen while that
+ * frame was built were in it too). */
+void collect__forget_exited(struct collect *c, bool screen, double linger)
+{
+	double now = c->now();
+
+	model__remove_exited(c->model, screen ? linger_cutoff(c, now, linger) : now);
+}

@@ -1,0 +1,39 @@
+/* The collector: merges what the kernel side reports (fork, exec and exit
+ * events, probe hits, the counter map) and what /proc says into the model,
+ * once per tick; marks exits, reaps the kernel's entries, and drops exited
+ * processes once they have been shown. Its inputs are the tracer's typed
+ * events and a /proc directory fd, so it runs in tests on fixtures. */
+#ifndef COWTOP_COLLECT_H
+#define COWTOP_COLLECT_H
+
+#include <stdbool.h>
+#include "model.h"
+#include "procfs.h"
+#include "tracer.h"
+
+#define COLLECT_LINGER_MAX 1024 /* exited processes kept on screen at most (newest) */
+
+struct collect {
+	struct tracer *tracer;
+	struct model *model;
+	int procfd;               /* /proc, or a fixture directory in tests */
+	double (*now)(void);      /* the model clock, seconds */
+	/* Called when a watched process exec'd (its probes may be new). */
+	void (*on_exec)(int pid, void *ctx);
+	void *ctx;
+	int launched;             /* pid of the launched command, 0 when none */
+	bool launched_execd;      /* ... and it has exec'd */
+	bool saw_fork;            /* a watched process forked */
+};
+
+void collect__init(struct collect *c, struct model *m, int procfd);
+struct tracer_handlers collect__handlers(struct collect *c);
+void collect__event(const struct tracer_event *e, void *ctx);
+void collect__hit(const struct tracer_hit *h, void *ctx);
+int collect__watch(struct collect *c, const struct proc_stat *st);
+void collect__drain(struct collect *c);
+double collect__tick(struct collect *c, double dt);
+void collect__forget_exited(struct collect *c, bool screen, double linger);
+bool collect__is_live(struct collect *c, int pid);
+
+#endif

@@ -1,0 +1,16 @@
+/* Copy counters of one process, in base pages: cowtop's own type, so that
+ * nothing above the tracer needs the kernel ABI header. */
+#ifndef COWTOP_COUNTS_H
+#define COWTOP_COUNTS_H
+
+struct cow_counts {
+	unsigned long long cow;        /* pages copied because they were shared: sharing lost */
+	unsigned long long cow_kernel; /* of cow: copies made by kernel-mode writes */
+	unsigned long long zero_fill;  /* writes that replaced the shared zero page */
+	unsigned long long reuse;      /* write-protect faults resolved without a copy */
+};
+
+#define SPLIT_SLOTS 16 /* slots of a per-process breakdown; slot 0 is "none/other" */
+#define PHASE_MAX SPLIT_SLOTS
+
+#endif

@@ -1,0 +1,327 @@
+/* Choosing and starting what is watched. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "demo.h"
+#include "loop.h"
+#include "probes.h"
+#include "targets.h"
+
+#define SCAN_PASSES 16       /* /proc walks to find descendants forked meanwhile */
+#define RESCAN_SECONDS 0.5   /* how long a freshly exec'd process is rescanned */
+
+/* Put a one-line message in err; returns status (the exit status to use). */
+static int __attribute__((format(printf, 4, 5)))
+fail(int status, char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return status;
+}
+
+/* Say in a few words what is watched, for the header. */
+static void describe(struct targets *tg)
+{
+	const struct options *o = tg->opt;
+
+	if (o->demo)
+		snprintf(tg->what, sizeof(tg->what), "demo");
+	else if (o->command)
+		snprintf(tg->what, sizeof(tg->what), "command %s", o->command[0]);
+	else if (o->npids)
+		snprintf(tg->what, sizeof(tg->what), "pid %d%s", o->pids[0], o->npids > 1 ? " ..." : "");
+	else if (o->first_clone_of)
+		snprintf(tg->what, sizeof(tg->what), "first clone of %d", o->first_clone_of);
+	else
+		snprintf(tg->what, sizeof(tg->what), "all processes");
+}
+
+/* Targets of these options, fed into c; nothing started yet. */
+void targets__init(struct targets *tg, const struct options *opt, struct collect *c)
+{
+	memset(tg, 0, sizeof(*tg));
+	tg->opt = opt;
+	tg->collect = c;
+	tg->scanfd = -1;
+	tg->launch.pid = -1;
+	tg->launch.gate_fd = tg->launch.err_fd = -1;
+	tg->watch_all = !opt->npids && !opt->command && !opt->demo && !opt->first_clone_of;
+	describe(tg);
+}
+
+/* Parse the -u specs into m's probes and open the rescan timer; a malformed
+ * spec is a usage error (2). */
+int targets__setup_probes(struct targets *tg, struct model *m, char *err, size_t errlen)
+{
+	int i;
+
+	if (!tg->opt->nusdt)
+		return 0;
+	tg->probes = probes__new(m);
+	if (!tg->probes)
+		return fail(1, err, errlen, "out of memory");
+	for (i = 0; i < tg->opt->nusdt; i++)
+		if (probes__add_spec(tg->probes, tg->opt->usdt[i], err, errlen))
+			return 2;
+	tg->scanfd = loop_timerfd(3600);
+	if (tg->scanfd < 0 || loop_timer_stop(tg->scanfd))
+		return fail(1, err, errlen, "cannot set up the probe scan timer");
+	tg->collect->on_exec = targets__on_exec;
+	tg->collect->ctx = tg;
+	return 0;
+}
+
+/* Attach the probes whose object was named. */
+int targets__attach_probes(struct targets *tg, char *err, size_t errlen)
+{
+	if (tg->probes && probes__attach_paths(tg->probes, tg->collect->tracer, err, errlen))
+		return 1;
+	return 0;
+}
+
+/* Start time and parent of pid from /proc; -ESRCH when it is gone. */
+static int identity(struct targets *tg, int pid, struct proc_stat *st)
+{
+	int e = procfs_read_stat(tg->collect->procfd, pid, st);
+
+	return e == -ENOENT ? -ESRCH : e;
+}
+
+/* /proc walk step: watch pid if its parent is watched (or everything is). */
+static int scan_one(int pid, void *ctx)
+{
+	struct targets *tg = ctx;
+	struct proc_stat st;
+
+	if (collect__is_live(tg->collect, pid) || identity(tg, pid, &st))
+		return 0;
+	if (!tg->watch_all && !collect__is_live(tg->collect, st.ppid))
+		return 0;
+	collect__watch(tg->collect, &st); /* no room in the kernel map: shown, not counted */
+	return 0;
+}
+
+/* Watch the existing descendants of the watched processes (or all processes),
+ * walking /proc until no new one turns up. New forks are the kernel's job. */
+static void scan_existing(struct targets *tg)
+{
+	size_t before;
+	int pass;
+
+	for (pass = 0; pass < SCAN_PASSES; pass++) {
+		before = model__count(tg->collect->model);
+		procfs_for_each_pid(tg->collect->procfd, scan_one, tg);
+		if (model__count(tg->collect->model) == before)
+			break;
+	}
+}
+
+/* pid must be a live process, not a thread; flag names the option. */
+static int check_pid(struct targets *tg, int pid, const char *flag, struct proc_stat *st,
+		     char *err, size_t errlen)
+{
+	int tgid = procfs_read_tgid(tg->collect->procfd, pid);
+
+	if (tgid < 0 || identity(tg, pid, st))
+		return fail(1, err, errlen, "no process with PID %d", pid);
+	if (tgid != pid) /* forks are matched by process: a thread's id never forks */
+		return fail(1, err, errlen, "%d is a thread of process %d; use %s %d", pid, tgid,
+			    flag, tgid);
+	return 0;
+}
+
+/* Watch the -p targets and their descendants. */
+static int watch_pids(struct targets *tg, char *err, size_t errlen)
+{
+	struct proc_stat st;
+	int i;
+
+	for (i = 0; i < tg->opt->npids; i++) {
+		int pid = tg->opt->pids[i];
+
+		if (check_pid(tg, pid, "-p", &st, err, errlen))
+			return 1;
+		if (collect__watch(tg->collect, &st))
+			return fail(1, err, errlen, "cannot watch PID %d: the process map is full", pid);
+	}
+	scan_existing(tg);
+	return 0;
+}
+
+/* Look for the -u probes in everything the watched processes map now; a
+ * probe found nowhere is an error. */
+static int find_probes(struct targets *tg, char *err, size_t errlen)
+{
+	struct collect *c = tg->collect;
+	struct proc *p;
+	size_t i;
+
+	if (!tg->probes)
+		return 0;
+	if (tg->opt->first_clone_of)
+		probes__scan_pid(tg->probes, c->tracer, c->procfd, tg->opt->first_clone_of);
+	for (i = 0; (p = model__at(c->model, i)); i++)
+		probes__scan_pid(tg->probes, c->tracer, c->procfd, p->pid);
+	return probes__missing(tg->probes, err, errlen) ? 1 : 0;
+}
+
+/* Before the command runs, look for the probes in its executable (as execvp
+ * would find it): those fire from its first instruction. Libraries come
+ * after exec, from the rescans. */
+static void scan_command_binary(struct targets *tg, const char *file)
+{
+	const char *path = getenv("PATH");
+	char buf[4096];
+
+	if (!tg->probes)
+		return;
+	if (strchr(file, '/')) {
+		probes__scan_file(tg->probes, tg->collect->tracer, file);
+		return;
+	}
+	while (path && *path) {
+		size_t n = strcspn(path, ":");
+
+		snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, path, file);
+		if (access(buf, X_OK) == 0) {
+			probes__scan_file(tg->probes, tg->collect->tracer, buf);
+			return;
+		}
+		path += n + (path[n] == ':');
+	}
+}
+
+/* Start the command (or the demo) behind the gate, watch it, open the gate.
+ * A command that cannot be executed is exit status 127, as in a shell. */
+static int launch_command(struct targets *tg, bool quiet, char *err, size_t errlen)
+{
+	static char self[] = "/proc/self/exe", demo_arg[] = DEMO_ARG;
+	static char *demo_argv[] = { self, demo_arg, NULL };
+	char **argv = tg->opt->demo ? demo_argv : tg->opt->command;
+	struct proc_stat st;
+	int e;
+
+	tg->launch.quiet = quiet;
+	e = launch__start(&tg->launch, launch_exec_argv, argv);
+	if (e)
+		return fail(1, err, errlen, "cannot start '%s': %s", argv[0], strerror(-e));
+	tg->collect->launched = tg->launch.pid;
+	if (identity(tg, tg->launch.pid, &st) || collect__watch(tg->collect, &st))
+		return fail(1, err, errlen, "cannot watch the command (pid %d)", tg->launch.pid);
+	scan_command_binary(tg, argv[0]);
+	e = launch__release(&tg->launch);
+	if (e) {
+		tg->cmd_status = 127;
+		return fail(127, err, errlen, "cannot execute '%s': %s", argv[0], strerror(e));
+	}
+	return 0;
+}
+
+/* Watch what the options name: pids, a command, a first clone, or all.
+ * Returns 0, or the exit status with a message in err. */
+int targets__start(struct targets *tg, bool quiet, char *err, size_t errlen)
+{
+	struct proc_stat st;
+
+	if (tg->opt->npids)
+		return watch_pids(tg, err, errlen) ?: find_probes(tg, err, errlen);
+	if (tg->opt->command || tg->opt->demo)
+		return launch_command(tg, quiet, err, errlen);
+	if (tg->opt->first_clone_of) {
+		if (check_pid(tg, tg->opt->first_clone_of, "--track-first-clone", &st, err, errlen))
+			return 1;
+		return find_probes(tg, err, errlen);
+	}
+	scan_existing(tg);
+	return find_probes(tg, err, errlen);
+}
+
+/* A watched process exec'd: look for probes in it for a while, since its
+ * loader is still mapping libraries. */
+void targets__on_exec(int pid, void *ctx)
+{
+	struct targets *tg = ctx;
+
+	if (!tg->probes || tg->nrescan == TARGETS_RESCAN_MAX)
+		return;
+	tg->rescan[tg->nrescan] = pid;
+	tg->rescan_until[tg->nrescan++] = loop_now() + RESCAN_SECONDS;
+	loop_timer_set(tg->scanfd, 0.005, 0.02);
+}
+
+/* The rescan timer fired: look for probes in the processes that exec'd
+ * lately; stop the timer when none is left. */
+void targets__rescan(struct targets *tg)
+{
+	double now = loop_now();
+	int i, j = 0;
+
+	loop_timer_expirations(tg->scanfd);
+	for (i = 0; i < tg->nrescan; i++) {
+		probes__scan_pid(tg->probes, tg->collect->tracer, tg->collect->procfd, tg->rescan[i]);
+		if (tg->rescan_until[i] > now) {
+			tg->rescan[j] = tg->rescan[i];
+			tg->rescan_until[j++] = tg->rescan_until[i];
+		}
+	}
+	tg->nrescan = j;
+	if (!j)
+		loop_timer_stop(tg->scanfd);
+}
+
+/* Reap the launched command, keeping its status as a shell would report it. */
+void targets__reap(struct targets *tg)
+{
+	int status;
+	pid_t pid;
+
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		if (pid != tg->launch.pid)
+			continue;
+		tg->cmd_reaped = true;
+		if (WIFEXITED(status))
+			tg->cmd_status = WEXITSTATUS(status);
+		else if (WIFSIGNALED(status))
+			tg->cmd_status = 128 + WTERMSIG(status);
+	}
+}
+
+/* Whether the watched processes are all gone and nothing more can come. */
+bool targets__done(const struct targets *tg)
+{
+	if (tg->watch_all || model__live(tg->collect->model) > 0)
+		return false;
+	if (tg->opt->first_clone_of && !tg->collect->saw_fork)
+		return false; /* the clone has not been born yet */
+	return tg->launch.pid <= 0 || tg->cmd_reaped;
+}
+
+/* At the end of a command's run: a probe it never mapped is an error. */
+int targets__missing_probes(const struct targets *tg, char *err, size_t errlen)
+{
+	if (tg->probes && tg->launch.pid > 0 && probes__missing(tg->probes, err, errlen))
+		return 1;
+	return 0;
+}
+
+/* Release the launch gate, the probes and the timer; a command that could
+ * not be executed is reaped here. */
+void targets__free(struct targets *tg)
+{
+	if (tg->launch.pid > 0 && !tg->cmd_reaped && tg->cmd_status == 127)
+		waitpid(tg->launch.pid, NULL, 0);
+	launch__free(&tg->launch);
+	if (tg->scanfd >= 0)
+		close(tg->scanfd);
+	tg->scanfd = -1;
+	probes__free(tg->probes);
+	tg->probes = NULL;
+}

@@ -1,0 +1,326 @@
+/* The process tree as rows: who is whose parent, in what order rows come,
+ * and the lines that join them. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1 /* qsort_r */
+#endif
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tree.h"
+
+#define FOCUS_HOPS 4096 /* ancestors climbed to find the focus in a flat view */
+
+static const char *const sort_names[SORT_NKEYS] = {
+	[SORT_COW_RATE] = "cow-rate", [SORT_COW] = "cow", [SORT_RSS] = "rss",
+	[SORT_VSZ] = "vsz", [SORT_PID] = "pid", [SORT_COMM] = "comm",
+};
+
+/* Parse a sort key name as given on the command line. */
+int sort_key_parse(const char *s, enum sort_key *out)
+{
+	int k;
+
+	for (k = 0; k < SORT_NKEYS; k++) {
+		if (strcmp(s, sort_names[k]) == 0) {
+			*out = k;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/* The command-line name of a sort key. */
+const char *sort_key_name(enum sort_key k)
+{
+	return (unsigned)k < SORT_NKEYS ? sort_names[k] : "?";
+}
+
+/* A process's links while rows are laid out; -1 is none. */
+struct node {
+	long parent, kid, kid_tail, sib;
+	bool visited;
+};
+
+/* Everything one layout works on. */
+struct layout {
+	const struct proc *procs;
+	size_t n;
+	struct node *node;
+	long *sorted;   /* indices in view order */
+	long *by_pid;   /* indices by (pid, start time) */
+	struct row *out;
+	size_t nrows;
+};
+
+/* Order two processes by the view's key; ties by pid, so frames are stable. */
+static int proc_cmp(const struct proc *p, const struct proc *q, const struct view_opts *o)
+{
+	int r = 0;
+
+	switch (o->sort) {
+	case SORT_COW_RATE:
+		r = (q->cow_rate > p->cow_rate) - (q->cow_rate < p->cow_rate);
+		break;
+	case SORT_COW:
+		r = (q->counts.cow > p->counts.cow) - (q->counts.cow < p->counts.cow);
+		break;
+	case SORT_RSS:
+		r = (q->rss_kib > p->rss_kib) - (q->rss_kib < p->rss_kib);
+		break;
+	case SORT_VSZ:
+		r = (q->vsz_kib > p->vsz_kib) - (q->vsz_kib < p->vsz_kib);
+		break;
+	case SORT_COMM:
+		r = strcmp(p->comm, q->comm);
+		break;
+	default:
+		break;
+	}
+	if (!r)
+		r = (p->pid > q->pid) - (p->pid < q->pid);
+	return o->reverse ? -r : r;
+}
+
+struct sort_ctx {
+	const struct proc *procs;
+	const struct view_opts *o;
+};
+
+/* qsort_r adapter: indices in view order. */
+static int view_cmp(const void *a, const void *b, void *arg)
+{
+	const struct sort_ctx *c = arg;
+
+	return proc_cmp(&c->procs[*(const long *)a], &c->procs[*(const long *)b], c->o);
+}
+
+/* qsort_r adapter: indices by pid, then start time. */
+static int key_cmp(const void *a, const void *b, void *arg)
+{
+	const struct proc *p = &((const struct proc *)arg)[*(const long *)a];
+	const struct proc *q = &((const struct proc *)arg)[*(const long *)b];
+
+	if (p->pid != q->pid)
+		return (p->pid > q->pid) - (p->pid < q->pid);
+	return (p->start_time > q->start_time) - (p->start_time < q->start_time);
+}
+
+/* The process that was i's parent: pid ppid, started no later than i,
+ * latest such (pids are reused); -1 when none is held. */
+static long parent_of(const struct layout *L, long i)
+{
+	const struct proc *p = &L->procs[i], *q;
+	size_t lo = 0, hi = L->n;
+	long best = -1;
+
+	while (lo < hi) { /* first index with pid >= ppid */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (L->procs[L->by_pid[mid]].pid < p->ppid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < L->n; lo++) {
+		q = &L->procs[L->by_pid[lo]];
+		if (q->pid != p->ppid || q->start_time > p->start_time)
+			break;
+		if (L->by_pid[lo] != i)
+			best = L->by_pid[lo];
+	}
+	return best;
+}
+
+/* Link every process under its parent, siblings in view order. */
+static void link_tree(struct layout *L)
+{
+	size_t i;
+
+	for (i = 0; i < L->n; i++) {
+		L->node[i] = (struct node){ .kid = -1, .kid_tail = -1, .sib = -1 };
+		L->node[i].parent = parent_of(L, (long)i);
+	}
+	for (i = 0; i < L->n; i++) {
+		long k = L->sorted[i], q = L->node[k].parent;
+
+		if (q < 0)
+			continue;
+		if (L->node[q].kid_tail >= 0)
+			L->node[L->node[q].kid_tail].sib = k;
+		else
+			L->node[q].kid = k;
+		L->node[q].kid_tail = k;
+	}
+}
+
+/* Set or clear bit d of the "more" bits, when d is a depth they keep. */
+static unsigned long long more_bit(unsigned long long more, int d, bool on)
+{
+	if (d >= TREE_DEPTH_BITS)
+		return more;
+	return on ? more | 1ULL << d : more & ~(1ULL << d);
+}
+
+/* Append root and its subtree, depth first, to the rows. Iterative: fork
+ * chains can be deeper than any sane recursion. */
+static void walk_subtree(struct layout *L, long root)
+{
+	unsigned long long more = 0;
+	long k = root;
+	int depth = 0;
+
+	for (;;) {
+		struct node *nd = &L->node[k];
+
+		nd->visited = true;
+		L->out[L->nrows++] = (struct row){
+			.p = &L->procs[k], .depth = depth, .last = nd->sib < 0 || k == root, .more = more,
+		};
+		if (nd->kid >= 0 && !L->node[nd->kid].visited) {
+			more = more_bit(more, depth, k != root && nd->sib >= 0);
+			depth++;
+			k = nd->kid;
+			continue;
+		}
+		while (k != root && L->node[k].sib < 0) {
+			k = L->node[k].parent;
+			more = more_bit(more, --depth, false);
+		}
+		if (k == root)
+			return;
+		k = L->node[k].sib;
+	}
+}
+
+/* Whether process k is the focused process or below it. */
+static bool in_focus(const struct layout *L, long k, int focus_pid)
+{
+	int hops = 0;
+
+	for (; k >= 0 && hops < FOCUS_HOPS; k = L->node[k].parent, hops++)
+		if (L->procs[k].pid == focus_pid)
+			return true;
+	return false;
+}
+
+/* Whether process k starts rows of its own in this view. */
+static bool is_root(const struct layout *L, long k, const struct view_opts *o)
+{
+	if (!o->focus_pid)
+		return o->tree ? L->node[k].parent < 0 : true;
+	if (L->procs[k].pid == o->focus_pid)
+		return true;
+	return !o->tree && in_focus(L, k, o->focus_pid);
+}
+
+/* Fill the rows once the links are made. */
+static void lay_rows(struct layout *L, const struct view_opts *o)
+{
+	size_t i;
+
+	for (i = 0; i < L->n; i++) {
+		long k = L->sorted[i];
+
+		if (!is_root(L, k, o) || L->node[k].visited)
+			continue;
+		if (o->tree) {
+			walk_subtree(L, k);
+		} else {
+			L->node[k].visited = true;
+			L->out[L->nrows++] = (struct row){ .p = &L->procs[k], .last = true };
+		}
+	}
+	/* Processes in a parent cycle (impossible unless pids wrap oddly) still show. */
+	for (i = 0; i < L->n && !o->focus_pid && o->tree; i++)
+		if (!L->node[L->sorted[i]].visited)
+			walk_subtree(L, L->sorted[i]);
+}
+
+/* Lay out n processes as rows, tree or flat, sorted by the view's key. */
+long tree_layout(const struct proc *procs, size_t n, const struct view_opts *o, struct row *out)
+{
+	struct layout L = { .procs = procs, .n = n, .out = out };
+	struct sort_ctx ctx = { procs, o };
+	size_t i, cap = n ? n : 1;
+
+	L.node = malloc(cap * sizeof(*L.node));
+	L.sorted = malloc(cap * sizeof(*L.sorted));
+	L.by_pid = malloc(cap * sizeof(*L.by_pid));
+	if (!L.node || !L.sorted || !L.by_pid) {
+		free(L.node);
+		free(L.sorted);
+		free(L.by_pid);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++)
+		L.sorted[i] = L.by_pid[i] = (long)i;
+	qsort_r(L.sorted, n, sizeof(*L.sorted), view_cmp, &ctx);
+	qsort_r(L.by_pid, n, sizeof(*L.by_pid), key_cmp, (void *)procs);
+	link_tree(&L);
+	lay_rows(&L, o);
+	free(L.node);
+	free(L.sorted);
+	free(L.by_pid);
+	return (long)L.nrows;
+}
+
+/* Recompute last and more of rows after some were dropped: a row is last
+ * when no row at its depth follows before a shallower one. */
+void tree_relink(struct row *rows, size_t n)
+{
+	unsigned long long open = 0;
+	int maxd = 0, d;
+	bool *seen;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (rows[i].depth > maxd)
+			maxd = rows[i].depth;
+	seen = calloc((size_t)maxd + 2, sizeof(*seen));
+	if (!seen)
+		return;
+	for (i = n; i-- > 0;) {
+		d = rows[i].depth;
+		rows[i].last = !seen[d];
+		seen[d] = true;
+		memset(seen + d + 1, 0, (size_t)(maxd - d) * sizeof(*seen));
+	}
+	free(seen);
+	for (i = 0; i < n; i++) {
+		d = rows[i].depth;
+		rows[i].more = d < TREE_DEPTH_BITS ? open & ((1ULL << d) - 1) : open;
+		if (d < TREE_DEPTH_BITS) {
+			open &= d < TREE_DEPTH_BITS - 1 ? (1ULL << (d + 1)) - 1 : ~0ULL;
+			open = more_bit(open, d, !rows[i].last);
+		}
+	}
+}
+
+/* Write the tree-line prefix of row r ("|  `- " or its UTF-8 drawing) into
+ * buf; returns its length. Depth 0 has no prefix. */
+size_t tree_prefix(const struct row *r, bool utf8, char *buf, size_t cap)
+{
+	const char *bar = utf8 ? "\u2502 " : "| ";
+	const char *tee = utf8 ? "\u251c\u2500 " : "|- ";
+	const char *elbow = utf8 ? "\u2514\u2500 " : "`- ";
+	size_t len = 0;
+	int d;
+
+	if (cap)
+		buf[0] = '\0';
+	for (d = 1; d <= r->depth; d++) {
+		const char *piece;
+		size_t pl;
+
+		if (d == r->depth)
+			piece = r->last ? elbow : tee;
+		else
+			piece = (d < TREE_DEPTH_BITS && (r->more >> d & 1)) ? bar : "  ";
+		pl = strlen(piece);
+		if (len + pl + 1 > cap)
+			break;
+		memcpy(buf + len, piece, pl + 1);
+		len += pl;
+	}
+	return len;
+}

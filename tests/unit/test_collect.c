@@ -1,0 +1,380 @@
+/* The collector's merge of kernel records, the counter map and /proc into
+ * the model, on fixtures: a fake tracer (this file defines the tracer__
+ * functions the collector calls) and a /proc tree written in a temporary
+ * directory. No root, no BPF. */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <cmocka.h>
+#include "collect.h"
+
+#define FAKE_MAX 32
+
+/* The kernel side as the collector sees it. */
+struct tracer {
+	struct tracer_proc map[FAKE_MAX]; /* the counter map */
+	int nmap;
+	struct tracer_event queue[FAKE_MAX]; /* ring-buffer records not yet drained */
+	int nqueue;
+	struct tracer_hit hits[FAKE_MAX];
+	int nhits;
+	struct { int pid; unsigned long long start; } forgot[FAKE_MAX];
+	int nforgot;
+	int watched[FAKE_MAX];
+	int nwatched;
+	struct tracer_handlers on;
+};
+
+/* Records waiting in the fake ring buffer go to the handlers. */
+int tracer__drain(struct tracer *t)
+{
+	int i;
+
+	for (i = 0; i < t->nqueue; i++)
+		t->on.event(&t->queue[i], t->on.ctx);
+	for (i = 0; i < t->nhits; i++)
+		t->on.hit(&t->hits[i], t->on.ctx);
+	t->nqueue = t->nhits = 0;
+	return 0;
+}
+
+/* Every entry of the fake map. */
+int tracer__for_each(struct tracer *t, tracer_proc_fn fn, void *ctx)
+{
+	int i;
+
+	for (i = 0; i < t->nmap; i++)
+		fn(&t->map[i], ctx);
+	return 0;
+}
+
+/* Drop an entry when it still belongs to (pid, start), as the kernel's does. */
+int tracer__forget(struct tracer *t, int pid, unsigned long long start)
+{
+	int i, j = 0;
+
+	t->forgot[t->nforgot].pid = pid;
+	t->forgot[t->nforgot++].start = start;
+	for (i = 0; i < t->nmap; i++)
+		if (!(t->map[i].pid == pid && t->map[i].start == start))
+			t->map[j++] = t->map[i];
+	t->nmap = j;
+	return 0;
+}
+
+/* Remember a watch request. */
+int tracer__watch(struct tracer *t, int pid, int ppid, unsigned long long start)
+{
+	t->watched[t->nwatched++] = pid;
+	return 0;
+}
+
+/* No phases in these fixtures. */
+bool tracer__has_phases(const struct tracer *t)
+{
+	return false;
+}
+
+/* Never called without phases. */
+int tracer__for_each_phase(struct tracer *t, tracer_split_fn fn, void *ctx)
+{
+	fail();
+	return 0;
+}
+
+/* Never called without phases. */
+void tracer__phases_of(struct tracer *t, int pid, unsigned long long out[PHASE_MAX])
+{
+	fail();
+}
+
+struct fixture {
+	char dir[64];
+	struct model *m;
+	struct tracer t;
+	struct collect c;
+};
+
+static double fake_clock;
+
+/* The model clock of the fixtures. */
+static double fake_now(void)
+{
+	return fake_clock;
+}
+
+/* Write DIR/PID/stat as the kernel would, with these fields. */
+static void proc_put(struct fixture *f, int pid, int ppid, const char *comm, char state,
+		     unsigned long long start)
+{
+	char path[128];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/%d", f->dir, pid);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/%d/stat", f->dir, pid);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fprintf(fp, "%d (%s) %c %d 0 0 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 %llu 8192000 300 0 0\n",
+		pid, comm, state, ppid, start);
+	fclose(fp);
+}
+
+/* Remove DIR/PID: the process left /proc. */
+static void proc_drop(struct fixture *f, int pid)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s/%d/stat", f->dir, pid);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/%d", f->dir, pid);
+	rmdir(path);
+}
+
+/* An event record queued in the fake ring buffer. */
+static void queue(struct fixture *f, enum tracer_event_kind kind, int pid, int ppid,
+		  unsigned long long start, unsigned long long cow, const char *comm)
+{
+	struct tracer_event *e = &f->t.queue[f->t.nqueue++];
+
+	memset(e, 0, sizeof(*e));
+	e->kind = kind;
+	e->pid = pid;
+	e->ppid = ppid;
+	e->start = start;
+	e->counts.cow = cow;
+	snprintf(e->comm, sizeof(e->comm), "%s", comm);
+}
+
+/* An entry of the fake counter map. */
+static void map_put(struct fixture *f, int pid, int ppid, unsigned long long start,
+		    unsigned long long cow, bool exited)
+{
+	f->t.map[f->t.nmap++] = (struct tracer_proc){
+		.pid = pid, .ppid = ppid, .start = start, .exited = exited, .counts.cow = cow,
+	};
+}
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	int procfd;
+
+	assert_non_null(f);
+	snprintf(f->dir, sizeof(f->dir), "/tmp/test_collect.XXXXXX");
+	assert_non_null(mkdtemp(f->dir));
+	procfd = open(f->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(procfd >= 0);
+	f->m = model__new();
+	assert_non_null(f->m);
+	collect__init(&f->c, f->m, procfd);
+	f->c.now = fake_now;
+	f->t.on = collect__handlers(&f->c);
+	f->c.tracer = &f->t;
+	fake_clock = 100;
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	char cmd[128];
+
+	close(f->c.procfd);
+	model__free(f->m);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
+	assert_int_equal(system(cmd), 0);
+	free(f);
+	return 0;
+}
+
+/* A fork and an exit: the child is shown under its parent with its final
+ * counts, and its kernel entry is forgotten. */
+static void test_fork_then_exit(void **state)
+{
+	struct fixture *f = *state;
+	struct proc *p;
+
+	proc_put(f, 10, 1, "master", 'S', 500);
+	assert_int_equal(collect__watch(&f->c, &(struct proc_stat){ .pid = 10, .ppid = 1, .start_time = 500 }), 0);
+	queue(f, TRACER_FORK, 11, 10, 600, 0, "worker");
+	queue(f, TRACER_EXIT, 11, 10, 600, 42, "worker");
+	collect__tick(&f->c, 1.0);
+	p = model__find(f->m, 11, 600);
+	assert_non_null(p);
+	assert_true(p->exited);
+	assert_int_equal(p->ppid, 10);
+	assert_string_equal(p->comm, "worker");
+	assert_int_equal(p->counts.cow, 42);
+	assert_int_equal(f->t.nforgot, 1);
+	assert_int_equal(f->t.forgot[0].pid, 11);
+	assert_int_equal(f->t.forgot[0].start, 600);
+	assert_string_equal(model__find(f->m, 10, 500)->comm, "master");
+}
+
+/* The exit record of a child is read before its fork record: it stays
+ * exited with its final counts (the fork's older counts do not move them
+ * back), and it still hangs under its parent. */
+static void test_exit_before_fork(void **state)
+{
+	struct fixture *f = *state;
+	struct proc *p;
+
+	queue(f, TRACER_EXIT, 21, 20, 700, 77, "early");
+	queue(f, TRACER_FORK, 21, 20, 700, 0, "early");
+	collect__tick(&f->c, 1.0);
+	p = model__find(f->m, 21, 700);
+	assert_non_null(p);
+	assert_true(p->exited);
+	assert_int_equal(p->counts.cow, 77);
+	assert_int_equal(p->ppid, 20);
+	assert_int_equal(model__count(f->m), 1);
+}
+
+/* A pid reused by a new process: the two are kept apart, the old one's
+ * forget does not drop the new one's counters, and the new one's counts go
+ * to it alone. */
+static void test_pid_reuse(void **state)
+{
+	struct fixture *f = *state;
+	struct proc *old, *young;
+
+	queue(f, TRACER_FORK, 30, 1, 800, 0, "old");
+	queue(f, TRACER_EXIT, 30, 1, 800, 5, "old");
+	queue(f, TRACER_FORK, 30, 1, 900, 0, "young");
+	map_put(f, 30, 1, 900, 9, false);
+	proc_put(f, 30, 1, "young", 'R', 900);
+	collect__tick(&f->c, 1.0);
+	old = model__find(f->m, 30, 800);
+	young = model__find(f->m, 30, 900);
+	assert_non_null(old);
+	assert_non_null(young);
+	assert_ptr_not_equal(old, young);
+	assert_true(old->exited);
+	assert_int_equal(old->counts.cow, 5);
+	assert_false(young->exited);
+	assert_int_equal(young->counts.cow, 9);
+	assert_ptr_equal(model__find_live(f->m, 30), young);
+	assert_int_equal(f->t.nmap, 1); /* the young one's entry survives the old one's forget */
+}
+
+/* Records lost: an exit whose record never came is found in the map (final
+ * counts, exited) and reaped; a fork whose record never came is adopted
+ * once /proc confirms it; a map entry /proc does not confirm is left out. */
+static void test_lost_records(void **state)
+{
+	struct fixture *f = *state;
+	struct proc *p;
+
+	queue(f, TRACER_FORK, 40, 1, 1000, 0, "quiet");
+	collect__tick(&f->c, 1.0);
+	map_put(f, 40, 1, 1000, 123, true);     /* its exit record was lost */
+	map_put(f, 41, 1, 1100, 7, false);      /* its fork record was lost */
+	proc_put(f, 41, 1, "adopted", 'S', 1100);
+	map_put(f, 42, 1, 1200, 3, false);      /* gone, its exit on the way */
+	collect__tick(&f->c, 1.0);
+	p = model__find(f->m, 40, 1000);
+	assert_non_null(p);
+	assert_true(p->exited);
+	assert_int_equal(p->counts.cow, 123);
+	p = model__find(f->m, 41, 1100);
+	assert_non_null(p);
+	assert_false(p->exited);
+	assert_string_equal(p->comm, "adopted");
+	assert_int_equal(p->counts.cow, 7);
+	assert_null(model__find(f->m, 42, 0));
+	assert_int_equal(f->t.nmap, 2); /* 40's entry reaped, 41 and 42 kept */
+}
+
+/* A process vanishing from /proc: one only /proc knew is exited at once;
+ * one the kernel counts waits a frame for its exit record, then is exited
+ * with the counts it has. */
+static void test_vanishing_from_proc(void **state)
+{
+	struct fixture *f = *state;
+	struct proc *scanned, *counted;
+
+	proc_put(f, 50, 1, "scanned", 'S', 1300);
+	collect__watch(&f->c, &(struct proc_stat){ .pid = 50, .ppid = 1, .start_time = 1300 });
+	proc_put(f, 51, 1, "counted", 'S', 1400);
+	queue(f, TRACER_FORK, 51, 1, 1400, 0, "counted");
+	collect__tick(&f->c, 1.0);
+	scanned = model__find(f->m, 50, 1300);
+	counted = model__find(f->m, 51, 1400);
+	assert_false(scanned->exited);
+	assert_int_equal(scanned->rss_kib, 300 * procfs_page_kib());
+	assert_int_equal(scanned->vsz_kib, 8000);
+	assert_int_equal(scanned->state, 'S');
+	proc_drop(f, 50);
+	proc_drop(f, 51);
+	fake_clock = 101;
+	collect__tick(&f->c, 1.0);
+	assert_true(scanned->exited);
+	assert_true(scanned->exit_time == 101);
+	assert_false(counted->exited);
+	collect__tick(&f->c, 1.0);
+	assert_true(counted->exited);
+}
+
+/* The launched command's copies before its exec (cowtop's own, behind the
+ * gate) are not counted; probe hits become markers. */
+static void test_launch_base_and_hits(void **state)
+{
+	struct fixture *f = *state;
+	struct tracer_hit *h = &f->t.hits[f->t.nhits++];
+	struct proc *p;
+
+	f->c.launched = 60;
+	queue(f, TRACER_EXEC, 60, 1, 1500, 30, "cmd");
+	queue(f, TRACER_EXIT, 60, 1, 1500, 45, "cmd");
+	*h = (struct tracer_hit){ .time = 5.5, .pid = 60, .probe = 0, .nargs = 1, .args = { 7 } };
+	assert_int_equal(model__add_probe(f->m, "p:x"), 0);
+	collect__tick(&f->c, 1.0);
+	p = model__find(f->m, 60, 1500);
+	assert_non_null(p);
+	assert_int_equal(p->counts.cow, 15);
+	assert_true(f->c.launched_execd);
+}
+
+/* Exited processes leave after their frame in batch, after linger seconds
+ * on screen. */
+static void test_forget_exited(void **state)
+{
+	struct fixture *f = *state;
+
+	queue(f, TRACER_EXIT, 70, 1, 1600, 1, "a");
+	collect__tick(&f->c, 1.0);
+	collect__forget_exited(&f->c, true, 5.0);
+	assert_int_equal(model__count(f->m), 1);
+	fake_clock = 106;
+	collect__forget_exited(&f->c, true, 5.0);
+	assert_int_equal(model__count(f->m), 0);
+	queue(f, TRACER_EXIT, 71, 1, 1700, 1, "b");
+	collect__tick(&f->c, 1.0);
+	collect__forget_exited(&f->c, false, 5.0);
+	assert_int_equal(model__count(f->m), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_fork_then_exit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_exit_before_fork, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pid_reuse, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lost_records, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_vanishing_from_proc, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_launch_base_and_hits, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_forget_exited, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
