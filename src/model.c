@@ -25,6 +25,7 @@ struct model {
 	struct mproc **buckets; /* chained by pid */
 	size_t nbuckets;
 	double last_dt;         /* length of the last interval, 0 before the first */
+	unsigned long long mem_available; /* KiB, 0 unknown */
 	char probes[PROBE_MAX][LABEL_MAX];
 	int nprobes;
 	char phases[PHASE_MAX][LABEL_MAX]; /* [0] is "none" */
@@ -167,6 +168,7 @@ struct proc *model__add(struct model *m, int pid, unsigned long long start_time)
 		return NULL;
 	q->pub.pid = pid;
 	q->pub.start_time = start_time;
+	q->pub.inherited_kib = -1;
 	h = bucket_of(m, pid);
 	q->hnext = m->buckets[h];
 	m->buckets[h] = q;
@@ -258,6 +260,57 @@ void model__mark_exited(struct proc *p, double now)
 	p->exit_time = now;
 }
 
+/* Take a reading of p's smaps_rollup made at unix time when. */
+void model__set_smaps(struct proc *p, const struct smaps *s, double when)
+{
+	p->smaps = *s;
+	p->smaps_time = when;
+}
+
+/* Take the anonymous memory p inherited from its parent at fork. */
+void model__set_inherited(struct proc *p, unsigned long long kib)
+{
+	p->inherited_kib = (long long)kib;
+}
+
+/* Take the memory cgroup limit and usage of p. */
+void model__set_memcg(struct proc *p, const struct memcg *cg)
+{
+	p->memcg = *cg;
+}
+
+/* Take MemAvailable of /proc/meminfo, KiB (0: unknown). */
+void model__set_mem_available(struct model *m, unsigned long long kib)
+{
+	m->mem_available = kib;
+}
+
+/* MemAvailable, KiB; 0 when unknown. */
+unsigned long long model__mem_available(const struct model *m)
+{
+	return m->mem_available;
+}
+
+/* What p alone holds, KiB: its private pages, clean and dirty. */
+unsigned long long proc_uss_kib(const struct proc *p)
+{
+	return p->smaps.private_clean + p->smaps.private_dirty;
+}
+
+/* The share of what p inherited at fork that is still shared, 0..100; -1
+ * when unknown. Anonymous pages not private dirty are still shared with
+ * the parent or a sibling; a copy moves a page to private dirty. */
+double proc_shared_pct(const struct proc *p)
+{
+	unsigned long long anon = p->smaps.anon, priv = p->smaps.private_dirty;
+	double pct;
+
+	if (!p->smaps_time || p->inherited_kib <= 0)
+		return -1;
+	pct = 100.0 * (double)(anon > priv ? anon - priv : 0) / (double)p->inherited_kib;
+	return pct < 100.0 ? pct : 100.0;
+}
+
 /* Close one process's interval of span seconds; merged: the interval
  * extends the last one instead of following it. */
 static void proc_tick(struct mproc *q, double span, bool merged)
@@ -273,8 +326,10 @@ static void proc_tick(struct mproc *q, double span, bool merged)
 	q->pending_mark = 0;
 	if (!merged) {
 		series__push_marked(&p->rate, p->cow_rate, mark);
+		series__push_marked(&p->shared, proc_shared_pct(p), 0);
 		return;
 	}
+	series__set_last(&p->shared, proc_shared_pct(p), 0);
 	if (len && series__mark(&p->rate, len - 1))
 		mark = series__mark(&p->rate, len - 1);
 	series__set_last(&p->rate, p->cow_rate, mark);

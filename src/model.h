@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "counts.h"
+#include "mem.h"
 #include "series.h"
 
 #define PROC_COMM_MAX 64
@@ -58,6 +59,12 @@ struct proc {
 	unsigned long long rss_kib, vsz_kib;
 	struct split split[SPLIT_KINDS];
 	struct series rate;            /* cow_rate history, one value a tick */
+	struct smaps smaps;
+	double smaps_time;             /* unix seconds of the reading; 0: never read */
+	long long inherited_kib;       /* anonymous RSS of the parent at fork, KiB; -1 unknown
+	                                  (found already running) */
+	struct memcg memcg;            /* read for group roots only */
+	struct series shared;          /* proc_shared_pct history, one value a tick (-1: unknown) */
 	struct proc_track track;
 };
 
@@ -81,6 +88,20 @@ void model__set_parent(struct proc *p, int ppid);                     /* from a 
 void model__set_mem(struct proc *p, char state, unsigned long long rss_kib, unsigned long long vsz_kib);
 void model__set_split(struct proc *p, enum split_kind k, int slot, unsigned long long pages); /* keeps max */
 void model__mark_exited(struct proc *p, double now);
+/* Writers used by the memory sampler and the kernel side. */
+void model__set_smaps(struct proc *p, const struct smaps *s, double when); /* when: unix s */
+void model__set_inherited(struct proc *p, unsigned long long kib);
+void model__set_memcg(struct proc *p, const struct memcg *cg);
+void model__set_mem_available(struct model *m, unsigned long long kib); /* /proc/meminfo; 0 unknown */
+unsigned long long model__mem_available(const struct model *m);
+
+/* Derived figures. USS: what the process alone holds, private_clean +
+ * private_dirty. Shared%: the share of the anonymous memory inherited at
+ * fork that is still shared, 100 * min(1, max(0, anon - private_dirty) /
+ * inherited_kib), 0..100; -1 when unknown (no reading yet, or inherited
+ * unknown or 0). */
+unsigned long long proc_uss_kib(const struct proc *p);
+double proc_shared_pct(const struct proc *p);
 /* Close an interval of dt seconds: rates and histories. An interval shorter
  * than MODEL_MERGE_RATIO of the one before (a final frame right after a
  * regular one) is merged into it: the rate is over both, the last history

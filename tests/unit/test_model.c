@@ -356,6 +356,80 @@ static void test_set_comm_and_mem(void **state)
 	model__free(m);
 }
 
+/* A worker that inherited 1000 KiB and has copied 300 KiB of it. */
+static const struct smaps worker = {
+	.rss = 1200, .pss = 700, .anon = 1000, .private_clean = 20, .private_dirty = 300,
+	.shared_dirty = 700,
+};
+
+/* USS is the private pages; shared% is the inherited memory still shared,
+ * unknown until both a reading and the inheritance are known. */
+static void test_uss_and_shared_pct(void **state)
+{
+	struct model *m = model__new();
+	struct proc *p = add(m, 5, 1, 7, "x", 0);
+	struct smaps s = worker;
+
+	(void)state;
+	assert_int_equal(p->inherited_kib, -1);
+	assert_true(proc_shared_pct(p) == -1);
+	model__set_smaps(p, &s, 100.5);
+	assert_true(p->smaps_time == 100.5);
+	assert_int_equal(proc_uss_kib(p), 320);
+	assert_true(proc_shared_pct(p) == -1); /* found running: nothing inherited known */
+	model__set_inherited(p, 1000);
+	assert_true(proc_shared_pct(p) == 70.0);
+	model__set_inherited(p, 500); /* anonymous memory made after fork: capped */
+	assert_true(proc_shared_pct(p) == 100.0);
+	s.private_dirty = 1100; /* more private than anonymous (private file pages) */
+	model__set_smaps(p, &s, 101.0);
+	assert_true(proc_shared_pct(p) == 0.0);
+	model__set_inherited(p, 0);
+	assert_true(proc_shared_pct(p) == -1);
+	model__free(m);
+}
+
+/* The shared% history gets a value a tick, -1 while unknown, and follows
+ * the same merge rule as the rates. */
+static void test_shared_history(void **state)
+{
+	struct model *m = model__new();
+	struct proc *p = add(m, 5, 1, 7, "x", 0);
+	struct smaps s = worker;
+
+	(void)state;
+	model__tick(m, 1.0);
+	model__set_inherited(p, 1000);
+	model__set_smaps(p, &s, 2.0);
+	model__tick(m, 1.0);
+	s.private_dirty = 500;
+	model__set_smaps(p, &s, 2.0004);
+	model__tick(m, 0.0004); /* merged: replaces the last point */
+	assert_int_equal(series__len(&p->shared), 2);
+	assert_true(series__get(&p->shared, 0) == -1);
+	assert_true(series__get(&p->shared, 1) == 50.0);
+	model__tick(m, 1.0);
+	assert_int_equal(series__len(&p->shared), 3);
+	model__free(m);
+}
+
+/* Memory cgroup and MemAvailable are stored as given. */
+static void test_memcg_and_available(void **state)
+{
+	struct model *m = model__new();
+	struct proc *p = add(m, 5, 1, 7, "x", 0);
+	struct memcg cg = { .limit_kib = 4096, .usage_kib = 1024 };
+
+	(void)state;
+	assert_int_equal(model__mem_available(m), 0);
+	model__set_mem_available(m, 123456);
+	assert_int_equal(model__mem_available(m), 123456);
+	model__set_memcg(p, &cg);
+	assert_int_equal(p->memcg.limit_kib, 4096);
+	assert_int_equal(p->memcg.usage_kib, 1024);
+	model__free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -373,6 +447,9 @@ int main(void)
 		cmocka_unit_test(test_first_interval_stands),
 		cmocka_unit_test(test_split_keeps_max),
 		cmocka_unit_test(test_set_comm_and_mem),
+		cmocka_unit_test(test_uss_and_shared_pct),
+		cmocka_unit_test(test_shared_history),
+		cmocka_unit_test(test_memcg_and_available),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,20 @@
+/* Memory figures read from /proc and /sys for the sharing view: plain
+ * structs, so the readers and the model share them without knowing each
+ * other. */
+#ifndef COWTOP_MEM_H
+#define COWTOP_MEM_H
+
+/* One reading of /proc/PID/smaps_rollup, KiB. */
+struct smaps {
+	unsigned long long rss, pss, pss_anon, pss_file, pss_shmem;
+	unsigned long long shared_clean, shared_dirty, private_clean, private_dirty;
+	unsigned long long anon, swap, swap_pss;
+};
+
+/* The memory cgroup a process is in, as read from /sys/fs/cgroup; 0 = none
+ * or no limit. */
+struct memcg {
+	unsigned long long limit_kib, usage_kib;
+};
+
+#endif
