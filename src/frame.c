@@ -45,6 +45,141 @@ static void take_totals(struct frame *f)
 	}
 }
 
+/* Seconds since p's smaps reading, as of the frame; -1 never read. */
+double frame_smaps_age(const struct frame *f, const struct proc *p)
+{
+	if (!p->smaps_time)
+		return -1;
+	return f->time > p->smaps_time ? f->time - p->smaps_time : 0;
+}
+
+/* How many of size fit in room; -1 when size is unknown. */
+static long long fit(unsigned long long room, unsigned long long size)
+{
+	return size ? (long long)(room / size) : -1;
+}
+
+/* Count one live member of a group: its reading, or that it has none. */
+static void group_member(const struct frame *f, const struct proc *p, bool worker,
+			 struct frame_group *g, double *oldest)
+{
+	unsigned long long uss = proc_uss_kib(p);
+
+	g->workers += worker;
+	if (!p->smaps_time) {
+		g->unread++;
+		return;
+	}
+	g->pss_kib += p->smaps.pss;
+	g->uss_kib += uss;
+	if (*oldest < 0 || frame_smaps_age(f, p) > *oldest)
+		*oldest = frame_smaps_age(f, p);
+	if (!worker)
+		return;
+	g->workers_read++;
+	g->worker_uss_mean_kib += uss; /* a sum until the end */
+	if (uss > g->worker_uss_max_kib)
+		g->worker_uss_max_kib = uss;
+}
+
+/* The figures of a subtree laid out as rows, rows[0] its root. */
+static void group_sum(const struct frame *f, const struct row *rows, size_t n, struct frame_group *g)
+{
+	const struct proc *root = rows[0].p;
+	const struct memcg *cg = &root->memcg;
+	double oldest = -1;
+	size_t i;
+
+	*g = (struct frame_group){ .root_pid = root->pid, .root_start = root->start_time,
+				   .root_rss_kib = root->rss_kib };
+	for (i = 0; i < n; i++) {
+		g->cow += rows[i].p->counts.cow;
+		g->rate += rows[i].p->cow_rate;
+		if (!rows[i].p->exited)
+			group_member(f, rows[i].p, i > 0, g, &oldest);
+	}
+	if (g->workers_read)
+		g->worker_uss_mean_kib /= g->workers_read;
+	g->headroom = f->mem_available_kib ? fit(f->mem_available_kib, g->worker_uss_mean_kib) : -1;
+	g->headroom_cgroup = -1;
+	if (cg->limit_kib)
+		g->headroom_cgroup = fit(cg->limit_kib > cg->usage_kib ? cg->limit_kib - cg->usage_kib : 0,
+					 g->worker_uss_mean_kib);
+	g->smaps_age = oldest;
+}
+
+/* The frame's processes laid out as a tree by pid, only the subtree of
+ * focus_pid when not 0; *rows to free. Returns the number of rows. */
+static long tree_of(const struct frame *f, int focus_pid, struct row **rows)
+{
+	struct view_opts vo = { .sort = SORT_PID, .tree = true, .focus_pid = focus_pid };
+	long n;
+
+	*rows = array(f->nprocs, sizeof(**rows));
+	if (!*rows)
+		return -ENOMEM;
+	n = tree_layout(f->procs, f->nprocs, &vo, *rows);
+	if (n < 0) {
+		free(*rows);
+		*rows = NULL;
+	}
+	return n;
+}
+
+/* The end of the subtree whose root is rows[i]. */
+static size_t subtree_end(const struct row *rows, size_t n, size_t i)
+{
+	for (i++; i < n && rows[i].depth > 0; i++)
+		;
+	return i;
+}
+
+/* A group for each watched root with at least one live descendant. */
+static int take_groups(struct frame *f)
+{
+	struct row *rows;
+	long n = tree_of(f, 0, &rows);
+	size_t i, end;
+
+	if (n < 0)
+		return (int)n;
+	f->groups = array((size_t)n, sizeof(*f->groups));
+	if (!f->groups) {
+		free(rows);
+		return -ENOMEM;
+	}
+	for (i = 0; i < (size_t)n; i = end) {
+		end = subtree_end(rows, (size_t)n, i);
+		group_sum(f, rows + i, end - i, &f->groups[f->ngroups]);
+		f->ngroups += f->groups[f->ngroups].workers > 0;
+	}
+	free(rows);
+	return 0;
+}
+
+/* The group of focus_pid's subtree, or of member's watched root. */
+int frame_group_of(const struct frame *f, int focus_pid, const struct proc *member,
+		   struct frame_group *out)
+{
+	struct row *rows;
+	long n = tree_of(f, focus_pid, &rows);
+	size_t k;
+
+	if (n <= 0) {
+		free(rows);
+		return n < 0 ? (int)n : -ENOENT;
+	}
+	for (k = 0; member && k < (size_t)n && rows[k].p != member; k++)
+		;
+	if (!member || k == (size_t)n)
+		k = 0;
+	while (rows[k].depth > 0)
+		k--;
+	group_sum(f, rows + k, subtree_end(rows, (size_t)n, k) - k, out);
+	free(rows);
+	return 0;
+}
+
 /* Copy the probe and phase labels: a frame names what it shows by itself. */
 static int take_labels(struct frame *f, const struct model *m)
 {
@@ -133,6 +268,7 @@ struct frame *frame__build(struct model *m, const struct frame_status *st,
 		return NULL;
 	f->refs = 1;
 	take_status(f, st ? st : &none);
+	f->mem_available_kib = model__mem_available(m);
 	e = take_procs(f, m, vo);
 	if (!e)
 		e = take_labels(f, m);
@@ -140,6 +276,8 @@ struct frame *frame__build(struct model *m, const struct frame_status *st,
 		e = take_marks(f, m, cursor);
 	if (!e)
 		e = take_log(f, m);
+	if (!e)
+		e = take_groups(f);
 	if (e) {
 		frame__free(f);
 		errno = -e;
@@ -168,6 +306,7 @@ void frame__free(struct frame *f)
 	free(f->phase_labels);
 	free(f->marks);
 	free(f->log);
+	free(f->groups);
 	free(f);
 }
 

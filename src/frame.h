@@ -36,6 +36,26 @@ struct frame_totals {
 	double rate;                /* copies per second, summed */
 };
 
+/* A watched root (a process whose parent is not watched) with its
+ * descendants: what a preforking server's master and workers cost. Members
+ * are the root and its descendants; workers the descendants. */
+struct frame_group {
+	int root_pid;
+	unsigned long long root_start;
+	size_t workers;                 /* live descendants */
+	size_t workers_read;            /* ... with a smaps reading */
+	size_t unread;                  /* live members without a smaps reading */
+	unsigned long long pss_kib;     /* sum over live members read: the footprint */
+	unsigned long long uss_kib;     /* sum over live members read */
+	unsigned long long root_rss_kib;
+	unsigned long long worker_uss_mean_kib, worker_uss_max_kib; /* over workers read */
+	unsigned long long cow;         /* copies of all members, exited ones still held included */
+	double rate;
+	long long headroom;             /* more workers of mean USS that fit in MemAvailable; -1 unknown */
+	long long headroom_cgroup;      /* ... in the root's memory cgroup limit; -1 none */
+	double smaps_age;               /* seconds since the oldest reading of a live member; -1 none */
+};
+
 struct frame {
 	int refs;
 	double time, interval;
@@ -51,6 +71,9 @@ struct frame {
 	struct row *rows;           /* laid out with the view_opts given to frame__build */
 	size_t nrows;
 	struct frame_totals totals; /* computed once, here */
+	struct frame_group *groups; /* watched roots with a live descendant, by pid */
+	size_t ngroups;
+	unsigned long long mem_available_kib; /* 0 unknown */
 
 	char (*probe_labels)[LABEL_MAX];
 	int nprobes;
@@ -71,6 +94,12 @@ struct frame *frame__hold(struct frame *f);   /* one more reference */
 void frame__free(struct frame *f);            /* drop one; NULL is fine */
 const char *frame_probe_label(const struct frame *f, int probe);
 const char *frame_phase_label(const struct frame *f, int phase);
+/* The group of the subtree of focus_pid, or with focus_pid 0 of the
+ * watched root above member (a process of f); the first subtree when member
+ * is NULL or not in one. 0, -ENOENT when there is no process, -ENOMEM. */
+int frame_group_of(const struct frame *f, int focus_pid, const struct proc *member,
+		   struct frame_group *out);
+double frame_smaps_age(const struct frame *f, const struct proc *p); /* -1 never read */
 unsigned long long frame_split_none(const struct proc *p, enum split_kind k); /* copies outside every slot */
 
 #endif

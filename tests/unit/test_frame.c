@@ -1,5 +1,6 @@
 /* Unit tests: frames are built once per tick, hold their own copies of what
  * they show, and count totals once. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -147,6 +148,143 @@ static void test_empty(void **state)
 	model__free(m);
 }
 
+/* Give p a smaps reading of pss and uss KiB (all private dirty) at when. */
+static void reading(struct proc *p, unsigned long long pss, unsigned long long uss, double when)
+{
+	struct smaps s = { .pss = pss, .private_dirty = uss, .anon = uss };
+
+	model__set_smaps(p, &s, when);
+}
+
+/* A master with three live workers (one unread, one a grandchild) and one
+ * exited; a process alone; a parent whose only child has exited. */
+static struct model *prefork(void)
+{
+	struct model *m = model__new();
+	struct memcg cg = { .limit_kib = 5000, .usage_kib = 3500 };
+	struct proc *master = add(m, 100, 1, 100, "master", 10);
+
+	model__set_mem(master, 'S', 3000, 9000);
+	model__set_memcg(master, &cg);
+	reading(master, 1000, 100, 95.0);
+	reading(add(m, 101, 100, 101, "w1", 20), 600, 300, 98.0);
+	reading(add(m, 102, 100, 102, "w2", 30), 700, 500, 99.0);
+	add(m, 103, 100, 103, "unread", 40);
+	reading(add(m, 105, 101, 105, "grandchild", 50), 200, 100, 99.5);
+	reading(add(m, 104, 100, 104, "gone", 60), 9999, 9999, 99.0);
+	model__mark_exited(model__find(m, 104, 0), 1.0);
+	add(m, 200, 1, 200, "alone", 0);
+	add(m, 300, 1, 300, "widow", 0);
+	model__mark_exited(add(m, 301, 300, 301, "dead", 0), 1.0);
+	model__set_mem_available(m, 10000);
+	model__tick(m, 1.0);
+	return m;
+}
+
+/* Footprint, USS mean and max over the workers read, headroom in
+ * MemAvailable and in the cgroup, unread members and the oldest reading. */
+static void test_groups(void **state)
+{
+	static const struct frame_status st = { .time = 100.0 };
+	struct model *m = prefork();
+	struct frame *f = frame__build(m, &st, NULL, NULL);
+	const struct frame_group *g;
+
+	(void)state;
+	assert_non_null(f);
+	assert_int_equal(f->mem_available_kib, 10000);
+	assert_int_equal(f->ngroups, 1); /* alone and widow have no live worker */
+	g = &f->groups[0];
+	assert_int_equal(g->root_pid, 100);
+	assert_int_equal(g->root_start, 100);
+	assert_int_equal(g->workers, 4);
+	assert_int_equal(g->workers_read, 3);
+	assert_int_equal(g->unread, 1);
+	assert_int_equal(g->pss_kib, 1000 + 600 + 700 + 200);
+	assert_int_equal(g->uss_kib, 100 + 300 + 500 + 100);
+	assert_int_equal(g->root_rss_kib, 3000);
+	assert_int_equal(g->worker_uss_mean_kib, 300);
+	assert_int_equal(g->worker_uss_max_kib, 500);
+	assert_int_equal(g->cow, 10 + 20 + 30 + 40 + 50 + 60); /* the exited one's too */
+	assert_true(g->rate > 209.9 && g->rate < 210.1);
+	assert_int_equal(g->headroom, 33);       /* floor(10000 / 300) */
+	assert_int_equal(g->headroom_cgroup, 5); /* floor((5000 - 3500) / 300) */
+	assert_true(g->smaps_age == 5.0);        /* the master's, read at 95 */
+	frame__free(f);
+	model__free(m);
+}
+
+/* Headroom is unknown without MemAvailable or a worker read, absent
+ * without a cgroup limit, and 0 when the cgroup is over its limit. */
+static void test_headroom_unknown_and_full(void **state)
+{
+	static const struct frame_status st = { .time = 100.0 };
+	struct model *m = prefork();
+	struct memcg over = { .limit_kib = 5000, .usage_kib = 6000 }, none = { 0 };
+	struct proc *master = model__find(m, 100, 0);
+	struct frame *f;
+
+	(void)state;
+	model__set_mem_available(m, 0);
+	model__set_memcg(master, &over);
+	f = frame__build(m, &st, NULL, NULL);
+	assert_int_equal(f->groups[0].headroom, -1);
+	assert_int_equal(f->groups[0].headroom_cgroup, 0);
+	frame__free(f);
+	model__set_memcg(master, &none);
+	model__set_mem_available(m, 10000);
+	f = frame__build(m, &st, NULL, NULL);
+	assert_int_equal(f->groups[0].headroom, 33);
+	assert_int_equal(f->groups[0].headroom_cgroup, -1);
+	frame__free(f);
+	model__free(m);
+
+	m = model__new(); /* workers never read: nothing to divide by */
+	add(m, 10, 1, 10, "master", 0);
+	add(m, 11, 10, 11, "worker", 0);
+	model__set_mem_available(m, 10000);
+	f = frame__build(m, &st, NULL, NULL);
+	assert_int_equal(f->ngroups, 1);
+	assert_int_equal(f->groups[0].workers_read, 0);
+	assert_int_equal(f->groups[0].unread, 2);
+	assert_int_equal(f->groups[0].headroom, -1);
+	assert_true(f->groups[0].smaps_age == -1);
+	frame__free(f);
+	model__free(m);
+}
+
+/* The group of a focused subtree, and of the root above a selection. */
+static void test_group_of(void **state)
+{
+	static const struct frame_status st = { .time = 100.0 };
+	struct model *m = prefork();
+	struct frame *f = frame__build(m, &st, NULL, NULL);
+	struct frame_group g;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(frame_group_of(f, 101, NULL, &g), 0);
+	assert_int_equal(g.root_pid, 101);
+	assert_int_equal(g.workers, 1);
+	assert_int_equal(g.pss_kib, 800);
+	assert_true(g.smaps_age == 2.0); /* w1, read at 98 */
+	for (i = 0; i < f->nprocs && f->procs[i].pid != 105; i++)
+		;
+	assert_int_equal(frame_group_of(f, 0, &f->procs[i], &g), 0);
+	assert_int_equal(g.root_pid, 100);
+	assert_int_equal(g.workers, 4);
+	for (i = 0; i < f->nprocs && f->procs[i].pid != 200; i++)
+		;
+	assert_int_equal(frame_group_of(f, 0, &f->procs[i], &g), 0);
+	assert_int_equal(g.root_pid, 200);
+	assert_int_equal(g.workers, 0);
+	assert_int_equal(frame_group_of(f, 999, NULL, &g), -ENOENT);
+	assert_true(frame_smaps_age(f, &f->procs[0]) == 5.0);
+	assert_true(frame_smaps_age(f, &f->procs[3]) == -1);
+	frame__free(f);
+	model__free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -155,6 +293,9 @@ int main(void)
 		cmocka_unit_test(test_markers_cursor_and_log),
 		cmocka_unit_test(test_hold_and_free),
 		cmocka_unit_test(test_empty),
+		cmocka_unit_test(test_groups),
+		cmocka_unit_test(test_headroom_unknown_and_full),
+		cmocka_unit_test(test_group_of),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
