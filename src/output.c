@@ -1,4 +1,5 @@
 /* Batch frames: a top-like text table, or one JSON object per line. */
+#include <stdbool.h>
 #include <string.h>
 #include <time.h>
 #include "json.h"
@@ -74,6 +75,43 @@ static void json_markers(FILE *f, const struct frame *fr)
 	fputc(']', f);
 }
 
+/* ,"name":v, or ,"name":null when not known. */
+static void json_count(FILE *f, const char *name, bool known, unsigned long long v)
+{
+	if (known)
+		fprintf(f, ",\"%s\":%llu", name, v);
+	else
+		fprintf(f, ",\"%s\":null", name);
+}
+
+/* ,"name":v with the given decimals, or ,"name":null when v < 0 (unknown). */
+static void json_real(FILE *f, const char *name, double v, int decimals)
+{
+	if (v < 0)
+		fprintf(f, ",\"%s\":null", name);
+	else
+		fprintf(f, ",\"%s\":%.*f", name, decimals, v);
+}
+
+/* A process's memory figures: null until read, never a stale zero. */
+static void json_smaps(FILE *f, const struct frame *fr, const struct proc *p)
+{
+	const struct smaps *s = &p->smaps;
+	bool read = p->smaps_time != 0;
+
+	json_count(f, "pss_kib", read, s->pss);
+	json_count(f, "pss_anon_kib", read, s->pss_anon);
+	json_count(f, "uss_kib", read, proc_uss_kib(p));
+	json_count(f, "shared_clean_kib", read, s->shared_clean);
+	json_count(f, "shared_dirty_kib", read, s->shared_dirty);
+	json_count(f, "private_dirty_kib", read, s->private_dirty);
+	json_count(f, "anon_kib", read, s->anon);
+	json_count(f, "swap_kib", read, s->swap);
+	json_real(f, "smaps_age", frame_smaps_age(fr, p), 3);
+	json_count(f, "inherited_kib", p->inherited_kib >= 0, (unsigned long long)p->inherited_kib);
+	json_real(f, "shared_pct", proc_shared_pct(p), 2);
+}
+
 /* One process as a JSON object. */
 static void json_proc(FILE *f, const struct frame *fr, const struct row *r)
 {
@@ -89,9 +127,36 @@ static void json_proc(FILE *f, const struct frame *fr, const struct row *r)
 		(unsigned long long)p->counts.cow_kernel,
 		(unsigned long long)p->counts.reuse,
 		(unsigned long long)p->counts.zero_fill, p->rss_kib, p->vsz_kib);
+	json_smaps(f, fr, p);
 	if (fr->usdt)
 		json_phases(f, fr, p);
 	fputc('}', f);
+}
+
+/* The groups of watched roots and their workers, and MemAvailable. */
+static void json_groups(FILE *f, const struct frame *fr)
+{
+	size_t i;
+
+	fputs(",\"groups\":[", f);
+	for (i = 0; i < fr->ngroups; i++) {
+		const struct frame_group *g = &fr->groups[i];
+		bool read = g->smaps_age >= 0;
+
+		fprintf(f, "%s{\"root\":%d,\"workers\":%zu", i ? "," : "", g->root_pid, g->workers);
+		json_count(f, "pss_kib", read, g->pss_kib);
+		json_count(f, "uss_kib", read, g->uss_kib);
+		fprintf(f, ",\"root_rss_kib\":%llu", g->root_rss_kib);
+		json_count(f, "worker_uss_mean_kib", g->workers_read, g->worker_uss_mean_kib);
+		json_count(f, "worker_uss_max_kib", g->workers_read, g->worker_uss_max_kib);
+		fprintf(f, ",\"cow_pages\":%llu,\"cow_rate\":%.1f", g->cow, g->rate);
+		json_count(f, "headroom", g->headroom >= 0, (unsigned long long)g->headroom);
+		json_count(f, "headroom_cgroup", g->headroom_cgroup >= 0, (unsigned long long)g->headroom_cgroup);
+		json_real(f, "smaps_age", g->smaps_age, 3);
+		fprintf(f, ",\"unread\":%zu}", g->unread);
+	}
+	fputc(']', f);
+	json_count(f, "mem_available_kib", fr->mem_available_kib, fr->mem_available_kib);
 }
 
 /* The frame as exactly one line of JSON. */
@@ -110,6 +175,7 @@ void output_json(FILE *f, const struct frame *fr)
 		json_proc(f, fr, &fr->rows[i]);
 	}
 	fputc(']', f);
+	json_groups(f, fr);
 	if (fr->usdt)
 		json_markers(f, fr);
 	fputs("}\n", f);
@@ -143,10 +209,64 @@ static void text_usdt(FILE *f, const struct frame *fr)
 	}
 }
 
+/* v in buf as a decimal, or "-" when not known; returns buf. */
+static const char *text_count(bool known, unsigned long long v, char *buf, size_t cap)
+{
+	if (known)
+		snprintf(buf, cap, "%llu", v);
+	else
+		snprintf(buf, cap, "-");
+	return buf;
+}
+
+/* Under the table, a line per group: its footprint, its workers' USS, how
+ * many more fit, and how old its oldest reading is. */
+static void text_groups(FILE *f, const struct frame *fr)
+{
+	char pss[32], uss[32], mean[32], max[32], room[32];
+	size_t i;
+
+	for (i = 0; i < fr->ngroups; i++) {
+		const struct frame_group *g = &fr->groups[i];
+		bool read = g->smaps_age >= 0;
+
+		fprintf(f, "group %d: workers %zu  footprint %s KiB (PSS)  USS sum %s KiB  mean %s KiB"
+			"  max %s KiB  %s%s workers (MemAvailable)", g->root_pid, g->workers,
+			text_count(read, g->pss_kib, pss, sizeof(pss)),
+			text_count(read, g->uss_kib, uss, sizeof(uss)),
+			text_count(g->workers_read, g->worker_uss_mean_kib, mean, sizeof(mean)),
+			text_count(g->workers_read, g->worker_uss_max_kib, max, sizeof(max)),
+			g->headroom >= 0 ? "+" : "",
+			text_count(g->headroom >= 0, (unsigned long long)g->headroom, room, sizeof(room)));
+		if (g->headroom_cgroup >= 0)
+			fprintf(f, " +%lld in cgroup", g->headroom_cgroup);
+		if (read)
+			fprintf(f, "  age %.1fs", g->smaps_age);
+		else
+			fputs("  age -", f);
+		if (g->unread)
+			fprintf(f, "  unread %zu", g->unread);
+		fputc('\n', f);
+	}
+}
+
+/* p's shared% in buf ("-" when unknown); returns buf. */
+static const char *text_shared(const struct proc *p, char *buf, size_t cap)
+{
+	double pct = proc_shared_pct(p);
+
+	if (pct < 0)
+		snprintf(buf, cap, "-");
+	else
+		snprintf(buf, cap, "%.1f", pct);
+	return buf;
+}
+
 /* The frame as a text table with a header line, then a blank line. */
 void output_text(FILE *f, const struct frame *fr)
 {
 	char when[32], interval[32], prefix[256], name[4 * PROC_COMM_MAX + 1];
+	char shr[16], uss[32], pss[32];
 	time_t secs = (time_t)fr->time;
 	struct tm tm;
 	size_t i;
@@ -156,20 +276,24 @@ void output_text(FILE *f, const struct frame *fr)
 	output_interval(fr->interval, 2, interval, sizeof(interval));
 	fprintf(f, "cowtop %s  interval %ss  processes %zu  cow %llu pages  %.1f/s  lost %llu  [%s]\n",
 		when, interval, fr->nrows, fr->totals.cow, fr->totals.rate, fr->lost, fr->mechanism);
-	fprintf(f, "%7s %7s %-6s %9s %9s %8s %8s %9s %9s  %s\n", "PID", "PPID", "S",
-		"COW/s", "COW", "REUSE", "ZFILL", "RSS_KiB", "VSZ_KiB", "COMMAND");
+	fprintf(f, "%7s %7s %-6s %9s %9s %8s %8s %9s %6s %9s %9s %9s  %s\n", "PID", "PPID", "S",
+		"COW/s", "COW", "REUSE", "ZFILL", "RSS_KiB", "SHR%", "USS_KiB", "PSS_KiB", "VSZ_KiB",
+		"COMMAND");
 	for (i = 0; i < fr->nrows; i++) {
 		const struct row *r = &fr->rows[i];
 		const struct proc *p = r->p;
 
 		tree_prefix(r, false, prefix, sizeof(prefix));
 		text_sanitize_ascii(p->comm, strnlen(p->comm, sizeof(p->comm)), name, sizeof(name));
-		fprintf(f, "%7d %7d %-6s %9.1f %9llu %8llu %8llu %9llu %9llu  %s%s\n",
+		fprintf(f, "%7d %7d %-6s %9.1f %9llu %8llu %8llu %9llu %6s %9s %9s %9llu  %s%s\n",
 			p->pid, p->ppid, output_state(p), p->cow_rate,
 			(unsigned long long)p->counts.cow, (unsigned long long)p->counts.reuse,
-			(unsigned long long)p->counts.zero_fill, p->rss_kib, p->vsz_kib,
-			prefix, name);
+			(unsigned long long)p->counts.zero_fill, p->rss_kib, text_shared(p, shr, sizeof(shr)),
+			text_count(p->smaps_time != 0, proc_uss_kib(p), uss, sizeof(uss)),
+			text_count(p->smaps_time != 0, p->smaps.pss, pss, sizeof(pss)),
+			p->vsz_kib, prefix, name);
 	}
+	text_groups(f, fr);
 	if (fr->usdt)
 		text_usdt(f, fr);
 	fputc('\n', f);

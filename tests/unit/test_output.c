@@ -148,6 +148,92 @@ static void test_usdt_parts(void **state)
 	frame__free(fr);
 }
 
+#define NOW 1700000000.5 /* the frames' time */
+
+/* sample() with the master and its child read 2 s before the frame, the
+ * child born under cowtop (its inheritance known), and MemAvailable. */
+static struct model *sample_read(void)
+{
+	struct model *m = sample();
+	struct smaps ms = { .pss = 5000, .anon = 6000, .private_clean = 100, .private_dirty = 900 };
+	struct smaps cs = { .pss = 2500, .pss_anon = 2000, .anon = 4000, .private_dirty = 1000,
+			    .private_clean = 24, .shared_clean = 7, .shared_dirty = 3000, .swap = 5 };
+	struct memcg cg = { .limit_kib = 100000, .usage_kib = 50000 };
+
+	model__set_smaps(model__find(m, 100, 0), &ms, NOW - 2);
+	model__set_smaps(model__find(m, 101, 0), &cs, NOW - 2);
+	model__set_inherited(model__find(m, 101, 0), 4000);
+	model__set_memcg(model__find(m, 100, 0), &cg);
+	model__set_mem_available(m, 1024000);
+	return m;
+}
+
+/* Memory figures are null until read, never a made-up zero. */
+static void test_json_unread_is_null(void **state)
+{
+	struct model *m = sample();
+	char *s = render(m, output_json);
+
+	(void)state;
+	assert_non_null(strstr(s, "\"vsz_kib\":0,\"pss_kib\":null,\"pss_anon_kib\":null,\"uss_kib\":null,"
+				  "\"shared_clean_kib\":null,\"shared_dirty_kib\":null,"
+				  "\"private_dirty_kib\":null,\"anon_kib\":null,\"swap_kib\":null,"
+				  "\"smaps_age\":null,\"inherited_kib\":null,\"shared_pct\":null}"));
+	/* the master has a live child: a group, nothing read in it */
+	assert_non_null(strstr(s, "\"groups\":[{\"root\":100,\"workers\":1,\"pss_kib\":null,"
+				  "\"uss_kib\":null,\"root_rss_kib\":0,\"worker_uss_mean_kib\":null,"
+				  "\"worker_uss_max_kib\":null,\"cow_pages\":42,\"cow_rate\":0.0,"
+				  "\"headroom\":null,\"headroom_cgroup\":null,\"smaps_age\":null,"
+				  "\"unread\":2}],\"mem_available_kib\":null}"));
+	free(s);
+	model__free(m);
+}
+
+/* The contract's names, with the figures read. */
+static void test_json_memory_figures(void **state)
+{
+	struct model *m = sample_read();
+	char *s = render(m, output_json);
+
+	(void)state;
+	assert_non_null(strstr(s, "\"pss_kib\":2500,\"pss_anon_kib\":2000,\"uss_kib\":1024,"
+				  "\"shared_clean_kib\":7,\"shared_dirty_kib\":3000,"
+				  "\"private_dirty_kib\":1000,\"anon_kib\":4000,\"swap_kib\":5,"
+				  "\"smaps_age\":2.000,\"inherited_kib\":4000,\"shared_pct\":75.00"));
+	assert_non_null(strstr(s, "\"pid\":100,"));
+	assert_non_null(strstr(s, "\"inherited_kib\":null,\"shared_pct\":null")); /* the master */
+	assert_non_null(strstr(s, "\"groups\":[{\"root\":100,\"workers\":1,\"pss_kib\":7500,"
+				  "\"uss_kib\":2024,\"root_rss_kib\":0,\"worker_uss_mean_kib\":1024,"
+				  "\"worker_uss_max_kib\":1024,\"cow_pages\":42,\"cow_rate\":0.0,"
+				  "\"headroom\":1000,\"headroom_cgroup\":48,\"smaps_age\":2.000,"
+				  "\"unread\":0}],\"mem_available_kib\":1024000}"));
+	free(s);
+	model__free(m);
+}
+
+/* SHR% USS PSS after RSS, "-" until known; a line per group under the table. */
+static void test_text_memory_columns_and_group(void **state)
+{
+	struct model *m = sample();
+	char *s = render(m, output_text);
+
+	(void)state;
+	assert_non_null(strstr(s, "RSS_KiB   SHR%   USS_KiB   PSS_KiB   VSZ_KiB  COMMAND\n"));
+	assert_non_null(strstr(s, "      0      -         -         -         0  master\n"));
+	assert_non_null(strstr(s, "group 100: workers 1  footprint - KiB (PSS)  USS sum - KiB  mean - KiB"
+				  "  max - KiB  - workers (MemAvailable)  age -  unread 2\n"));
+	free(s);
+	model__free(m);
+	m = sample_read();
+	s = render(m, output_text);
+	assert_non_null(strstr(s, "      0   75.0      1024      2500         0  "));
+	assert_non_null(strstr(s, "group 100: workers 1  footprint 7500 KiB (PSS)  USS sum 2024 KiB"
+				  "  mean 1024 KiB  max 1024 KiB  +1000 workers (MemAvailable) +48 in cgroup"
+				  "  age 2.0s\n"));
+	free(s);
+	model__free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -156,6 +242,9 @@ int main(void)
 		cmocka_unit_test(test_text_totals),
 		cmocka_unit_test(test_tiny_interval_never_zero),
 		cmocka_unit_test(test_usdt_parts),
+		cmocka_unit_test(test_json_unread_is_null),
+		cmocka_unit_test(test_json_memory_figures),
+		cmocka_unit_test(test_text_memory_columns_and_group),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
