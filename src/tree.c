@@ -13,6 +13,7 @@
 static const char *const sort_names[SORT_NKEYS] = {
 	[SORT_COW_RATE] = "cow-rate", [SORT_COW] = "cow", [SORT_RSS] = "rss",
 	[SORT_VSZ] = "vsz", [SORT_PID] = "pid", [SORT_COMM] = "comm",
+	[SORT_SHARED] = "shared", [SORT_USS] = "uss", [SORT_PSS] = "pss",
 };
 
 /* Parse a sort key name as given on the command line. */
@@ -52,6 +53,22 @@ struct layout {
 	size_t nrows;
 };
 
+/* Largest first, as a comparison result. */
+static int desc(unsigned long long a, unsigned long long b)
+{
+	return (b > a) - (b < a);
+}
+
+/* Least shared first, unknown last. */
+static int shared_cmp(const struct proc *p, const struct proc *q)
+{
+	double a = proc_shared_pct(p), b = proc_shared_pct(q);
+
+	if ((a < 0) != (b < 0))
+		return a < 0 ? 1 : -1;
+	return (a > b) - (a < b);
+}
+
 /* Order two processes by the view's key; ties by pid, so frames are stable. */
 static int proc_cmp(const struct proc *p, const struct proc *q, const struct view_opts *o)
 {
@@ -62,13 +79,22 @@ static int proc_cmp(const struct proc *p, const struct proc *q, const struct vie
 		r = (q->cow_rate > p->cow_rate) - (q->cow_rate < p->cow_rate);
 		break;
 	case SORT_COW:
-		r = (q->counts.cow > p->counts.cow) - (q->counts.cow < p->counts.cow);
+		r = desc(p->counts.cow, q->counts.cow);
 		break;
 	case SORT_RSS:
-		r = (q->rss_kib > p->rss_kib) - (q->rss_kib < p->rss_kib);
+		r = desc(p->rss_kib, q->rss_kib);
 		break;
 	case SORT_VSZ:
-		r = (q->vsz_kib > p->vsz_kib) - (q->vsz_kib < p->vsz_kib);
+		r = desc(p->vsz_kib, q->vsz_kib);
+		break;
+	case SORT_SHARED:
+		r = shared_cmp(p, q);
+		break;
+	case SORT_USS: /* unread: 0, last */
+		r = desc(proc_uss_kib(p), proc_uss_kib(q));
+		break;
+	case SORT_PSS:
+		r = desc(p->smaps.pss, q->smaps.pss);
 		break;
 	case SORT_COMM:
 		r = strcmp(p->comm, q->comm);

@@ -10,7 +10,14 @@
 
 #define TREE_DEPTH_BITS 64 /* depths whose "more" bit is kept; deeper rows draw blanks */
 
-enum sort_key { SORT_COW_RATE, SORT_COW, SORT_RSS, SORT_VSZ, SORT_PID, SORT_COMM, SORT_NKEYS };
+/* Largest first, but for PID and COMM (smallest first) and SHARED: least
+ * shared first, the workers that lost most of what they inherited, unknown
+ * last. */
+enum sort_key {
+	SORT_COW_RATE, SORT_COW, SORT_RSS, SORT_VSZ, SORT_PID, SORT_COMM,
+	SORT_SHARED, SORT_USS, SORT_PSS,
+	SORT_NKEYS
+};
 
 struct view_opts {
 	enum sort_key sort;

@@ -185,6 +185,36 @@ static void test_sort_key_names(void **state)
 	assert_string_equal(sort_key_name(SORT_NKEYS), "?");
 }
 
+/* Least shared first, unknown last; USS and PSS largest first, unread last. */
+static void test_sort_memory(void **state)
+{
+	static const struct spec four[] = { { 10, 1, 0 }, { 20, 1, 0 }, { 30, 1, 0 }, { 40, 1, 0 } };
+	static const unsigned long long dirty[] = { 900, 100, 500 };
+	struct proc procs[4];
+	struct view_opts o = { .sort = SORT_SHARED, .tree = false };
+	int i;
+
+	(void)state;
+	put_all(procs, four, 4);
+	for (i = 0; i < 3; i++) { /* 10: 10% shared, 20: 90%, 30: 50%; 40 unread */
+		procs[i].smaps = (struct smaps){ .anon = 1000, .private_dirty = dirty[i],
+						 .pss = 100 * (unsigned long long)(i + 1) };
+		procs[i].smaps_time = 1;
+		procs[i].inherited_kib = 1000;
+	}
+	procs[3].inherited_kib = 1000;
+	assert_string_equal(shape(procs, 4, &o), "10:0 30:0 20:0 40:0");
+	o.sort = SORT_USS;
+	assert_string_equal(shape(procs, 4, &o), "10:0 30:0 20:0 40:0");
+	o.sort = SORT_PSS;
+	assert_string_equal(shape(procs, 4, &o), "30:0 20:0 10:0 40:0");
+	assert_int_equal(sort_key_parse("shared", &o.sort), 0);
+	assert_int_equal(o.sort, SORT_SHARED);
+	assert_int_equal(sort_key_parse("uss", &o.sort), 0);
+	assert_int_equal(o.sort, SORT_USS);
+	assert_string_equal(sort_key_name(SORT_PSS), "pss");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -195,6 +225,7 @@ int main(void)
 		cmocka_unit_test(test_prefix),
 		cmocka_unit_test(test_relink),
 		cmocka_unit_test(test_sort_key_names),
+		cmocka_unit_test(test_sort_memory),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
