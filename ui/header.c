@@ -77,7 +77,7 @@ static void header_probes(const struct header_info *h, struct line *l)
 }
 
 /* Line 3: the totals, lost events in warning colour when there are any,
- * and the USDT probes. */
+ * the USDT probes, and how old the oldest memory reading shown is. */
 static void header_totals(const struct header_info *h, struct line *l)
 {
 	char buf[64], rate[32];
@@ -91,6 +91,10 @@ static void header_totals(const struct header_info *h, struct line *l)
 	line_add(l, h->lost ? ROLE_WARN : ROLE_LABEL, "lost ");
 	line_add(l, h->lost ? ROLE_WARN : ROLE_VALUE, "%llu", h->lost);
 	header_probes(h, l);
+	if (h->smaps_read) {
+		snprintf(buf, sizeof(buf), "%.1fs", h->smaps_age);
+		put_field(l, "oldest reading", buf, false);
+	}
 	if (h->paused)
 		line_add(l, ROLE_WARN, "  [PAUSED]");
 }

@@ -22,6 +22,8 @@ struct header_info {
 	unsigned long long lost;
 	int nprobes;                /* USDT probes attached (-u) */
 	int nphases;                /* phases they pair into */
+	bool smaps_read;            /* a row shown has a smaps reading ... */
+	double smaps_age;           /* ... and this is the oldest's age, seconds */
 	bool paused;
 	bool command_done;
 	int command_status;

@@ -30,6 +30,9 @@ static const struct column {
 	{ "CoW/s", 7, SORT_COW_RATE, false },
 	{ "COW", 7, SORT_COW, false },
 	{ "RSS", 6, SORT_RSS, false },
+	{ "SHR%", 5, SORT_SHARED, false },
+	{ "USS", 6, SORT_USS, false },
+	{ "PSS", 6, SORT_PSS, false },
 	{ "VSZ", 6, SORT_VSZ, false },
 };
 #define NCOLUMNS (sizeof(columns) / sizeof(*columns))
@@ -66,10 +69,18 @@ double rows_scale(const struct row *rows, size_t n, int hist)
 	return max;
 }
 
+/* Set the sparkline's metric and its scale over rows: the highest rate in
+ * view, or 100 for shared%. */
+void row_layout_scale(struct row_layout *l, enum row_metric metric, const struct row *rows, size_t n)
+{
+	l->metric = metric;
+	l->scale = metric == METRIC_SHARED ? 100.0 : rows_scale(rows, n, l->hist);
+}
+
 /* Whether key lists largest first when not reversed. */
 static bool sort_descends(enum sort_key key, bool reverse)
 {
-	bool desc = key != SORT_PID && key != SORT_COMM;
+	bool desc = key != SORT_PID && key != SORT_COMM && key != SORT_SHARED;
 
 	return desc != reverse;
 }
@@ -86,15 +97,21 @@ static void put_cell(struct line *out, enum role role, const char *s, int width,
 		line_add(out, ROLE_PLAIN, "%*s", w < width ? width - w : 0, "");
 }
 
-/* The sparkline title that fits in hist columns, with the scale if it can. */
+/* The sparkline title that fits in hist columns, longest first: what it
+ * shows, then its scale if it can. */
 static void hist_title(const struct row_layout *l, char *buf, size_t cap)
 {
+	static const char *const shared[] = {
+		"SHR% history (full 100%)", "SHR% history", "SHR% hist", "SHR%",
+	};
 	char v[32];
 	int i;
 
 	fmt_rate(l->scale, v, sizeof(v));
 	for (i = 0; i < 4; i++) {
-		if (i == 0)
+		if (l->metric == METRIC_SHARED)
+			snprintf(buf, cap, "%s", shared[i]);
+		else if (i == 0)
 			snprintf(buf, cap, "CoW/s history (max %s/s)", v);
 		else if (i == 1)
 			snprintf(buf, cap, "history (max %s/s)", v);
@@ -152,17 +169,33 @@ static char row_state(const struct proc *p)
 	return (p->state >= 'A' && p->state <= 'z') ? p->state : '?';
 }
 
+/* A size read from smaps, or "-" before the first reading. */
+static void smaps_kib(const struct proc *p, unsigned long long kib, char *buf, size_t cap)
+{
+	if (p->smaps_time)
+		fmt_kib(kib, buf, cap);
+	else
+		snprintf(buf, cap, "-");
+}
+
 /* The fixed cells of p. */
 static void row_cells(const struct proc *p, struct line *out)
 {
-	char rate[32], cow[32], rss[32], vsz[32];
+	char rate[32], cow[32], rss[32], shr[16], uss[32], pss[32], vsz[32];
+	double pct = proc_shared_pct(p);
 
 	fmt_rate(p->cow_rate, rate, sizeof(rate));
 	fmt_count((unsigned long long)p->counts.cow, cow, sizeof(cow));
 	fmt_kib(p->rss_kib, rss, sizeof(rss));
+	if (pct < 0)
+		snprintf(shr, sizeof(shr), "-");
+	else
+		snprintf(shr, sizeof(shr), "%.0f%%", pct);
+	smaps_kib(p, proc_uss_kib(p), uss, sizeof(uss));
+	smaps_kib(p, p->smaps.pss, pss, sizeof(pss));
 	fmt_kib(p->vsz_kib, vsz, sizeof(vsz));
-	line_add(out, ROLE_PLAIN, "%7d %c %7s %7s %6s %6s ", p->pid, row_state(p),
-		 rate, cow, rss, vsz);
+	line_add(out, ROLE_PLAIN, "%7d %c %7s %7s %6s %5s %6s %6s %6s ", p->pid, row_state(p),
+		 rate, cow, rss, shr, uss, pss, vsz);
 }
 
 /* Bytes of the probe mark at s[0..n), 0 when none starts there. */
@@ -227,7 +260,8 @@ void row_format(const struct row *r, const struct row_layout *l, struct line *ou
 	out->base = r->p->exited ? ROLE_DIM : ROLE_PLAIN;
 	row_cells(r->p, out);
 	if (l->hist) {
-		n = spark_series(&r->p->rate, (size_t)l->hist, l->scale, l->utf8, spark, sizeof(spark));
+		n = spark_series(l->metric == METRIC_SHARED ? &r->p->shared : &r->p->rate,
+				 (size_t)l->hist, l->scale, l->utf8, spark, sizeof(spark));
 		put_spark(out, spark, n, l->utf8);
 		line_put(out, ROLE_PLAIN, " ", 1);
 	}

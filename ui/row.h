@@ -8,19 +8,29 @@
 #include "line.h"
 #include "frame.h"
 
-/* Columns before the sparkline: PID S CoW/s COW RSS VSZ, a space after each. */
-#define ROW_FIXED 40
+/* Columns before the sparkline: PID S CoW/s COW RSS SHR% USS PSS VSZ, a
+ * space after each. */
+#define ROW_FIXED 60
 #define ROW_NAME_MAX (4 * PROC_COMM_MAX + 1)
+
+/* What the sparkline shows. */
+enum row_metric {
+	METRIC_COW_RATE, /* copies per second */
+	METRIC_SHARED,   /* shared%: the sharing-decay curve since fork */
+	METRIC_N,
+};
 
 struct row_layout {
 	int width;    /* screen columns */
 	int hist;     /* sparkline columns, 0 when there is no room */
-	double scale; /* the rate a full sparkline block stands for */
+	double scale; /* the value a full sparkline block stands for */
+	enum row_metric metric;
 	bool utf8;
 };
 
 void row_layout_init(struct row_layout *l, int width, bool utf8);
 double rows_scale(const struct row *rows, size_t n, int hist);
+void row_layout_scale(struct row_layout *l, enum row_metric metric, const struct row *rows, size_t n);
 void row_titles(const struct row_layout *l, enum sort_key key, bool reverse, struct line *out);
 void row_format(const struct row *r, const struct row_layout *l, struct line *out);
 size_t row_name(const struct proc *p, bool utf8, char *buf, size_t cap);

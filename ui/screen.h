@@ -16,7 +16,7 @@ enum mode { MODE_TABLE, MODE_HELP, MODE_FILTER, MODE_DELAY };
 
 /* How the screen's rows are shared out. */
 struct areas {
-	int header, phases, titles, body, log, status, footer;
+	int header, group, phases, titles, body, log, status, footer;
 };
 
 /* The screen's own state, besides the view. */
@@ -32,8 +32,11 @@ struct screen_state {
 	bool utf8;
 };
 
-struct areas screen_areas(int lines, bool phases, bool log);
+struct areas screen_areas(int lines, bool group, bool phases, bool log);
 void screen_phase_line(const struct view *v, bool utf8, struct line *l);
+bool screen_has_group(const struct view *v);
+void screen_group_line(const struct view *v, bool utf8, struct line *l);
+void screen_group_text(const struct frame *f, const struct frame_group *g, bool utf8, struct line *l);
 void screen_status_line(const struct screen_state *s, const struct view *v, struct line *l);
 void screen_footer_line(const struct screen_state *s, int nprobes, struct line *l);
 

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "row.h"
+#include "screen.h"
 #include "snapshot.h"
 
 #define TMP_TRIES 64
@@ -59,25 +60,56 @@ static void snapshot_phases(const struct view *v, struct line *scratch, FILE *f)
 	}
 }
 
-/* The view as plain text, cols wide: header, titles, every row (not only
- * those on screen), the phase split; no footer. A malloc'd string of *len
- * bytes, NULL when out of memory. */
+/* Every group of the frame, after a blank line and a title. */
+static void snapshot_groups(const struct view *v, struct line *scratch, FILE *f)
+{
+	size_t k;
+
+	if (!v->f || !v->f->ngroups)
+		return;
+	fputs("\ngroups: each watched root with its workers\n", f);
+	for (k = 0; k < v->f->ngroups; k++) {
+		line_clear(scratch);
+		screen_group_text(v->f, &v->f->groups[k], v->utf8, scratch);
+		put_trimmed(f, scratch);
+	}
+}
+
+/* The header, its oldest reading taken over every row, and the group line. */
+static void snapshot_header(const struct view *v, const struct header_info *hi,
+			    struct line *scratch, FILE *f)
+{
+	struct header_info h = *hi;
+	struct line hdr[HEADER_LINES];
+	int i;
+
+	h.smaps_age = view__oldest_reading(v, 0, v->n);
+	h.smaps_read = h.smaps_age >= 0;
+	header_build(&h, hdr);
+	for (i = 0; i < HEADER_LINES; i++)
+		put_trimmed(f, &hdr[i]);
+	if (screen_has_group(v)) {
+		screen_group_line(v, v->utf8, scratch);
+		put_trimmed(f, scratch);
+	}
+}
+
+/* The view as plain text, cols wide: header, group line, titles, every row
+ * (not only those on screen), the phase split, every group; no footer. A
+ * malloc'd string of *len bytes, NULL when out of memory. */
 char *snapshot_text(const struct view *v, const struct header_info *hi, int cols, size_t *len)
 {
-	struct line hdr[HEADER_LINES], scratch;
+	struct line scratch;
 	struct row_layout rl;
 	char *buf = NULL;
 	size_t k;
-	int i;
 	FILE *f = open_memstream(&buf, len);
 
 	if (!f)
 		return NULL;
-	header_build(hi, hdr);
-	for (i = 0; i < HEADER_LINES; i++)
-		put_trimmed(f, &hdr[i]);
+	snapshot_header(v, hi, &scratch, f);
 	row_layout_init(&rl, cols, v->utf8);
-	rl.scale = rows_scale(v->rows, v->n, rl.hist);
+	row_layout_scale(&rl, v->metric, v->rows, v->n);
 	row_titles(&rl, v->vo.sort, v->vo.reverse, &scratch);
 	put_trimmed(f, &scratch);
 	for (k = 0; k < v->n; k++) {
@@ -85,6 +117,7 @@ char *snapshot_text(const struct view *v, const struct header_info *hi, int cols
 		put_trimmed(f, &scratch);
 	}
 	snapshot_phases(v, &scratch, f);
+	snapshot_groups(v, &scratch, f);
 	if (fclose(f)) {
 		free(buf);
 		return NULL;

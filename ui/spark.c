@@ -36,19 +36,22 @@ static bool put_glyph(const char *g, char *buf, size_t cap, size_t *len)
 	return true;
 }
 
-/* The glyph of one interval: its level, or a probe mark when marked. */
+/* The glyph of one interval: its level, or a probe mark when marked; a
+ * blank where the value is unknown (negative). */
 static const char *cell_glyph(const struct glyphs *g, double v, bool marked, double scale)
 {
 	int level = spark_level(v, scale, g->nspark);
 
+	if (v < 0 && !marked)
+		return " ";
 	if (marked)
 		return level ? g->mark : g->mark_idle;
 	return g->spark[level];
 }
 
 /* Draw v[0..n), oldest first, one glyph per value, a full block meaning
- * scale; where marks (NULL: none) is non-zero a USDT probe fired, and the
- * interval shows a mark instead. buf is always NUL-terminated (when cap > 0)
+ * scale, a blank for a negative value (unknown); where marks (NULL: none)
+ * is non-zero a USDT probe fired, and the interval shows a mark instead. buf is always NUL-terminated (when cap > 0)
  * and never ends in a partial glyph. Returns the bytes written. */
 size_t spark_render(const double *v, const unsigned char *marks, size_t n, double scale,
     bool utf8, char *buf, size_t cap)

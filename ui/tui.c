@@ -41,6 +41,7 @@ struct tui {
 	struct view v;           /* holds the frame shown */
 	struct frame *latest;    /* the newest frame while paused, to resume with */
 	struct screen_state s;
+	size_t body;             /* table rows on screen at the last draw */
 
 	struct header_info hi;
 	char host[256], kernel[512];
@@ -149,14 +150,14 @@ double tui__delay(const struct tui *t)
 /* The screen's areas for what the view shows now. */
 static struct areas areas_now(const struct tui *t, int lines)
 {
-	return screen_areas(lines, t->hi.nphases > 0, t->s.log);
+	return screen_areas(lines, screen_has_group(&t->v), t->hi.nphases > 0, t->s.log);
 }
 
 /* The layout of the table's columns at this width, and its scale. */
 static void table_layout(const struct tui *t, int cols, struct row_layout *rl)
 {
 	row_layout_init(rl, cols, t->s.utf8);
-	rl->scale = rows_scale(t->v.rows, t->v.n, rl->hist);
+	row_layout_scale(rl, t->v.metric, t->v.rows, t->v.n);
 }
 
 /* Draw the column titles and the visible rows from screen row y. */
@@ -172,6 +173,7 @@ static void draw_table(struct tui *t, int y, const struct areas *a, int cols)
 		terminal_draw_line(t->attr, y++, &t->scratch, cols, false);
 	}
 	view__scroll(&t->v, (size_t)a->body);
+	t->body = (size_t)a->body;
 	for (k = 0; k < a->body; k++) {
 		i = t->v.top + (size_t)k;
 		if (i >= t->v.n)
@@ -236,7 +238,7 @@ static void place_cursor(struct tui *t, int y)
 	move(y, text_width(t->scratch.text));
 }
 
-/* Draw the header, the phase line, the table and the log pane. */
+/* Draw the header, the group and phase lines, the table and the log pane. */
 static void draw_body(struct tui *t, const struct areas *a, int cols)
 {
 	struct line hdr[HEADER_LINES];
@@ -245,9 +247,16 @@ static void draw_body(struct tui *t, const struct areas *a, int cols)
 	t->hi.paused = t->s.paused;
 	t->hi.delay = t->s.delay;
 	t->hi.utf8 = t->s.utf8;
+	view__scroll(&t->v, (size_t)a->body); /* the rows shown, for their oldest reading */
+	t->hi.smaps_age = view__oldest_reading(&t->v, t->v.top, (size_t)a->body);
+	t->hi.smaps_read = t->hi.smaps_age >= 0;
 	header_build(&t->hi, hdr);
 	for (i = 0; i < a->header; i++)
 		terminal_draw_line(t->attr, y++, &hdr[i], cols, false);
+	if (a->group) {
+		screen_group_line(&t->v, t->s.utf8, &t->scratch);
+		terminal_draw_line(t->attr, y++, &t->scratch, cols, false);
+	}
 	if (a->phases) {
 		screen_phase_line(&t->v, t->s.utf8, &t->scratch);
 		terminal_draw_line(t->attr, y++, &t->scratch, cols, false);
@@ -318,6 +327,15 @@ void tui__resize(struct tui *t)
 	draw(t);
 }
 
+/* The live processes on screen, the selection first: whose memory to read
+ * first. Returns how many pids were put (at most max). */
+size_t tui__visible(const struct tui *t, int *pids, size_t max)
+{
+	if (!t)
+		return 0;
+	return view__visible(&t->v, t->body, pids, max);
+}
+
 /* Rows of the table on screen now (a page). */
 static long page_rows(const struct tui *t)
 {
@@ -354,6 +372,9 @@ static bool cmd_sort(struct tui *t, enum cmd c)
 	case CMD_SORT_VSZ: view__sort(&t->v, SORT_VSZ); return true;
 	case CMD_SORT_PID: view__sort(&t->v, SORT_PID); return true;
 	case CMD_SORT_COMM: view__sort(&t->v, SORT_COMM); return true;
+	case CMD_SORT_SHARED: view__sort(&t->v, SORT_SHARED); return true;
+	case CMD_SORT_USS: view__sort(&t->v, SORT_USS); return true;
+	case CMD_SORT_PSS: view__sort(&t->v, SORT_PSS); return true;
 	case CMD_REVERSE: view__reverse(&t->v); return true;
 	default: return false;
 	}
@@ -426,6 +447,7 @@ static bool cmd_view(struct tui *t, enum cmd c)
 		return true;
 	case CMD_FOLLOW: view__follow_toggle(&t->v); return true;
 	case CMD_TREE: view__tree_toggle(&t->v); return true;
+	case CMD_METRIC: view__metric_cycle(&t->v); return true;
 	case CMD_PAUSE: pause_toggle(t); return true;
 	default: return false;
 	}

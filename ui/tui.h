@@ -32,6 +32,7 @@ void tui__frame(struct tui *t, struct frame *f);
 void tui__resize(struct tui *t);
 enum tui_action tui__input(struct tui *t);
 double tui__delay(const struct tui *t);
+size_t tui__visible(const struct tui *t, int *pids, size_t max);
 int tui_check_terminal(char *err, size_t errlen);
 
 #endif

@@ -10,7 +10,8 @@
 
 /* The sort keys in the order of the columns on screen. */
 static const enum sort_key sort_cycle[] = {
-	SORT_PID, SORT_COW_RATE, SORT_COW, SORT_RSS, SORT_VSZ, SORT_COMM,
+	SORT_PID, SORT_COW_RATE, SORT_COW, SORT_RSS, SORT_SHARED, SORT_USS, SORT_PSS,
+	SORT_VSZ, SORT_COMM,
 };
 
 /* Leave a note for the status line. */
@@ -268,4 +269,45 @@ void view__set_filter(struct view *v, const char *filter)
 {
 	snprintf(v->filter, sizeof(v->filter), "%s", filter ? filter : "");
 	view__layout(v);
+}
+
+/* Switch what the sparklines show: copies per second, or shared%. */
+void view__metric_cycle(struct view *v)
+{
+	v->metric = (v->metric + 1) % METRIC_N;
+	note(v, "history shows %s", v->metric == METRIC_SHARED ?
+	     "SHR%, the share of inherited memory still shared" : "CoW/s, copies per second");
+}
+
+/* Seconds since the oldest smaps reading among the live processes of rows
+ * [from, from + n); -1 when none of them has one. */
+double view__oldest_reading(const struct view *v, size_t from, size_t n)
+{
+	double oldest = -1, age;
+	size_t i;
+
+	for (i = from; i < v->n && i - from < n; i++) {
+		age = frame_smaps_age(v->f, v->rows[i].p);
+		if (!v->rows[i].p->exited && age > oldest)
+			oldest = age;
+	}
+	return oldest;
+}
+
+/* The pids whose memory is worth reading first, in that order: the
+ * selection, then the other rows among the height shown from the top;
+ * live processes only. Returns how many were put in pids (at most max). */
+size_t view__visible(const struct view *v, size_t height, int *pids, size_t max)
+{
+	const struct proc *sel = view__selected(v), *p;
+	size_t n = 0, i;
+
+	if (sel && !sel->exited && n < max)
+		pids[n++] = sel->pid;
+	for (i = v->top; i < v->n && i - v->top < height && n < max; i++) {
+		p = v->rows[i].p;
+		if (p != sel && !p->exited)
+			pids[n++] = p->pid;
+	}
+	return n;
 }

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "frame.h"
+#include "row.h"
 
 #define VIEW_FOCUS_DEPTH 32
 #define VIEW_FILTER_MAX 64
@@ -15,6 +16,7 @@
 
 struct view {
 	struct view_opts vo;
+	enum row_metric metric;          /* what the sparklines show */
 	bool utf8;                       /* names as the terminal shows them */
 	int focus[VIEW_FOCUS_DEPTH];     /* the focus before each focus_in */
 	int nfocus;
@@ -50,5 +52,8 @@ void view__sort_cycle(struct view *v, int dir);
 void view__reverse(struct view *v);
 void view__tree_toggle(struct view *v);
 void view__set_filter(struct view *v, const char *filter);
+void view__metric_cycle(struct view *v);
+double view__oldest_reading(const struct view *v, size_t from, size_t n);
+size_t view__visible(const struct view *v, size_t height, int *pids, size_t max);
 
 #endif

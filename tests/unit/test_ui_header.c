@@ -126,6 +126,22 @@ static void test_probes_only_when_attached(void **state)
 	free(l);
 }
 
+/* How old the oldest reading shown is, only when a row shown has one. */
+static void test_oldest_reading(void **state)
+{
+	struct header_info h = info();
+	struct line *l = calloc(HEADER_LINES, sizeof(*l));
+
+	(void)state;
+	header_build(&h, l);
+	assert_null(strstr(l[2].text, "reading"));
+	h.smaps_read = true;
+	h.smaps_age = 2.25;
+	header_build(&h, l);
+	assert_non_null(strstr(l[2].text, "  oldest reading 2.2s"));
+	free(l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -133,6 +149,7 @@ int main(void)
 		cmocka_unit_test(test_lost_and_paused_warn),
 		cmocka_unit_test(test_untrusted_text_escaped),
 		cmocka_unit_test(test_probes_only_when_attached),
+		cmocka_unit_test(test_oldest_reading),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -58,6 +58,10 @@ static void test_conventions(void **state)
 	assert_int_equal(keys_lookup('w'), CMD_SNAPSHOT);
 	assert_int_equal(keys_lookup('?'), CMD_HELP);
 	assert_int_equal(keys_lookup('l'), CMD_LOG);
+	assert_int_equal(keys_lookup('S'), CMD_SORT_SHARED);
+	assert_int_equal(keys_lookup('U'), CMD_SORT_USS);
+	assert_int_equal(keys_lookup('P'), CMD_SORT_PSS);
+	assert_int_equal(keys_lookup('m'), CMD_METRIC);
 	assert_int_equal(keys_lookup('x'), CMD_NONE);
 }
 

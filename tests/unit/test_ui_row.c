@@ -89,11 +89,11 @@ static void test_layout_shares_width(void **state)
 	struct row_layout l;
 
 	(void)state;
-	row_layout_init(&l, 120, true);
-	assert_int_equal(l.hist, 120 - ROW_FIXED - 1 - 32);
+	row_layout_init(&l, 160, true);
+	assert_int_equal(l.hist, 160 - ROW_FIXED - 1 - 32);
+	row_layout_init(&l, 100, false);
+	assert_int_equal(l.hist, 100 - ROW_FIXED - 1 - 20);
 	row_layout_init(&l, 80, false);
-	assert_int_equal(l.hist, 80 - ROW_FIXED - 1 - 20);
-	row_layout_init(&l, 60, false);
 	assert_int_equal(l.hist, 0); /* no room: the command keeps it */
 	row_layout_init(&l, 5, false);
 	assert_int_equal(l.hist, 0);
@@ -111,16 +111,16 @@ static void test_row_exact_ascii(void **state)
 
 	(void)state;
 	assert_int_equal(n, 4);
-	row_layout_init(&rl, 80, false);
+	row_layout_init(&rl, 100, false);
 	rl.scale = rows_scale(rows, n, rl.hist);
 	assert_true(rl.scale == 42);
 	row_format(&rows[1], &rl, l);
 	assert_string_equal(l->text,
-		"    101 R    21.0      42   1.0M   2.0M                  @+ |- worker");
+		"    101 R    21.0      42   1.0M     -      -      -   2.0M                  @+ |- worker");
 	assert_int_equal(l->base, ROLE_PLAIN);
 	row_format(&rows[0], &rl, l);
 	assert_string_equal(l->text,
-		"    100 S     0.0       0     0K     0K                  __ master");
+		"    100 S     0.0       0     0K     -      -      -     0K                  __ master");
 	model__free(m);
 	free(l);
 }
@@ -134,11 +134,11 @@ static void test_row_exact_utf8(void **state)
 	struct row *rows = rows_of(m, true, &n);
 
 	(void)state;
-	row_layout_init(&rl, 80, true);
+	row_layout_init(&rl, 100, true);
 	rl.scale = 42;
 	row_format(&rows[3], &rl, l);
 	assert_string_equal(l->text,
-		"    103 X     0.0       7     0K     0K                  ▃▁   └─ gone");
+		"    103 X     0.0       7     0K     -      -      -     0K                  ▃▁   └─ gone");
 	assert_int_equal(l->base, ROLE_DIM); /* exited: dimmed, final counts */
 	model__free(m);
 	free(l);
@@ -154,7 +154,7 @@ static void test_row_spans(void **state)
 	int i, spark = -1, tree = -1;
 
 	(void)state;
-	row_layout_init(&rl, 80, false);
+	row_layout_init(&rl, 100, false);
 	rl.scale = 42;
 	row_format(&rows[1], &rl, l);
 	for (i = 0; i < l->nspan; i++) {
@@ -227,10 +227,10 @@ static void test_titles(void **state)
 	struct row_layout rl;
 
 	(void)state;
-	row_layout_init(&rl, 100, false);
+	row_layout_init(&rl, 120, false);
 	rl.scale = 1234;
 	row_titles(&rl, SORT_COW_RATE, false, l);
-	assert_non_null(strstr(l->text, "    PID S  vCoW/s     COW    RSS    VSZ CoW/s history (max 1234.0/s)"));
+	assert_non_null(strstr(l->text, "    PID S  vCoW/s     COW    RSS  SHR%    USS    PSS    VSZ CoW/s history (max 1234.0/s)"));
 	assert_non_null(strstr(l->text, " COMMAND"));
 	assert_int_equal(l->base, ROLE_COLHDR);
 	assert_int_equal(l->nspan >= 1, 1);
@@ -240,10 +240,61 @@ static void test_titles(void **state)
 	assert_memory_equal(l->text, "   vPID", 7);
 	row_titles(&rl, SORT_COMM, false, l);
 	assert_non_null(strstr(l->text, "COMMAND^"));
-	row_layout_init(&rl, 70, false); /* 13 columns of history */
+	row_layout_init(&rl, 90, false); /* 13 columns of history */
 	rl.scale = 15000;
 	row_titles(&rl, SORT_COW, false, l);
 	assert_non_null(strstr(l->text, " max 15.0k/s "));
+	free(l);
+}
+
+/* Give the worker (rows[1]) a reading: 75% of what it inherited still
+ * shared, USS 1 MiB, PSS 3 MiB; and a shared% history: unknown, 0, 50, 100. */
+static void read_worker(const struct row *r)
+{
+	struct smaps s = { .anon = 4096, .private_dirty = 1024, .pss = 3072 };
+
+	model__set_smaps(mut(r), &s, 1.0);
+	model__set_inherited(mut(r), 4096);
+	series__push_marked(&mut(r)->shared, 0, 0);
+	series__push_marked(&mut(r)->shared, 50, 0);
+	series__push_marked(&mut(r)->shared, 100, 0);
+}
+
+/* SHR% USS PSS after RSS, "-" until read; the history shows shared% on a
+ * fixed scale when asked, blank where unknown, and its title says so. */
+static void test_memory_cells_and_metric(void **state)
+{
+	struct model *m = sample();
+	struct line *l = malloc(sizeof(*l));
+	struct row_layout rl;
+	size_t n;
+	struct row *rows = rows_of(m, true, &n);
+
+	(void)state;
+	read_worker(&rows[1]);
+	row_layout_init(&rl, 100, false);
+	row_layout_scale(&rl, METRIC_COW_RATE, rows, n);
+	assert_true(rl.scale == 42);
+	row_format(&rows[1], &rl, l);
+	assert_string_equal(l->text,
+		"    101 R    21.0      42   1.0M   75%   1.0M   3.0M   2.0M                  @+ |- worker");
+	row_layout_scale(&rl, METRIC_SHARED, rows, n);
+	assert_true(rl.scale == 100);
+	row_format(&rows[1], &rl, l);
+	assert_string_equal(l->text,
+		"    101 R    21.0      42   1.0M   75%   1.0M   3.0M   2.0M                 _+@ |- worker");
+	row_format(&rows[0], &rl, l); /* never read: no history drawn */
+	assert_string_equal(l->text,
+		"    100 S     0.0       0     0K     -      -      -     0K                     master");
+	row_titles(&rl, SORT_SHARED, false, l);
+	assert_non_null(strstr(l->text, "    RSS ^SHR%    USS    PSS    VSZ SHR% history        COMMAND"));
+	row_titles(&rl, SORT_USS, false, l);
+	assert_non_null(strstr(l->text, " SHR%   vUSS    PSS "));
+	row_layout_init(&rl, 120, false);
+	row_layout_scale(&rl, METRIC_SHARED, rows, n);
+	row_titles(&rl, SORT_PSS, false, l);
+	assert_non_null(strstr(l->text, "   vPSS    VSZ SHR% history (full 100%) "));
+	model__free(m);
 	free(l);
 }
 
@@ -382,17 +433,17 @@ static void test_marks_in_their_colour(void **state)
 	(void)state;
 	series__push_marked(&mut(&rows[1])->rate, 0, 1);
 	series__push_marked(&mut(&rows[1])->rate, 42, 0);
-	row_layout_init(&rl, 80, false);
+	row_layout_init(&rl, 100, false);
 	rl.scale = 42;
 	row_format(&rows[1], &rl, l);
 	assert_string_equal(l->text,
-		"    101 R    21.0      42   1.0M   2.0M                @+|@ |- worker");
+		"    101 R    21.0      42   1.0M     -      -      -   2.0M                @+|@ |- worker");
 	at = strchr(l->text, '|');
 	assert_int_equal(role_of(l, (size_t)(at - l->text)), ROLE_MARK);
 	assert_int_equal(role_of(l, (size_t)(at - l->text) - 1), ROLE_SPARK);
 	assert_int_equal(role_of(l, (size_t)(at - l->text) + 1), ROLE_SPARK);
 	assert_int_equal(role_of(l, (size_t)(strstr(l->text, "|- ") - l->text)), ROLE_TREE);
-	row_layout_init(&rl, 80, true);
+	row_layout_init(&rl, 100, true);
 	row_format(&rows[1], &rl, l);
 	at = strstr(l->text, "◇");
 	assert_non_null(at);
@@ -599,6 +650,7 @@ int main(void)
 		cmocka_unit_test(test_cut_to_width),
 		cmocka_unit_test(test_titles),
 		cmocka_unit_test(test_formats),
+		cmocka_unit_test(test_memory_cells_and_metric),
 		cmocka_unit_test(test_marks_in_their_colour),
 		cmocka_unit_test(test_many_marks_keep_the_tree_colour),
 		cmocka_unit_test(test_phase_split),

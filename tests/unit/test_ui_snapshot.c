@@ -300,12 +300,19 @@ static struct frame *sample_frame(void)
 	model__set_split(b, SPLIT_PHASE, ph, 20);
 	model__set_parent(i, 100);
 	model__set_comm(i, "idle", 4);
+	model__set_smaps(b, &(struct smaps){ .pss = 3072, .anon = 4096, .private_dirty = 1024 },
+			 st.time - 1.5);
+	model__set_inherited(b, 4096);
+	model__set_mem_available(m, 1024 * 1024);
 	model__tick(m, 1.0);
 	f = frame__build(m, &st, NULL, NULL);
 	model__free(m);
 	assert_non_null(f);
 	return f;
 }
+
+#define GROUP_LINE "group 100 master: 2 workers  footprint 3.0M  USS mean 1.0M max 1.0M" \
+	"  headroom +1024 workers  oldest reading 1.5s  2 unread"
 
 static void test_text_of_a_frame(void **state)
 {
@@ -322,28 +329,41 @@ static void test_text_of_a_frame(void **state)
 	view__set_frame(&v, f);
 	frame__free(f);
 	header_take_frame(&hi, v.f);
-	out = snapshot_text(&v, &hi, 60, &len);
+	out = snapshot_text(&v, &hi, 80, &len);
 	assert_non_null(out);
 	assert_int_equal(strlen(out), len);
 	assert_string_equal(line_at(out, 0), "cowtop 22:13:20  host h  kernel k  mechanism raw_tp");
 	assert_string_equal(line_at(out, 1),
 			    "target pid 100  processes 3 (3 running)  refresh 2.0s  cowtop CPU 0.0%");
-	assert_string_equal(line_at(out, 2), "CoW 30.0/s  copies 30  lost 2  probes 1 (1 phase)");
-	assert_string_equal(line_at(out, 3), "   ^PID S   CoW/s     COW    RSS    VSZ COMMAND");
-	assert_string_equal(line_at(out, 4), "    100 S     0.0       0   1.0M   4.0M master");
-	assert_string_equal(line_at(out, 5), "    101 R    30.0      30   2.0M   4.0M |- busy");
-	assert_string_equal(line_at(out, 6), "    102 ?     0.0       0     0K     0K `- idle");
-	assert_string_equal(line_at(out, 7), "");
-	assert_string_equal(line_at(out, 8),
+	assert_string_equal(line_at(out, 2),
+			    "CoW 30.0/s  copies 30  lost 2  probes 1 (1 phase)  oldest reading 1.5s");
+	assert_string_equal(line_at(out, 3), GROUP_LINE);
+	assert_string_equal(line_at(out, 4),
+			    "   ^PID S   CoW/s     COW    RSS  SHR%    USS    PSS    VSZ COMMAND");
+	assert_string_equal(line_at(out, 5),
+			    "    100 S     0.0       0   1.0M     -      -      -   4.0M master");
+	assert_string_equal(line_at(out, 6),
+			    "    101 R    30.0      30   2.0M   75%   1.0M   3.0M   4.0M |- busy");
+	assert_string_equal(line_at(out, 7),
+			    "    102 ?     0.0       0     0K     -      -      -     0K `- idle");
+	assert_string_equal(line_at(out, 8), "");
+	assert_string_equal(line_at(out, 9),
 			    "copies per phase: share of each process's copies (and their number)");
-	assert_string_equal(line_at(out, 9), "pid 101 busy: ruby:gc 67% (20), outside 33% (10)");
-	assert_null(strchr(line_at(out, 9) + 10, '\n'));
+	assert_string_equal(line_at(out, 10), "pid 101 busy: ruby:gc 67% (20), outside 33% (10)");
+	assert_string_equal(line_at(out, 11), "");
+	assert_string_equal(line_at(out, 12), "groups: each watched root with its workers");
+	assert_string_equal(line_at(out, 13), GROUP_LINE);
+	assert_null(strchr(line_at(out, 13) + 10, '\n'));
 	free(out);
 	/* a filter and a flat view: the text is what the view shows */
 	view__set_filter(&v, "idle");
 	view__tree_toggle(&v);
-	out = snapshot_text(&v, &hi, 60, &len);
-	assert_string_equal(line_at(out, 4), "    102 ?     0.0       0     0K     0K idle");
+	out = snapshot_text(&v, &hi, 80, &len);
+	/* the oldest reading over the rows shown: none; the selection's group */
+	assert_string_equal(line_at(out, 2), "CoW 30.0/s  copies 30  lost 2  probes 1 (1 phase)");
+	assert_string_equal(line_at(out, 3), GROUP_LINE);
+	assert_string_equal(line_at(out, 5),
+			    "    102 ?     0.0       0     0K     -      -      -     0K idle");
 	assert_null(strstr(out, "busy"));
 	free(out);
 	view__free(&v);

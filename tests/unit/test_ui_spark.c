@@ -111,6 +111,21 @@ static void test_series_right_aligned(void **state)
 	assert_string_equal(buf, "    ");
 }
 
+/* A negative value is unknown (shared% before the first reading): blank,
+ * not the zero baseline; a probe mark still shows. */
+static void test_unknown_is_blank(void **state)
+{
+	static const double v[] = { -1, 0, -1, 100 };
+	static const unsigned char mk[] = { 0, 0, 1, 0 };
+	char buf[64];
+
+	(void)state;
+	spark_render(v, NULL, 4, 100, false, buf, sizeof(buf));
+	assert_string_equal(buf, " _ @");
+	spark_render(v, mk, 4, 100, true, buf, sizeof(buf));
+	assert_string_equal(buf, " \u2581\u25c7\u2588");
+}
+
 static void test_series_wraps_and_scales(void **state)
 {
 	struct series s = { 0 };
@@ -220,6 +235,7 @@ int main(void)
 		cmocka_unit_test(test_never_splits_a_glyph),
 		cmocka_unit_test(test_series_right_aligned),
 		cmocka_unit_test(test_series_wraps_and_scales),
+		cmocka_unit_test(test_unknown_is_blank),
 		cmocka_unit_test(test_marks_replace_glyphs),
 		cmocka_unit_test(test_marks_never_split),
 		cmocka_unit_test(test_series_marks_follow_values),

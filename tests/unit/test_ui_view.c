@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include "screen.h"
 #include "view.h"
 
 /* master(100) with workers 101 (busy), 102, 103 (idle); 102 forked 104. */
@@ -257,6 +258,110 @@ static void test_rows_point_into_the_frame(void **state)
 	model__free(m);
 }
 
+/* sample() with readings: the master at 90, busy at 95, mid at 99 (1 MiB
+ * USS each), 104 exited; shown as a frame of time 100, sorted by pid. */
+static struct model *open_read(struct view *v)
+{
+	static const struct frame_status st = { .time = 100.0 };
+	struct smaps s = { .pss = 2048, .private_dirty = 1024 };
+	struct model *m = sample();
+	struct frame *f;
+
+	model__set_smaps(model__find(m, 100, 0), &s, 90.0);
+	model__set_smaps(model__find(m, 101, 0), &s, 95.0);
+	model__set_smaps(model__find(m, 102, 0), &s, 99.0);
+	model__mark_exited(model__find(m, 104, 0), 1.0);
+	model__set_mem_available(m, 10240);
+	view__init(v, &(struct view_opts){ .sort = SORT_PID, .tree = true }, false);
+	f = frame__build(m, &st, NULL, NULL);
+	assert_non_null(f);
+	assert_int_equal(view__set_frame(v, f), 0);
+	frame__free(f);
+	return m;
+}
+
+/* What to read first: the selection, then the live rows shown. */
+static void test_visible_pids(void **state)
+{
+	struct view v;
+	struct model *m = open_read(&v);
+	int pids[8];
+
+	(void)state;
+	assert_string_equal(shown(&v), "100 101 102 104 103");
+	view__move(&v, 3); /* 104, exited: not worth reading */
+	view__scroll(&v, 2);
+	assert_int_equal(view__visible(&v, 2, pids, 8), 1);
+	assert_int_equal(pids[0], 102);
+	view__move(&v, 1); /* 103 */
+	view__scroll(&v, 3);
+	assert_int_equal(v.top, 2);
+	assert_int_equal(view__visible(&v, 3, pids, 8), 2);
+	assert_int_equal(pids[0], 103);
+	assert_int_equal(pids[1], 102);
+	assert_int_equal(view__visible(&v, 3, pids, 1), 1);
+	view__free(&v);
+	model__free(m);
+}
+
+/* The oldest reading among live rows, -1 when none has one. */
+static void test_oldest_reading(void **state)
+{
+	struct view v;
+	struct model *m = open_read(&v);
+
+	(void)state;
+	assert_true(view__oldest_reading(&v, 0, 5) == 10.0);
+	assert_true(view__oldest_reading(&v, 1, 2) == 5.0);
+	assert_true(view__oldest_reading(&v, 3, 2) == -1); /* 104 exited, 103 unread */
+	assert_true(view__oldest_reading(&v, 4, 100) == -1);
+	view__free(&v);
+	model__free(m);
+}
+
+/* The metric key switches the history between CoW/s and shared%. */
+static void test_metric_cycle(void **state)
+{
+	struct view v;
+	struct model *m = open_view(&v);
+
+	(void)state;
+	assert_int_equal(v.metric, METRIC_COW_RATE);
+	view__metric_cycle(&v);
+	assert_int_equal(v.metric, METRIC_SHARED);
+	assert_non_null(strstr(v.note, "SHR%"));
+	view__metric_cycle(&v);
+	assert_int_equal(v.metric, METRIC_COW_RATE);
+	view__free(&v);
+	model__free(m);
+}
+
+/* The group line: the selection's watched root, or the focused subtree. */
+static void test_group_line(void **state)
+{
+	struct line *l = malloc(sizeof(*l));
+	struct view v;
+	struct model *m = open_read(&v);
+
+	(void)state;
+	assert_true(screen_has_group(&v));
+	view__move(&v, 2); /* mid: its root is the master */
+	screen_group_line(&v, false, l);
+	assert_string_equal(l->text, "group 100 master: 3 workers  footprint 6.0M  USS mean 1.0M max 1.0M"
+				     "  headroom +10 workers  oldest reading 10.0s  1 unread");
+	view__focus_in(&v); /* mid and its exited child */
+	screen_group_line(&v, false, l);
+	assert_string_equal(l->text, "group 102 mid: no workers");
+	view__focus_out(&v);
+	view__move(&v, -2);
+	view__focus_in(&v);
+	screen_group_line(&v, false, l);
+	assert_non_null(strstr(l->text, "group 100 master: 3 workers"));
+	view__free(&v);
+	model__free(m);
+	free(l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -269,6 +374,10 @@ int main(void)
 		cmocka_unit_test(test_follow_stops_when_gone),
 		cmocka_unit_test(test_rows_outlive_the_model),
 		cmocka_unit_test(test_rows_point_into_the_frame),
+		cmocka_unit_test(test_visible_pids),
+		cmocka_unit_test(test_oldest_reading),
+		cmocka_unit_test(test_metric_cycle),
+		cmocka_unit_test(test_group_line),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
