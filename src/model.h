@@ -62,7 +62,7 @@ struct proc {
 	struct smaps smaps;
 	double smaps_time;             /* unix seconds of the reading; 0: never read */
 	long long inherited_kib;       /* anonymous RSS of the parent at fork, KiB; -1 unknown
-	                                  (found already running) */
+	                                  (found already running, or not told yet) */
 	struct memcg memcg;            /* read for group roots only */
 	struct series shared;          /* proc_shared_pct history, one value a tick (-1: unknown) */
 	struct proc_track track;
