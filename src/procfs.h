@@ -8,8 +8,10 @@
 #define COWTOP_PROCFS_H
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
+#include "mem.h"
 
 #define PROCFS_COMM_MAX 64
 
@@ -51,6 +53,38 @@ int procfs_parse_status_tgid(const char *buf, size_t len);
  * len + 1 bytes and is NUL-terminated. Returns the new length. */
 size_t procfs_tidy_cmdline(char *buf, size_t len);
 
+/* Parse the text of a smaps_rollup file: "Key:  N kB" lines after a header
+ * line. Rss, Pss, Shared_*, Private_* and Anonymous must be there; Pss_Anon,
+ * Pss_File, Pss_Shmem (Linux 5.9 and later), Swap and SwapPss read 0 when
+ * missing. Only whole lines count, so a file cut short loses its last line
+ * rather than a digit of it. Returns 0, or -EINVAL for a required field
+ * missing or a field malformed or too large; out is written only on
+ * success. */
+int procfs_parse_smaps_rollup(const char *buf, size_t len, struct smaps *out);
+
+/* Find "MemAvailable:  N kB" in the text of /proc/meminfo (Linux 3.14 and
+ * later), as procfs_parse_smaps_rollup reads its fields. */
+int procfs_parse_meminfo_available(const char *buf, size_t len,
+    unsigned long long *kib);
+
+/* The memory cgroup of a process, as /proc/PID/cgroup names it. */
+#define PROCFS_CGROUP_PATH_MAX PATH_MAX
+struct procfs_cgroup {
+	bool v1;                             /* on v1's memory hierarchy, else v2 */
+	char path[PROCFS_CGROUP_PATH_MAX];   /* absolute in the hierarchy: "/" the root */
+};
+
+/* Find the memory cgroup in the text of a cgroup file: the v1 line whose
+ * controller list holds "memory" ("4:memory:/a", "7:cpu,memory:/a"), else
+ * the v2 line ("0::/a"); in a hybrid setup memory is on v1. Returns 0,
+ * -ENOENT when there is neither, or -EINVAL when its path is not absolute
+ * or has an empty, "." or ".." component. */
+int procfs_parse_cgroup(const char *buf, size_t len, struct procfs_cgroup *out);
+
+/* A v1 memory limit at or above this (the largest page-aligned signed
+ * 64-bit value) means none. */
+#define PROCFS_MEMCG_V1_NONE 9223372036854771712ULL
+
 /* Read and parse /proc/PID/stat. Returns 0, -ENOENT or -ESRCH when the
  * process is gone, -EINVAL for pid <= 0 or a malformed file, or -errno. */
 int procfs_read_stat(int procfd, int pid, struct proc_stat *out);
@@ -58,6 +92,26 @@ int procfs_read_stat(int procfd, int pid, struct proc_stat *out);
 /* Tgid of a pid (the "Tgid:" line of /proc/PID/status), to tell a thread id
  * from a process id. Returns the tgid or -errno. */
 int procfs_read_tgid(int procfd, int pid);
+
+/* Read and parse /proc/PID/smaps_rollup. Returns 0, -ENOENT or -ESRCH when
+ * the process is gone (-ESRCH also for a kernel thread or a zombie: no
+ * memory to read), -EINVAL for pid <= 0 or a malformed file, or -errno.
+ * Its cost grows with the process's mapped size: the kernel walks every
+ * page table. */
+int procfs_read_smaps_rollup(int procfd, int pid, struct smaps *out);
+
+/* Read MemAvailable from /proc/meminfo, KiB. Returns 0 or -errno. */
+int procfs_read_meminfo_available(int procfd, unsigned long long *kib);
+
+/* Read the limit and usage of the memory cgroup of pid. cgroupfd is the
+ * directory the hierarchies are mounted under (/sys/fs/cgroup): v1's memory
+ * controller in memory/, v2 in unified/ (hybrid) or cgroupfd itself when it
+ * is a cgroup2 file system. Of the cgroup and its ancestors (the root
+ * excluded), the one with the least room under its limit counts; limit_kib
+ * is 0 when none has a limit, and both are 0 when none can be read. Returns
+ * 0, -ENOENT when the process is gone or has no memory cgroup, -EINVAL for
+ * a malformed cgroup file, or -errno. */
+int procfs_read_memcg(int procfd, int cgroupfd, int pid, struct memcg *out);
 
 /* Call fn(pid, arg) for every numeric entry of /proc: processes, not threads.
  * Returns 0 or -errno; stops early when fn returns non-zero and returns that

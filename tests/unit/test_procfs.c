@@ -618,6 +618,33 @@ static void test_live_zombie(void **state)
 	assert_int_equal(procfs_read_stat(procfd, pid, &st), -ENOENT);
 }
 
+/* Our own smaps_rollup and the machine's MemAvailable read; a zombie has
+ * no memory to read, a reaped process no file. */
+static void test_live_smaps(void **state)
+{
+	unsigned long long kib = 0;
+	struct smaps sm;
+	pid_t pid;
+	int i;
+
+	(void)state;
+	assert_int_equal(procfs_read_smaps_rollup(procfd, getpid(), &sm), 0);
+	assert_true(sm.rss > 0 && sm.pss > 0 && sm.pss <= sm.rss);
+	assert_true(sm.private_clean + sm.private_dirty <= sm.rss);
+	assert_int_equal(procfs_read_meminfo_available(procfd, &kib), 0);
+	assert_true(kib > 0);
+	assert_int_equal(procfs_read_smaps_rollup(procfd, 0, &sm), -EINVAL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(0);
+	for (i = 0; i < 5000 && procfs_read_smaps_rollup(procfd, pid, &sm) == 0; i++)
+		usleep(1000);
+	assert_int_equal(procfs_read_smaps_rollup(procfd, pid, &sm), -ESRCH);
+	assert_int_equal(waitpid(pid, NULL, 0), pid);
+	assert_int_equal(procfs_read_smaps_rollup(procfd, pid, &sm), -ENOENT);
+}
+
 /* A thread that reports its id and waits to be released. */
 struct thread_ctl {
 	int to_main[2];
@@ -781,6 +808,175 @@ static long long read_rchar(void)
 	return v;
 }
 
+/* ---- smaps_rollup, meminfo, cgroup ---- */
+
+/* Parse a smaps_rollup fixture into *sm; returns the parser's result. */
+static int parse_smaps_fixture(const char *name, struct smaps *sm)
+{
+	size_t len;
+	char *buf = fixture(name, &len);
+	int ret = procfs_parse_smaps_rollup(buf, len, sm);
+
+	free(buf);
+	return ret;
+}
+
+/* Captured here (kernel 6.18): a small process, and one that wrote 1 GiB. */
+static void test_smaps_captured(void **state)
+{
+	struct smaps sm;
+
+	(void)state;
+	assert_int_equal(parse_smaps_fixture("small.smaps_rollup", &sm), 0);
+	assert_int_equal(sm.rss, 2592);
+	assert_int_equal(sm.pss, 1183);
+	assert_int_equal(sm.pss_anon, 1120);
+	assert_int_equal(sm.pss_file, 63);
+	assert_int_equal(sm.pss_shmem, 0);
+	assert_int_equal(sm.shared_clean, 1460);
+	assert_int_equal(sm.shared_dirty, 12);
+	assert_int_equal(sm.private_clean, 0);
+	assert_int_equal(sm.private_dirty, 1120);
+	assert_int_equal(sm.anon, 1120);
+	assert_int_equal(sm.swap, 0);
+	assert_int_equal(sm.swap_pss, 0);
+	assert_int_equal(parse_smaps_fixture("1gib.smaps_rollup", &sm), 0);
+	assert_int_equal(sm.rss, 1050208);
+	assert_int_equal(sm.pss, 1048747);
+	assert_int_equal(sm.private_dirty, 1048680);
+	assert_int_equal(sm.anon, 1048680);
+}
+
+/* Before Linux 5.9 there is no Pss_Anon, Pss_File, Pss_Shmem: they read 0;
+ * the largest values fit; anything missing, cut, malformed or too large is
+ * refused and leaves the output alone. */
+static void test_smaps_hostile(void **state)
+{
+	static const char *const bad[] = {
+		"empty.smaps_rollup", "cut.smaps_rollup", "missing-pss.smaps_rollup",
+		"garbage.smaps_rollup", "no-unit.smaps_rollup", "overflow.smaps_rollup",
+		"meminfo",
+	};
+	struct smaps sm, canary;
+	size_t i;
+
+	(void)state;
+	memset(&sm, 0x5a, sizeof(sm));
+	assert_int_equal(parse_smaps_fixture("old.smaps_rollup", &sm), 0);
+	assert_int_equal(sm.pss, 1183);
+	assert_int_equal(sm.pss_anon, 0);
+	assert_int_equal(sm.pss_file, 0);
+	assert_int_equal(sm.swap_pss, 0);
+	assert_int_equal(sm.private_dirty, 1120);
+	assert_int_equal(parse_smaps_fixture("huge.smaps_rollup", &sm), 0);
+	assert_true(sm.rss == ULLONG_MAX && sm.pss == ULLONG_MAX && sm.swap == ULLONG_MAX);
+	assert_int_equal(sm.shared_dirty, 12);
+	memset(&canary, 0x5a, sizeof(canary));
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		memcpy(&sm, &canary, sizeof(sm));
+		if (parse_smaps_fixture(bad[i], &sm) != -EINVAL)
+			fail_msg("%s was accepted", bad[i]);
+		assert_memory_equal(&sm, &canary, sizeof(sm));
+	}
+}
+
+/* Every prefix of a capture is refused until the last required line is
+ * whole, and from there on reads as the whole file. */
+static void test_smaps_every_truncation(void **state)
+{
+	struct smaps full, sm;
+	size_t len, cut, need;
+	char *buf, *copy;
+	int ret;
+
+	(void)state;
+	buf = fixture("small.smaps_rollup", &len);
+	assert_int_equal(procfs_parse_smaps_rollup(buf, len, &full), 0);
+	need = (size_t)(strchr(strstr(buf, "\nAnonymous:") + 1, '\n') + 1 - buf);
+	for (cut = 0; cut <= len; cut++) {
+		copy = malloc(cut ? cut : 1);
+		assert_non_null(copy);
+		memcpy(copy, buf, cut);
+		memset(&sm, 0, sizeof(sm));
+		ret = procfs_parse_smaps_rollup(copy, cut, &sm);
+		if (cut < need && ret != -EINVAL)
+			fail_msg("cut at %zu accepted", cut);
+		if (cut >= need) {
+			assert_int_equal(ret, 0);
+			assert_memory_equal(&sm, &full, sizeof(sm));
+		}
+		free(copy);
+	}
+	free(buf);
+}
+
+/* MemAvailable of a captured meminfo; none before Linux 3.14. */
+static void test_meminfo_available(void **state)
+{
+	unsigned long long kib = 7;
+	size_t len;
+	char *buf;
+
+	(void)state;
+	buf = fixture("meminfo", &len);
+	assert_int_equal(procfs_parse_meminfo_available(buf, len, &kib), 0);
+	assert_int_equal(kib, 22019184);
+	free(buf);
+	buf = fixture("old.meminfo", &len);
+	assert_int_equal(procfs_parse_meminfo_available(buf, len, &kib), -EINVAL);
+	free(buf);
+	buf = fixture("garbage.meminfo", &len);
+	assert_int_equal(procfs_parse_meminfo_available(buf, len, &kib), -EINVAL);
+	free(buf);
+	assert_int_equal(procfs_parse_meminfo_available("MemAvailable: 5 kB\n", 19, &kib), 0);
+	assert_int_equal(kib, 5);
+	assert_int_equal(procfs_parse_meminfo_available("MemAvailable: 5 kB", 18, &kib), -EINVAL);
+	assert_int_equal(procfs_parse_meminfo_available("", 0, &kib), -EINVAL);
+}
+
+/* Parse a cgroup fixture; returns the parser's result. */
+static int parse_cgroup_fixture(const char *name, struct procfs_cgroup *cg)
+{
+	size_t len;
+	char *buf = fixture(name, &len);
+	int ret = procfs_parse_cgroup(buf, len, cg);
+
+	free(buf);
+	return ret;
+}
+
+/* The memory line of v1 (alone or in a list) wins over v2's; paths that
+ * could leave the hierarchy are refused. */
+static void test_cgroup_parse(void **state)
+{
+	struct procfs_cgroup cg;
+
+	(void)state;
+	assert_int_equal(parse_cgroup_fixture("hybrid.cgroup", &cg), 0);
+	assert_true(cg.v1);
+	assert_string_equal(cg.path, "/process_api/d93c2de3a4a6066275aff8549943003b");
+	assert_int_equal(parse_cgroup_fixture("v2.cgroup", &cg), 0);
+	assert_false(cg.v1);
+	assert_string_equal(cg.path, "/system.slice/nginx.service");
+	assert_int_equal(parse_cgroup_fixture("cpu-memory.cgroup", &cg), 0);
+	assert_true(cg.v1);
+	assert_string_equal(cg.path, "/docker/abc");
+	assert_int_equal(parse_cgroup_fixture("cut.cgroup", &cg), 0);
+	assert_true(cg.v1);
+	assert_string_equal(cg.path, "/a");
+	assert_int_equal(parse_cgroup_fixture("no-memory.cgroup", &cg), -ENOENT);
+	assert_int_equal(parse_cgroup_fixture("empty.cgroup", &cg), -ENOENT);
+	assert_int_equal(parse_cgroup_fixture("dotdot.cgroup", &cg), -EINVAL);
+	assert_int_equal(parse_cgroup_fixture("relative.cgroup", &cg), -EINVAL);
+	assert_int_equal(procfs_parse_cgroup("0::/a//b\n", 9, &cg), -EINVAL);
+	assert_int_equal(procfs_parse_cgroup("0::/a/.\n", 8, &cg), -EINVAL);
+	assert_int_equal(procfs_parse_cgroup("0::/\n", 5, &cg), 0);
+	assert_string_equal(cg.path, "/");
+	assert_int_equal(procfs_parse_cgroup("1:memoryx:/a\n0::/b\n", 19, &cg), 0);
+	assert_false(cg.v1);
+	assert_string_equal(cg.path, "/b");
+}
+
 /* ---- a directory made to look like /proc ---- */
 
 static const char *const fake_names[] = {
@@ -872,6 +1068,76 @@ static int tmp_proc_teardown(void **state)
 {
 	close((int)(intptr_t)*state);
 	return tmpdir_remove(fake_dir);
+}
+
+/* Write "PATH\nCONTENT" pairs under dirfd, making the directories. */
+static void write_tree(int dirfd, const char *const *files, size_t n)
+{
+	char path[PATH_MAX], *slash;
+	size_t i;
+
+	for (i = 0; i + 1 < n; i += 2) {
+		snprintf(path, sizeof(path), "%s", files[i]);
+		for (slash = strchr(path, '/'); slash; slash = strchr(slash + 1, '/')) {
+			*slash = '\0';
+			(void)mkdirat(dirfd, path, 0700);
+			*slash = '/';
+		}
+		assert_int_equal(write_file(dirfd, path, files[i + 1], strlen(files[i + 1])), 0);
+	}
+}
+
+/* Memory cgroups in a directory made to look like /proc and /sys/fs/cgroup:
+ * the tightest limit on the way up counts; v1's huge limit and v2's "max"
+ * are none; unreadable levels count as unlimited. */
+static void test_fake_memcg(void **state)
+{
+	static const char *const files[] = {
+		"1/cgroup", "4:memory:/a/b\n0::/\n",
+		"cg/memory/a/memory.limit_in_bytes", "1073741824\n",
+		"cg/memory/a/memory.usage_in_bytes", "536870912\n",
+		"cg/memory/a/b/memory.limit_in_bytes", "9223372036854771712\n",
+		"cg/memory/a/b/memory.usage_in_bytes", "104857600\n",
+		"2/cgroup", "0::/s/t\n",
+		"cg/unified/s/memory.max", "max\n",
+		"cg/unified/s/memory.current", "4096000\n",
+		"cg/unified/s/t/memory.max", "2097152\n",
+		"cg/unified/s/t/memory.current", "1048576\n",
+		"3/cgroup", "0::/\n",
+		"4/cgroup", "0::/nomem/x\n",
+		"cg/unified/nomem/x/cgroup.procs", "4\n",
+		"5/cgroup", "0::/u\n",
+		"cg/unified/u/memory.max", "max\n",
+		"cg/unified/u/memory.current", "8192\n",
+		"6/cgroup", "0::/bad\n",
+		"cg/unified/bad/memory.max", "12x\n",
+		"cg/unified/bad/memory.current", "8192\n",
+		"7/cgroup", "3:cpu:/\n",
+		"8/cgroup", "0::/../x\n",
+	};
+	static const struct {
+		int pid, ret;
+		unsigned long long limit, usage;
+	} want[] = {
+		{ 1, 0, 1048576, 524288 }, { 2, 0, 2048, 1024 }, { 3, 0, 0, 0 },
+		{ 4, 0, 0, 0 }, { 5, 0, 0, 8 }, { 6, 0, 0, 0 }, { 7, -ENOENT, 9, 9 },
+		{ 8, -EINVAL, 9, 9 }, { 9, -ENOENT, 9, 9 },
+	};
+	int fd = (int)(intptr_t)*state, cgfd;
+	struct memcg cg;
+	size_t i;
+
+	write_tree(fd, files, sizeof(files) / sizeof(files[0]));
+	cgfd = openat(fd, "cg", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(cgfd >= 0);
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		cg.limit_kib = cg.usage_kib = 9;
+		if (procfs_read_memcg(fd, cgfd, want[i].pid, &cg) != want[i].ret)
+			fail_msg("pid %d: not %d", want[i].pid, want[i].ret);
+		assert_int_equal(cg.limit_kib, want[i].limit);
+		assert_int_equal(cg.usage_kib, want[i].usage);
+	}
+	close(cgfd);
 }
 
 /* Only canonical decimal names that fit an int count as pids. */
@@ -1246,15 +1512,23 @@ int main(void)
 		cmocka_unit_test(test_statm_every_truncation),
 		cmocka_unit_test(test_status_tgid),
 		cmocka_unit_test(test_cmdline_tidy),
+		cmocka_unit_test(test_smaps_captured),
+		cmocka_unit_test(test_smaps_hostile),
+		cmocka_unit_test(test_smaps_every_truncation),
+		cmocka_unit_test(test_meminfo_available),
+		cmocka_unit_test(test_cgroup_parse),
 		cmocka_unit_test(test_live_self_stat),
 		cmocka_unit_test(test_live_missing),
 		cmocka_unit_test(test_live_zombie),
 		cmocka_unit_test(test_live_thread),
+		cmocka_unit_test(test_live_smaps),
 		cmocka_unit_test(test_live_for_each_pid),
 		cmocka_unit_test_setup_teardown(test_fake_pid_names,
 		    fake_proc_setup, tmp_proc_teardown),
 		cmocka_unit_test_setup_teardown(test_fake_bounded_reads,
 		    fake_proc_setup, tmp_proc_teardown),
+		cmocka_unit_test_setup_teardown(test_fake_memcg,
+		    tmp_proc_setup, tmp_proc_teardown),
 		cmocka_unit_test(test_maps_hostile),
 		cmocka_unit_test(test_maps_edges),
 		cmocka_unit_test(test_maps_errors_and_stop),
