@@ -9,6 +9,8 @@
 #include <string.h>
 #include "options.h"
 
+#define SECONDS_MAX 86400 /* longest delay or linger: a day */
+
 enum {
 	OPT_FIRST_CLONE = 256,
 	OPT_DEMO,
@@ -17,6 +19,7 @@ enum {
 	OPT_RINGBUF,
 	OPT_FLAT,
 	OPT_LIST_USDT,
+	OPT_SMAPS_BUDGET,
 };
 
 static const struct option long_opts[] = {
@@ -31,6 +34,7 @@ static const struct option long_opts[] = {
 	{ "flat", no_argument, NULL, OPT_FLAT },
 	{ "snapshot", required_argument, NULL, 'o' },
 	{ "linger", required_argument, NULL, OPT_LINGER },
+	{ "smaps-budget", required_argument, NULL, OPT_SMAPS_BUDGET },
 	{ "ascii", no_argument, NULL, OPT_ASCII },
 	{ "demo", no_argument, NULL, OPT_DEMO },
 	{ "ringbuf-kib", required_argument, NULL, OPT_RINGBUF },
@@ -64,6 +68,8 @@ void options_usage(FILE *f)
 	      "      --linger SECONDS      keep exited processes on screen this long (default 10)\n"
 	      "  -o, --snapshot FILE       where the snapshot key writes (default ./cowtop-DATE.txt)\n"
 	      "      --ascii               ASCII glyphs only\n"
+	      "      --smaps-budget PERCENT  share of one CPU for reading memory sharing\n"
+	      "                            (smaps_rollup; default 1, 0 off)\n"
 	      "\n"
 	      "Runtime phases (USDT):\n"
 	      "  -u, --usdt [PATH:]PROVIDER:NAME  mark probe hits, count copies per phase\n"
@@ -103,15 +109,15 @@ static int parse_pid(const char *s, int *out)
 	return 0;
 }
 
-/* Parse a finite number of seconds no smaller than min. */
-static int parse_seconds(const char *s, double min, double *out)
+/* Parse a finite number in [min, max], fractions allowed. */
+static int parse_number(const char *s, double min, double max, double *out)
 {
 	char *end;
 	double v;
 
 	errno = 0;
 	v = strtod(s, &end);
-	if (errno || end == s || *end || !isfinite(v) || v < min || v > 86400)
+	if (errno || end == s || *end || !isfinite(v) || v < min || v > max)
 		return -EINVAL;
 	*out = v;
 	return 0;
@@ -139,6 +145,7 @@ static void options_defaults(struct options *o)
 	o->sort = SORT_COW_RATE;
 	o->format = FORMAT_TEXT;
 	o->linger = 10.0;
+	o->smaps_budget = 1.0;
 }
 
 /* Apply one parsed option c with argument arg. */
@@ -177,12 +184,16 @@ static int apply(struct options *o, int c, const char *arg, char *err, size_t er
 	case 'h': o->help = true; return 0;
 	case 'V': o->version = true; return 0;
 	case 'd':
-		if (parse_seconds(arg, 0.1, &o->delay))
+		if (parse_number(arg, 0.1, SECONDS_MAX, &o->delay))
 			return fail(err, errlen, "invalid delay '%s' (seconds, at least 0.1)", arg);
 		return 0;
 	case OPT_LINGER:
-		if (parse_seconds(arg, 0, &o->linger))
+		if (parse_number(arg, 0, SECONDS_MAX, &o->linger))
 			return fail(err, errlen, "invalid linger '%s' (seconds, 0 or more)", arg);
+		return 0;
+	case OPT_SMAPS_BUDGET:
+		if (parse_number(arg, 0, 100, &o->smaps_budget))
+			return fail(err, errlen, "invalid smaps budget '%s' (percent of a CPU, 0 to 100)", arg);
 		return 0;
 	case 'n':
 		if (parse_count(arg, 1, LONG_MAX, &o->iterations))

@@ -27,6 +27,7 @@ struct options {
 	bool ascii;
 	const char *snapshot; /* -o */
 	double linger;        /* seconds an exited process stays on screen */
+	double smaps_budget;  /* % of one CPU for reading smaps_rollup, 0..100; 0 off */
 	unsigned ringbuf_kib; /* hidden: ring buffer size, for loss tests */
 	const char *usdt[OPT_MAX_USDT]; /* -u specs, checked when the probes are set up */
 	int nusdt;

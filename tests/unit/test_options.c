@@ -40,6 +40,24 @@ static void test_defaults(void **state)
 	assert_int_equal(o.format, FORMAT_TEXT);
 	assert_int_equal(o.npids, 0);
 	assert_null(o.command);
+	assert_true(o.smaps_budget == 1.0);
+}
+
+/* The smaps budget: a percentage of one CPU, fractions allowed, 0 off. */
+static void test_smaps_budget(void **state)
+{
+	static const char *const good[] = { "0", "0.25", "1", "37.5", "100", "1e1" };
+	static const double want[] = { 0, 0.25, 1, 37.5, 100, 10 };
+	struct options o;
+	char *argv[ARGV_MAX];
+	char err[256];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(good) / sizeof(*good); i++) {
+		assert_int_equal(parse(&o, argv, err, "--smaps-budget", good[i], NULL), 0);
+		assert_true(o.smaps_budget == want[i]);
+	}
 }
 
 static void test_full_line(void **state)
@@ -82,7 +100,9 @@ static void test_bad_values(void **state)
 		{ "-d", "0" }, { "-d", "-1" }, { "-d", "abc" }, { "-d", "0.05" }, { "-d", "nan" },
 		{ "-d", "inf" }, { "-n", "0" }, { "-n", "-3" }, { "-n", "x" }, { "-p", "0" },
 		{ "-p", "-5" }, { "-p", "12abc" }, { "-p", "99999999999" }, { "-f", "xml" },
-		{ "-s", "size" }, { "--track-first-clone", "x" },
+		{ "-s", "size" }, { "--track-first-clone", "x" }, { "--smaps-budget", "-1" },
+		{ "--smaps-budget", "100.5" }, { "--smaps-budget", "abc" }, { "--smaps-budget", "nan" },
+		{ "--smaps-budget", "inf" }, { "--smaps-budget", "1%" }, { "--smaps-budget", "" },
 	};
 	struct options o;
 	char *argv[ARGV_MAX];
@@ -131,6 +151,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_full_line),
+		cmocka_unit_test(test_smaps_budget),
 		cmocka_unit_test(test_command_after_dashes),
 		cmocka_unit_test(test_bad_values),
 		cmocka_unit_test(test_unknown_and_missing),
