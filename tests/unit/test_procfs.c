@@ -70,15 +70,20 @@ static char *fixture(const char *name, size_t *len)
 	return buf;
 }
 
+/* Run the parser fn (a procfs_parse_* function) on a fixture, into out;
+ * the parser's result. */
+#define PARSE_FIXTURE(fn, name, out) __extension__ ({ \
+	size_t len_; \
+	char *buf_ = fixture(name, &len_); \
+	int ret_ = fn(buf_, len_, out); \
+	free(buf_); \
+	ret_; \
+})
+
 /* Parse a stat fixture; returns the parser's result. */
 static int parse_stat_fixture(const char *name, struct proc_stat *st)
 {
-	size_t len;
-	char *buf = fixture(name, &len);
-	int ret = procfs_parse_stat(buf, len, st);
-
-	free(buf);
-	return ret;
+	return PARSE_FIXTURE(procfs_parse_stat, name, st);
 }
 
 /* Parse a stat fixture that must be accepted. */
@@ -369,12 +374,7 @@ static void test_stat_every_truncation(void **state)
 /* Parse a statm fixture. */
 static int parse_statm_fixture(const char *name, struct proc_statm *sm)
 {
-	size_t len;
-	char *buf = fixture(name, &len);
-	int ret = procfs_parse_statm(buf, len, sm);
-
-	free(buf);
-	return ret;
+	return PARSE_FIXTURE(procfs_parse_statm, name, sm);
 }
 
 /* Captured statm files, and malformed ones refused. */
@@ -810,24 +810,13 @@ static long long read_rchar(void)
 
 /* ---- smaps_rollup, meminfo, cgroup ---- */
 
-/* Parse a smaps_rollup fixture into *sm; returns the parser's result. */
-static int parse_smaps_fixture(const char *name, struct smaps *sm)
-{
-	size_t len;
-	char *buf = fixture(name, &len);
-	int ret = procfs_parse_smaps_rollup(buf, len, sm);
-
-	free(buf);
-	return ret;
-}
-
 /* Captured here (kernel 6.18): a small process, and one that wrote 1 GiB. */
 static void test_smaps_captured(void **state)
 {
 	struct smaps sm;
 
 	(void)state;
-	assert_int_equal(parse_smaps_fixture("small.smaps_rollup", &sm), 0);
+	assert_int_equal(PARSE_FIXTURE(procfs_parse_smaps_rollup, "small.smaps_rollup", &sm), 0);
 	assert_int_equal(sm.rss, 2592);
 	assert_int_equal(sm.pss, 1183);
 	assert_int_equal(sm.pss_anon, 1120);
@@ -840,7 +829,7 @@ static void test_smaps_captured(void **state)
 	assert_int_equal(sm.anon, 1120);
 	assert_int_equal(sm.swap, 0);
 	assert_int_equal(sm.swap_pss, 0);
-	assert_int_equal(parse_smaps_fixture("1gib.smaps_rollup", &sm), 0);
+	assert_int_equal(PARSE_FIXTURE(procfs_parse_smaps_rollup, "1gib.smaps_rollup", &sm), 0);
 	assert_int_equal(sm.rss, 1050208);
 	assert_int_equal(sm.pss, 1048747);
 	assert_int_equal(sm.private_dirty, 1048680);
@@ -862,19 +851,19 @@ static void test_smaps_hostile(void **state)
 
 	(void)state;
 	memset(&sm, 0x5a, sizeof(sm));
-	assert_int_equal(parse_smaps_fixture("old.smaps_rollup", &sm), 0);
+	assert_int_equal(PARSE_FIXTURE(procfs_parse_smaps_rollup, "old.smaps_rollup", &sm), 0);
 	assert_int_equal(sm.pss, 1183);
 	assert_int_equal(sm.pss_anon, 0);
 	assert_int_equal(sm.pss_file, 0);
 	assert_int_equal(sm.swap_pss, 0);
 	assert_int_equal(sm.private_dirty, 1120);
-	assert_int_equal(parse_smaps_fixture("huge.smaps_rollup", &sm), 0);
+	assert_int_equal(PARSE_FIXTURE(procfs_parse_smaps_rollup, "huge.smaps_rollup", &sm), 0);
 	assert_true(sm.rss == ULLONG_MAX && sm.pss == ULLONG_MAX && sm.swap == ULLONG_MAX);
 	assert_int_equal(sm.shared_dirty, 12);
 	memset(&canary, 0x5a, sizeof(canary));
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		memcpy(&sm, &canary, sizeof(sm));
-		if (parse_smaps_fixture(bad[i], &sm) != -EINVAL)
+		if (PARSE_FIXTURE(procfs_parse_smaps_rollup, bad[i], &sm) != -EINVAL)
 			fail_msg("%s was accepted", bad[i]);
 		assert_memory_equal(&sm, &canary, sizeof(sm));
 	}
@@ -934,17 +923,6 @@ static void test_meminfo_available(void **state)
 	assert_int_equal(procfs_parse_meminfo_available("", 0, &kib), -EINVAL);
 }
 
-/* Parse a cgroup fixture; returns the parser's result. */
-static int parse_cgroup_fixture(const char *name, struct procfs_cgroup *cg)
-{
-	size_t len;
-	char *buf = fixture(name, &len);
-	int ret = procfs_parse_cgroup(buf, len, cg);
-
-	free(buf);
-	return ret;
-}
-
 /* The memory line of v1 (alone or in a list) wins over v2's; paths that
  * could leave the hierarchy are refused. */
 static void test_cgroup_parse(void **state)
@@ -952,22 +930,22 @@ static void test_cgroup_parse(void **state)
 	struct procfs_cgroup cg;
 
 	(void)state;
-	assert_int_equal(parse_cgroup_fixture("hybrid.cgroup", &cg), 0);
+	assert_int_equal(PARSE_FIXTURE(procfs_parse_cgroup, "hybrid.cgroup", &cg), 0);
 	assert_true(cg.v1);
 	assert_string_equal(cg.path, "/process_api/d93c2de3a4a6066275aff8549943003b");
-	assert_int_equal(parse_cgroup_fixture("v2.cgroup", &cg), 0);
+	assert_int_equal(PARSE_FIXTURE(procfs_parse_cgroup, "v2.cgroup", &cg), 0);
 	assert_false(cg.v1);
 	assert_string_equal(cg.path, "/system.slice/nginx.service");
-	assert_int_equal(parse_cgroup_fixture("cpu-memory.cgroup", &cg), 0);
+	assert_int_equal(PARSE_FIXTURE(procfs_parse_cgroup, "cpu-memory.cgroup", &cg), 0);
 	assert_true(cg.v1);
 	assert_string_equal(cg.path, "/docker/abc");
-	assert_int_equal(parse_cgroup_fixture("cut.cgroup", &cg), 0);
+	assert_int_equal(PARSE_FIXTURE(procfs_parse_cgroup, "cut.cgroup", &cg), 0);
 	assert_true(cg.v1);
 	assert_string_equal(cg.path, "/a");
-	assert_int_equal(parse_cgroup_fixture("no-memory.cgroup", &cg), -ENOENT);
-	assert_int_equal(parse_cgroup_fixture("empty.cgroup", &cg), -ENOENT);
-	assert_int_equal(parse_cgroup_fixture("dotdot.cgroup", &cg), -EINVAL);
-	assert_int_equal(parse_cgroup_fixture("relative.cgroup", &cg), -EINVAL);
+	assert_int_equal(PARSE_FIXTURE(procfs_parse_cgroup, "no-memory.cgroup", &cg), -ENOENT);
+	assert_int_equal(PARSE_FIXTURE(procfs_parse_cgroup, "empty.cgroup", &cg), -ENOENT);
+	assert_int_equal(PARSE_FIXTURE(procfs_parse_cgroup, "dotdot.cgroup", &cg), -EINVAL);
+	assert_int_equal(PARSE_FIXTURE(procfs_parse_cgroup, "relative.cgroup", &cg), -EINVAL);
 	assert_int_equal(procfs_parse_cgroup("0::/a//b\n", 9, &cg), -EINVAL);
 	assert_int_equal(procfs_parse_cgroup("0::/a/.\n", 8, &cg), -EINVAL);
 	assert_int_equal(procfs_parse_cgroup("0::/\n", 5, &cg), 0);
