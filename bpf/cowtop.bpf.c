@@ -27,6 +27,7 @@ const volatile __u32 gfp_zero = 0x100;     /* __GFP_ZERO of this kernel */
 const volatile __u64 user_addr_end = 0x00007ffffffff000ULL;
 const volatile bool usdt_enabled = false;  /* -u given: count copies per phase */
 const volatile __u32 nr_cpus = 1;          /* possible CPUs, for flushes at exit */
+const volatile __u32 mm_anonpages = 1;     /* MM_ANONPAGES of this kernel (an anonymous enum) */
 
 /* Set once the first clone of first_clone_of has been taken. */
 __u64 first_clone_taken = 0;
@@ -116,10 +117,10 @@ static __always_inline __u64 group_start_ns(struct task_struct *task)
 }
 
 /* Add tgid to the watched map with zeroed counts; flags as for map update. */
-static __always_inline struct cowtop_proc *proc_add(__u32 tgid, __u32 ppid,
-						    __u64 start_ns, __u64 flags)
+static __always_inline struct cowtop_proc *proc_add(__u32 tgid, __u32 ppid, __u64 start_ns,
+						    __u64 inherited, __u64 flags)
 {
-	struct cowtop_proc p = { .start_ns = start_ns, .ppid = ppid };
+	struct cowtop_proc p = { .start_ns = start_ns, .ppid = ppid, .inherited = inherited };
 	long err = bpf_map_update_elem(&procs, &tgid, &p, flags);
 
 	if (err && err != -17 /* EEXIST */)
@@ -138,7 +139,7 @@ static __always_inline struct cowtop_proc *proc_get(__u32 tgid)
 		return p;
 	task = (struct task_struct *)bpf_get_current_task();
 	return proc_add(tgid, BPF_CORE_READ(task, real_parent, tgid),
-			group_start_ns(task), BPF_NOEXIST);
+			group_start_ns(task), COWTOP_INHERITED_UNKNOWN, BPF_NOEXIST);
 }
 
 /* The flagged fault in the slot ended without an allocation: a reuse. */
@@ -301,7 +302,7 @@ phases:
 
 /* Send one event about task (a group leader or any of its threads). */
 static __always_inline void emit(__u32 type, __u32 pid, struct task_struct *task,
-				 struct cowtop_proc *p)
+				 struct cowtop_proc *p, __u64 inherited)
 {
 	struct cowtop_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 
@@ -318,6 +319,7 @@ static __always_inline void emit(__u32 type, __u32 pid, struct task_struct *task
 		e->counts = p->counts;
 	else
 		__builtin_memset(&e->counts, 0, sizeof(e->counts));
+	e->inherited = inherited;
 	BPF_CORE_READ_STR_INTO(&e->comm, task, comm);
 	bpf_ringbuf_submit(e, 0);
 }
@@ -332,6 +334,29 @@ static __always_inline bool fork_watched(__u32 parent_tgid)
 	return false;
 }
 
+/* Anonymous pages mapped by task's address space (0 without one). The count
+ * is the kernel's own, as summed for /proc's RssAnon minus the per-CPU
+ * deltas not yet folded in: exact enough for a baseline, and a single read. */
+static __always_inline __u64 anon_pages(struct task_struct *task)
+{
+	struct mm_struct *mm = BPF_CORE_READ(task, mm);
+	__u64 off;
+	__s64 n = 0;
+
+	if (!mm)
+		return 0;
+	if (bpf_core_type_exists(struct mm_rss_stat))
+		off = bpf_core_field_offset(struct mm_struct___old, rss_stat) +
+		      bpf_core_field_offset(struct mm_rss_stat, count) +
+		      mm_anonpages * sizeof(atomic_long_t);
+	else
+		off = bpf_core_field_offset(struct mm_struct, rss_stat) +
+		      mm_anonpages * bpf_core_type_size(struct percpu_counter) +
+		      bpf_core_field_offset(struct percpu_counter, count);
+	bpf_probe_read_kernel(&n, sizeof(n), (char *)mm + off);
+	return n > 0 ? n : 0;
+}
+
 SEC("raw_tp/sched_process_fork")
 int on_process_fork(struct bpf_raw_tracepoint_args *ctx)
 {
@@ -340,14 +365,17 @@ int on_process_fork(struct bpf_raw_tracepoint_args *ctx)
 	__u32 ptgid = BPF_CORE_READ(parent, tgid);
 	__u32 ctgid = BPF_CORE_READ(child, tgid);
 	struct cowtop_proc *p;
+	__u64 inherited;
 
 	if (ctgid == ptgid || !fork_watched(ptgid))
 		return 0; /* a new thread, or nobody we watch */
+	/* The prefork baseline: what the child now shares with its parent. */
+	inherited = anon_pages(parent);
 	/* BPF_ANY: the pid may be a reused one whose old entry is still there. */
 	p = proc_add(ctgid, BPF_CORE_READ(child, real_parent, tgid),
-		     group_start_ns(child), BPF_ANY);
+		     group_start_ns(child), inherited, BPF_ANY);
 	watch_bit(ctgid, true);
-	emit(COWTOP_EV_FORK, ctgid, child, p);
+	emit(COWTOP_EV_FORK, ctgid, child, p, inherited);
 	return 0;
 }
 
@@ -359,7 +387,7 @@ int on_process_exec(struct bpf_raw_tracepoint_args *ctx)
 	struct cowtop_proc *p = bpf_map_lookup_elem(&procs, &tgid);
 
 	if (p || watch_all)
-		emit(COWTOP_EV_EXEC, tgid, task, p);
+		emit(COWTOP_EV_EXEC, tgid, task, p, COWTOP_INHERITED_UNKNOWN);
 	return 0;
 }
 
@@ -406,7 +434,7 @@ int on_process_exit(struct bpf_raw_tracepoint_args *ctx)
 	flush_everywhere(tgid);
 	p->exited = 1;
 	watch_bit(tgid, false);
-	emit(COWTOP_EV_EXIT, tgid, task, p);
+	emit(COWTOP_EV_EXIT, tgid, task, p, COWTOP_INHERITED_UNKNOWN);
 	return 0;
 }
 

@@ -16,12 +16,16 @@ struct cowtop_counts {
 	__u64 reuse;      /* write-protect faults resolved without a copy */
 };
 
+/* inherited of a process found already running: no fork was seen. */
+#define COWTOP_INHERITED_UNKNOWN (~0ULL)
+
 /* Value of the watched-process map, keyed by tgid. */
 struct cowtop_proc {
 	struct cowtop_counts counts;
 	__u64 start_ns; /* group leader's start time, ns since boot (CLOCK_BOOTTIME) */
 	__u32 ppid;
 	__u32 exited;   /* set at group exit; user space reaps the entry */
+	__u64 inherited; /* parent's anonymous pages at the fork, or COWTOP_INHERITED_UNKNOWN */
 };
 
 enum cowtop_event_type {
@@ -72,6 +76,7 @@ struct cowtop_event {
 	__s32 exit_code;  /* EXIT: wait status (as in waitpid) */
 	__u64 start_ns;   /* as in cowtop_proc */
 	struct cowtop_counts counts; /* counts at the moment of the event */
+	__u64 inherited;  /* FORK: as in cowtop_proc */
 	char comm[COWTOP_COMM_LEN];
 };
 

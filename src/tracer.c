@@ -117,6 +117,7 @@ static void configure(struct tracer *t, const struct tracer_opts *o, const struc
 	struct cowtop_bpf *s = t->skel;
 	long movable = btf_enum_value(vmlinux, "___GFP_MOVABLE_BIT");
 	long zero = btf_enum_value(vmlinux, "___GFP_ZERO_BIT");
+	long anon = btf_enum_value(vmlinux, "MM_ANONPAGES");
 
 	s->rodata->watch_all = o->watch_all;
 	s->rodata->first_clone_of = o->first_clone_of;
@@ -124,6 +125,8 @@ static void configure(struct tracer *t, const struct tracer_opts *o, const struc
 		s->rodata->gfp_movable = 1u << movable;
 	if (zero >= 0 && zero < 32)
 		s->rodata->gfp_zero = 1u << zero;
+	if (anon >= 0 && anon < 4) /* rss_stat has 4 counters in every layout */
+		s->rodata->mm_anonpages = anon;
 	if (o->ringbuf_kib)
 		bpf_map__set_max_entries(s->maps.events, o->ringbuf_kib * 1024);
 	s->rodata->usdt_enabled = o->usdt;
@@ -322,7 +325,10 @@ const char *tracer__mechanism(const struct tracer *t)
 /* Start counting pid (keeps the counters it may already have). */
 int tracer__watch(struct tracer *t, int pid, int ppid, unsigned long long start)
 {
-	struct cowtop_proc p = { .start_ns = start * t->ns_per_tick, .ppid = ppid };
+	struct cowtop_proc p = {
+		.start_ns = start * t->ns_per_tick, .ppid = ppid,
+		.inherited = COWTOP_INHERITED_UNKNOWN, /* its fork was before ours */
+	};
 	__u32 key = pid;
 
 	if (bpf_map_update_elem(bpf_map__fd(t->skel->maps.procs), &key, &p, BPF_NOEXIST) &&
