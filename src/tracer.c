@@ -19,6 +19,7 @@ struct tracer {
 	const struct mechanism *mech;
 	struct tracer_handlers on;
 	unsigned long long ns_per_tick; /* kernel start times to /proc's unit */
+	unsigned long long page_kib;    /* kernel page counts to KiB */
 	double boot_to_unix;            /* add to CLOCK_BOOTTIME seconds for unix time */
 	int ncpus;
 	struct bpf_link **links; /* USDT attachments */
@@ -153,6 +154,12 @@ static unsigned long long ticks_of(const struct tracer *t, __u64 ns)
 	return ns / t->ns_per_tick;
 }
 
+/* A kernel page count in KiB; -1 when the kernel does not know it. */
+static long long kib_of(const struct tracer *t, __u64 pages)
+{
+	return pages == COWTOP_INHERITED_UNKNOWN ? -1 : (long long)(pages * t->page_kib);
+}
+
 /* Decode a fork, exec or exit record and hand it on. */
 static void decode_event(struct tracer *t, const struct cowtop_event *r)
 {
@@ -170,6 +177,8 @@ static void decode_event(struct tracer *t, const struct cowtop_event *r)
 		e.kind = TRACER_EXIT;
 	else
 		return;
+	if (e.kind == TRACER_FORK) /* the kernel reads it at every fork */
+		e.inherited_kib = r->inherited * t->page_kib;
 	memcpy(e.comm, r->comm, n < TRACER_COMM_LEN ? n : TRACER_COMM_LEN - 1);
 	if (t->on.event)
 		t->on.event(&e, t->on.ctx);
@@ -271,6 +280,7 @@ int tracer__open(struct tracer **out, const struct tracer_opts *o, char *err, si
 	libbpf_set_print(libbpf_quiet);
 	t->on = o->on;
 	t->ns_per_tick = 1000000000ULL / (unsigned long long)procfs_clock_ticks();
+	t->page_kib = (unsigned long long)procfs_page_kib();
 	t->boot_to_unix = boot_offset();
 	t->ncpus = libbpf_num_possible_cpus();
 	t->skel = cowtop_bpf__open();
@@ -449,6 +459,7 @@ int tracer__for_each(struct tracer *t, tracer_proc_fn fn, void *ctx)
 			.pid = (int)v[i].pid, .ppid = (int)v[i].p.ppid,
 			.start = ticks_of(t, v[i].p.start_ns), .exited = v[i].p.exited,
 			.counts = counts_of(&v[i].p.counts),
+			.inherited_kib = kib_of(t, v[i].p.inherited),
 		};
 
 		if (have_slots && !p.exited)

@@ -29,6 +29,7 @@ struct tracer_event {
 	unsigned long long start;  /* clock ticks since boot, as in /proc stat */
 	int exit_status;           /* EXIT: wait status, as waitpid reports it */
 	struct cow_counts counts;  /* at the moment of the event */
+	unsigned long long inherited_kib; /* FORK: the parent's anonymous RSS at the fork, KiB */
 	char comm[TRACER_COMM_LEN];/* NUL-terminated */
 };
 
@@ -47,6 +48,7 @@ struct tracer_proc {
 	unsigned long long start;  /* clock ticks since boot */
 	bool exited;               /* its group exited; the counts are final */
 	struct cow_counts counts;  /* copies still pending per CPU included */
+	long long inherited_kib;   /* as in tracer_event; -1 when not known (no fork seen) */
 };
 
 struct tracer_handlers {
