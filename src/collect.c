@@ -80,6 +80,7 @@ void collect__event(const struct tracer_event *e, void *ctx)
 		model__set_comm(p, e->comm, strlen(e->comm));
 	if (e->kind == TRACER_FORK) {
 		model__set_parent(p, e->ppid);
+		model__set_inherited(p, e->inherited_kib);
 		c->saw_fork = true;
 	}
 	if (e->kind == TRACER_EXEC) {
@@ -183,6 +184,9 @@ static void on_counts(const struct tracer_proc *k, void *ctx)
 	}
 	p->track.in_kernel = true;
 	model__set_counts(p, &k->counts);
+	/* Its fork record may have been lost, or /proc found it first. */
+	if (k->inherited_kib >= 0 && p->inherited_kib < 0)
+		model__set_inherited(p, (unsigned long long)k->inherited_kib);
 	if (k->exited) {
 		/* Its exit record was lost: the map still has the final counts. */
 		take_final_phases(w->c, p);

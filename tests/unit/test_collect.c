@@ -140,7 +140,7 @@ static void proc_drop(struct fixture *f, int pid)
 }
 
 /* An event record queued in the fake ring buffer. */
-static void queue(struct fixture *f, enum tracer_event_kind kind, int pid, int ppid,
+static struct tracer_event *queue(struct fixture *f, enum tracer_event_kind kind, int pid, int ppid,
 		  unsigned long long start, unsigned long long cow, const char *comm)
 {
 	struct tracer_event *e = &f->t.queue[f->t.nqueue++];
@@ -152,15 +152,18 @@ static void queue(struct fixture *f, enum tracer_event_kind kind, int pid, int p
 	e->start = start;
 	e->counts.cow = cow;
 	snprintf(e->comm, sizeof(e->comm), "%s", comm);
+	return e;
 }
 
-/* An entry of the fake counter map. */
-static void map_put(struct fixture *f, int pid, int ppid, unsigned long long start,
-		    unsigned long long cow, bool exited)
+/* An entry of the fake counter map, with no baseline (as user space makes). */
+static struct tracer_proc *map_put(struct fixture *f, int pid, int ppid, unsigned long long start,
+				   unsigned long long cow, bool exited)
 {
-	f->t.map[f->t.nmap++] = (struct tracer_proc){
+	f->t.map[f->t.nmap] = (struct tracer_proc){
 		.pid = pid, .ppid = ppid, .start = start, .exited = exited, .counts.cow = cow,
+		.inherited_kib = -1,
 	};
+	return &f->t.map[f->t.nmap++];
 }
 
 static int setup(void **state)
@@ -345,6 +348,40 @@ static void test_launch_base_and_hits(void **state)
 	assert_true(f->c.launched_execd);
 }
 
+/* The prefork baseline comes with the fork record; a process found
+ * running has none. */
+static void test_inherited_from_fork(void **state)
+{
+	struct fixture *f = *state;
+
+	proc_put(f, 80, 1, "master", 'S', 1800);
+	collect__watch(&f->c, &(struct proc_stat){ .pid = 80, .ppid = 1, .start_time = 1800 });
+	queue(f, TRACER_FORK, 81, 80, 1900, 0, "worker")->inherited_kib = 102400;
+	collect__tick(&f->c, 1.0);
+	assert_int_equal(model__find(f->m, 81, 1900)->inherited_kib, 102400);
+	assert_int_equal(model__find(f->m, 80, 1800)->inherited_kib, -1);
+}
+
+/* A lost fork record: the baseline is taken from the map entry, whether
+ * the process is adopted from the map or /proc found it first; an entry
+ * without one (made by user space) leaves it unknown. */
+static void test_inherited_from_map(void **state)
+{
+	struct fixture *f = *state;
+
+	proc_put(f, 90, 1, "adopted", 'S', 2000);
+	map_put(f, 90, 1, 2000, 0, false)->inherited_kib = 4096;
+	proc_put(f, 91, 1, "scanned", 'S', 2100);
+	collect__watch(&f->c, &(struct proc_stat){ .pid = 91, .ppid = 1, .start_time = 2100 });
+	map_put(f, 91, 1, 2100, 0, false)->inherited_kib = 8192;
+	proc_put(f, 92, 1, "running", 'S', 2200);
+	map_put(f, 92, 1, 2200, 0, false);
+	collect__tick(&f->c, 1.0);
+	assert_int_equal(model__find(f->m, 90, 2000)->inherited_kib, 4096);
+	assert_int_equal(model__find(f->m, 91, 2100)->inherited_kib, 8192);
+	assert_int_equal(model__find(f->m, 92, 2200)->inherited_kib, -1);
+}
+
 /* Exited processes leave after their frame in batch, after linger seconds
  * on screen. */
 static void test_forget_exited(void **state)
@@ -373,6 +410,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_lost_records, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_vanishing_from_proc, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_launch_base_and_hits, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_inherited_from_fork, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_inherited_from_map, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_forget_exited, setup, teardown),
 	};
 
