@@ -14,7 +14,10 @@ collector skips the parent's objects. Children leave with os._exit() (no
 interpreter teardown).
 
 Children start after --start-delay (200 ms by default), so that a tracer that
-finds the interpreter's probes once it is mapped has attached by then.
+finds the interpreter's probes once it is mapped has attached by then. Each
+child waits --pre-gc-delay (0 by default) before its first collection, so that
+an observer can read its memory while it still shares everything, and sleeps
+--linger seconds after the last one, so that it can read it again.
 
 Report lines (appended to --report FILE, else printed on stdout):
   main PID ppid PPID role main objects N freeze 0|1
@@ -24,6 +27,10 @@ Report lines (appended to --report FILE, else printed on stdout):
                                             /proc/self/smaps_rollup before
                                             the first gc.collect() and after
                                             the last one)
+  gc PID begin T end T                     (written by the child: unix
+                                            time before the first
+                                            gc.collect() and after the
+                                            last one)
 """
 
 import argparse
@@ -62,13 +69,18 @@ def child(args):
     """Collect a few times; leave without teardown."""
     status = 0
     try:
+        time.sleep(args.pre_gc_delay / 1000.0)
         before = private_dirty_kib()
         gc.enable()
+        begin = time.time()
         for _ in range(args.gc_runs):
             gc.collect()
+        end = time.time()
         after = private_dirty_kib()
         report(args.report, "dirty %d before %d after %d"
                % (os.getpid(), before, after))
+        report(args.report, "gc %d begin %.6f end %.6f"
+               % (os.getpid(), begin, end))
         if args.linger > 0:
             time.sleep(args.linger)
     except BaseException:  # never let a child run the parent's code
@@ -90,12 +102,15 @@ def parse_args():
                    help="gc.freeze() in the parent before forking")
     p.add_argument("--start-delay", type=int, default=200, metavar="MS",
                    help="sleep before the first fork (default 200)")
+    p.add_argument("--pre-gc-delay", type=int, default=0, metavar="MS",
+                   help="children sleep before collecting (default 0)")
     p.add_argument("--linger", type=float, default=0.0, metavar="S",
                    help="children sleep S seconds before leaving")
     p.add_argument("--report", metavar="FILE",
                    help="append report lines to FILE")
     args = p.parse_args()
-    for name in ("children", "objects", "gc_runs", "start_delay"):
+    for name in ("children", "objects", "gc_runs", "start_delay",
+                 "pre_gc_delay"):
         if getattr(args, name) < 0:
             p.error("--%s must not be negative" % name.replace("_", "-"))
     return args

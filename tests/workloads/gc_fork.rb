@@ -12,7 +12,10 @@
 # parent's strings, and leaves with exit! (no at_exit handlers, no teardown).
 #
 # Children start after --start-delay (200 ms by default), so that a tracer that
-# finds libruby's probes once the program is mapped has attached by then.
+# finds libruby's probes once the program is mapped has attached by then. Each
+# child waits --pre-gc-delay (0 by default) before its first GC.start, so that
+# an observer can read its memory while it still shares everything, and sleeps
+# --linger seconds before leaving, so that it can read it again.
 #
 # Report lines (appended to --report FILE, else printed on stdout):
 #   main PID ppid PPID role main objects N
@@ -22,10 +25,13 @@
 #                                             /proc/self/smaps_rollup before
 #                                             the first GC.start and before
 #                                             leaving)
+#   gc PID begin T end T                     (written by the child: unix
+#                                             time before the first GC.start
+#                                             and after the last one)
 #
 # usage: ruby gc_fork.rb [--children N] [--objects N] [--gc-runs N]
-#                        [--writes N] [--start-delay MS] [--linger S]
-#                        [--report FILE]
+#                        [--writes N] [--start-delay MS]
+#                        [--pre-gc-delay MS] [--linger S] [--report FILE]
 
 require 'optparse'
 
@@ -35,6 +41,7 @@ opts = {
   gc_runs: 3,
   writes: 1000,
   start_delay: 200,
+  pre_gc_delay: 0,
   linger: 0.0,
   report: nil
 }
@@ -53,12 +60,16 @@ begin
     o.on('--start-delay MS', Integer, 'sleep before the first fork (default 200)') do |v|
       opts[:start_delay] = v
     end
+    o.on('--pre-gc-delay MS', Integer, 'children sleep before their first GC.start (default 0)') do |v|
+      opts[:pre_gc_delay] = v
+    end
     o.on('--linger S', Float, 'children sleep S seconds before leaving') { |v| opts[:linger] = v }
     o.on('--report FILE', 'append report lines to FILE') { |v| opts[:report] = v }
   end.parse!(ARGV)
   raise OptionParser::InvalidArgument, ARGV.first unless ARGV.empty?
   raise OptionParser::InvalidArgument, 'negative count' if opts.values_at(:children, :objects, :gc_runs,
-                                                                          :writes, :start_delay).any?(&:negative?)
+                                                                          :writes, :start_delay,
+                                                                          :pre_gc_delay).any?(&:negative?)
 rescue OptionParser::ParseError => e
   warn "gc_fork.rb: #{e.message} (see --help)"
   exit 2
@@ -85,11 +96,15 @@ end
 
 # The child: collect a few times, change a few strings, leave without teardown.
 def child(opts, objs)
+  sleep(opts[:pre_gc_delay] / 1000.0)
   before = private_dirty_kib
+  t_begin = Time.now.to_f
   opts[:gc_runs].times { GC.start(full_mark: true, immediate_sweep: true) }
+  t_end = Time.now.to_f
   step = [objs.size / [opts[:writes], 1].max, 1].max
   opts[:writes].times { |i| objs[(i * step) % objs.size][1].setbyte(0, 0x41 + (i % 26)) } unless objs.empty?
   report(opts, "dirty #{Process.pid} before #{before || -1} after #{private_dirty_kib || -1}")
+  report(opts, format('gc %<pid>d begin %<b>.6f end %<e>.6f', pid: Process.pid, b: t_begin, e: t_end))
   sleep(opts[:linger]) if opts[:linger].positive?
   exit!(0)
 end
