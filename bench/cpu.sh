@@ -60,16 +60,6 @@ environment: COWTOP (default ./cowtop), CC (default cc)
 EOF
 }
 
-# Check that $2 is a positive number of seconds for option $1 and print it.
-seconds_arg()
-{
-	if ! [[ $2 =~ ^[0-9]+(\.[0-9]+)?$ ]] ||
-		! awk -v s="$2" 'BEGIN { exit !(s > 0) }'; then
-		die "$1 needs a positive number of seconds, got '$2'"
-	fi
-	echo "$2"
-}
-
 # Check the list of process counts $1 and print it normalised.
 counts_arg()
 {
@@ -87,40 +77,6 @@ counts_arg()
 tm()
 {
 	tmux -L "$sock" -f "$tmp/tmux.conf" "$@"
-}
-
-# Is process $1 alive (and not a zombie)?
-alive()
-{
-	local state
-
-	[ -r "/proc/$1/stat" ] || return 1
-	state=$(awk '{ sub(/.*\) /, ""); print $1 }' "/proc/$1/stat" 2>/dev/null) || return 1
-	[ -n "$state" ] && [ "$state" != Z ]
-}
-
-# Wait up to $2 seconds for process $1 to go away; fail if it does not.
-gone_within()
-{
-	local pid=$1 i
-
-	for ((i = 0; i < $2 * 10; i++)); do
-		alive "$pid" || return 0
-		sleep 0.1
-	done
-	return 1
-}
-
-# Stop our child $1: signal $2 (default INT), then harder; reap it.
-stop_child()
-{
-	local pid=$1 sig=${2:-INT}
-
-	kill -"$sig" "$pid" 2>/dev/null || true
-	if ! gone_within "$pid" "$stop_timeout"; then
-		kill -KILL "$pid" 2>/dev/null || true
-	fi
-	wait "$pid" 2>/dev/null || true
 }
 
 # Stop whatever tool runs now: the batch cowtop, or our tmux server and
@@ -310,18 +266,6 @@ start_idle()
 	die "the idle processes were not all started after $ready_timeout s"
 }
 
-# Print utime+stime of process $1 in clock ticks (fields 14 and 15 of
-# /proc/PID/stat, counted after the command name, which may hold spaces).
-ticks()
-{
-	local line rest f
-
-	read -r line <"/proc/$1/stat" || return 1
-	rest=${line##*) }
-	read -r -a f <<<"$rest"
-	echo $((f[11] + f[12]))
-}
-
 # Start variant $1; set run_pid (the process measured) and term_pid (the
 # tmux server, for the TUI variants).
 start_variant()
@@ -361,15 +305,6 @@ died()
 		why=$(tm capture-pane -p -t bench 2>/dev/null | grep -v '^$' | tail -n 5)
 	fi
 	die "variant ($1) stopped before its window closed${why:+: $why}"
-}
-
-# Sleep $1 seconds in a way a trapped signal interrupts at once.
-pause_for()
-{
-	sleep "$1" &
-	nap_pid=$!
-	wait "$nap_pid"
-	nap_pid=
 }
 
 # Run variant $1 once with $2 idle processes; record its CPU% and, for the

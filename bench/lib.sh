@@ -1,5 +1,7 @@
 # shellcheck shell=bash
-# Helpers shared by the benchmark scripts. The sourcing script sets prog.
+# Helpers shared by the benchmark scripts. The sourcing script sets prog,
+# may set stop_timeout (seconds stop_child waits, default 5), and kills
+# $nap_pid, the sleep of pause_for running now, in its exit clean-up.
 
 # Print an error and exit.
 die()
@@ -32,4 +34,70 @@ stats()
 			f = "%." d "f %." d "f %." d "f\n"
 			printf f, m, v[1], v[NR]
 		}'
+}
+
+# Check that $2 is a positive number of seconds for option $1 and print it.
+seconds_arg()
+{
+	if ! [[ $2 =~ ^[0-9]+(\.[0-9]+)?$ ]] ||
+		! awk -v s="$2" 'BEGIN { exit !(s > 0) }'; then
+		die "$1 needs a positive number of seconds, got '$2'"
+	fi
+	echo "$2"
+}
+
+# Is process $1 alive (and not a zombie)?
+alive()
+{
+	local state
+
+	[ -r "/proc/$1/stat" ] || return 1
+	state=$(awk '{ sub(/.*\) /, ""); print $1 }' "/proc/$1/stat" 2>/dev/null) || return 1
+	[ -n "$state" ] && [ "$state" != Z ]
+}
+
+# Wait up to $2 seconds for process $1 to go away; fail if it does not.
+gone_within()
+{
+	local pid=$1 i
+
+	for ((i = 0; i < $2 * 10; i++)); do
+		alive "$pid" || return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# Stop our child $1: signal $2 (default INT), then harder; reap it.
+stop_child()
+{
+	local pid=$1 sig=${2:-INT}
+
+	kill -"$sig" "$pid" 2>/dev/null || true
+	if ! gone_within "$pid" "${stop_timeout:-5}"; then
+		kill -KILL "$pid" 2>/dev/null || true
+	fi
+	wait "$pid" 2>/dev/null || true
+}
+
+# Print utime+stime of process $1 in clock ticks (fields 14 and 15 of
+# /proc/PID/stat, counted after the command name, which may hold spaces).
+ticks()
+{
+	local line rest f
+
+	read -r line <"/proc/$1/stat" || return 1
+	rest=${line##*) }
+	read -r -a f <<<"$rest"
+	echo $((f[11] + f[12]))
+}
+
+# Sleep $1 seconds in a way a trapped signal interrupts at once; the
+# sourcing script's cleanup kills $nap_pid, the sleep running now.
+pause_for()
+{
+	sleep "$1" &
+	nap_pid=$!
+	wait "$nap_pid"
+	nap_pid=
 }
