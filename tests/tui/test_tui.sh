@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # TUI tests: run cowtop's full-screen view in a detached tmux pane of fixed
 # size, drive it with send-keys and read the screen back with capture-pane.
-# Runs in UTF-8 (LANG=C.UTF-8), ASCII (LANG=C) and --ascii modes, then with
+# Runs in UTF-8 (LANG=C.UTF-8), ASCII (LANG=C) and --ascii modes, then the
+# sharing view (memory columns, group line) with every process read, then with
 # USDT probes on a Ruby workload (skipped without a Ruby that has them).
 #
 # Environment:
 #   COWTOP   cowtop binary (default ./cowtop)
 #   COWLOAD  workload binary (default ./tests/workloads/cowload)
-#   COWTOP_TUI_MODES  modes to run (default "utf8 ascii-locale ascii-flag usdt")
+#   COWTOP_TUI_MODES  modes to run (default "utf8 ascii-locale ascii-flag sharing usdt")
 #   COWTOP_TEST_KEEP  1: keep the work directory
 #
 # Needs root (cowtop loads eBPF programs) and tmux.
@@ -16,7 +17,7 @@ set -euo pipefail
 
 COWTOP=${COWTOP:-./cowtop}
 COWLOAD=${COWLOAD:-./tests/workloads/cowload}
-MODES=${COWTOP_TUI_MODES:-utf8 ascii-locale ascii-flag usdt}
+MODES=${COWTOP_TUI_MODES:-utf8 ascii-locale ascii-flag sharing usdt}
 SOCK=cowtop-tui-$$
 SESSION=tui
 PASSED=0
@@ -25,6 +26,9 @@ WORK=
 DIR=
 PANE_PID=
 COWTOP_PID=
+# The sharing view's group line: three workers, footprint, worker USS,
+# headroom ("+N workers", or "-" when not known).
+GROUP_RE=
 ESC=$'\e'
 # shellcheck source=tests/tui/tmux.sh
 . "$(dirname "$0")/tmux.sh"
@@ -454,6 +458,150 @@ test_exited() {
 	stop
 }
 
+# The column titles of the table.
+title_line() {
+	screen | grep -m 1 -E '^ +PID S '
+}
+
+# SHR%, USS and PSS between RSS and VSZ in the titles of file or screen.
+mem_titles_in() {
+	grep -qE ' RSS +[^ ]*SHR% +[^ ]*USS +[^ ]*PSS +[^ ]*VSZ '
+}
+mem_titles_shown() { title_line | mem_titles_in; }
+
+# None of the memory columns, and the history in their place.
+mem_titles_absent() {
+	local l
+	l=$(title_line)
+	[[ -n $l ]] && ! grep -qE 'SHR%|USS|PSS' <<<"$l" &&
+		grep -qE ' VSZ +(CoW/s history |history )?\(?max ' <<<"$l" && rows | grep -q '[▁▂▃▄▅▆▇█]'
+}
+
+# One row on input, with a percentage, then two sizes, in the SHR%, USS and
+# PSS fields.
+row_mem_read() {
+	awk '{ n++; ok = $6 ~ /^[0-9]+%$/ && $7 ~ /^[0-9.]+[KMG]$/ && $8 ~ /^[0-9.]+[KMG]$/ }
+		END { exit !(n == 1 && ok) }'
+}
+
+# Every worker of the workload has its memory figures on screen.
+workers_read() {
+	local p
+	for p in "$BUSY" "$MID" "$IDLE"; do
+		row_of "$p" | row_mem_read || return 1
+	done
+}
+
+# The history of pid is blank: no glyph of the sparkline.
+history_blank() {
+	local r
+	r=$(row_of "$1")
+	[[ -n $r ]] && ! grep -q '[▁▂▃▄▅▆▇█]' <<<"$r"
+}
+
+# The only sort mark in the titles is on column title t.
+sort_mark_on() {
+	local l
+	l=$(title_line)
+	[[ $l == *"▼$1 "* || $l == *"▲$1 "* ]] && [[ $(grep -oF -e ▼ -e ▲ <<<"$l" | wc -l) -eq 1 ]]
+}
+
+# Field n of the rows as numbers, in screen order: sizes in KiB, percentages
+# without their sign, "-" where not known.
+col_numbers() {
+	rows | awk -v n="$1" '{
+		v = $n; u = substr(v, length(v)); x = substr(v, 1, length(v) - 1) + 0
+		if (u == "%" || u == "K") print x
+		else if (u == "M") print x * 1024
+		else if (u == "G") print x * 1048576
+		else print "-" }'
+}
+
+# Field n of the rows is in order: col_ordered N asc|desc. Unknown figures
+# come last; at least two different figures, else any order would pass.
+col_ordered() {
+	col_numbers "$1" | awk -v dir="$2" '
+		$1 == "-" { unknown = 1; next }
+		unknown { bad = 1 }
+		n && (dir == "asc" ? $1 < prev : $1 > prev) { bad = 1 }
+		n && $1 != prev { distinct = 1 }
+		{ prev = $1; n++ }
+		END { exit !(n >= 2 && distinct && !bad) }'
+}
+
+# A group line of the workload (GROUP_RE) in the input.
+group_in() {
+	grep -qE "$GROUP_RE"
+}
+group_shown() { screen | group_in; }
+
+# The snapshot has the memory titles, the workers' figures, the group line
+# under the header and the groups at the end, and no escapes.
+snapshot_sharing() {
+	local f=$DIR/snapshot.txt p
+	[[ -f $f ]] && ! grep -q "$ESC" "$f" && mem_titles_in <"$f" || return 1
+	for p in "$BUSY" "$MID" "$IDLE"; do
+		awk -v pid="$p" '$1 == pid' "$f" | row_mem_read || return 1
+	done
+	[[ $(grep -cE "$GROUP_RE" "$f") -eq 2 ]] && grep -q '^groups: ' "$f" &&
+		tail -n 1 "$f" | group_in
+}
+
+# The sharing view on a workload whose every process is read: the memory
+# columns and their sort keys, the SHR% history, the group line, the narrow
+# layout and the snapshot.
+test_sharing() {
+	DIR=$WORK/$MODE
+	mkdir -p "$DIR"
+	t new-session -d -s "$SESSION" -x 160 -y 40 \
+		"cd '$DIR' && LANG=C.UTF-8 LC_ALL= '$COWTOP' -d 0.5 --smaps-budget 100 -o '$DIR/snapshot.txt' \
+		-- '$COWLOAD' --child-writes 100,1000,12000 --rounds 1200 --round-ms 100 \
+		--report '$DIR/report'; echo COWTOP-EXIT=\$?; sleep 600"
+	eventually 10 grep -q 'role child' "$DIR/report" || die "the workload did not fork"
+	MAIN=$(main_pid)
+	BUSY=$(report_pid child 12000)
+	MID=$(report_pid child 1000)
+	IDLE=$(report_pid child 100)
+	GROUP_RE="^group $MAIN cowload: 3 workers  footprint [0-9.]+[KMG]  USS mean [0-9.]+[KMG] max [0-9.]+[KMG]  headroom (\+[0-9]+ workers|-)"
+	GROUP_RE+="( |$)"
+	expect "160 columns: SHR%, USS and PSS titles" mem_titles_shown
+	expect "each worker shows its share and sizes" workers_read
+	expect "the group line: workers, footprint, headroom" group_shown
+	expect "the header shows the age of the oldest reading" line_has 3 "oldest reading "
+	keys m
+	expect "m: the history shows SHR%" screen_has "SHR% history (full 100%)"
+	expect "m: no more CoW/s history" screen_lacks "CoW/s history"
+	expect "m: the main process, with no share known, has a blank history" history_blank "$MAIN"
+	keys m
+	expect "m again: the CoW/s history" screen_has "CoW/s history (max "
+	expect "m again: no more SHR% history" screen_lacks "SHR% history"
+	keys t S
+	expect "S marks SHR% as the sort column" sort_mark_on "SHR%"
+	expect "S: least shared first, unknown last" col_ordered 6 asc
+	keys U
+	expect "U marks USS as the sort column" sort_mark_on USS
+	expect "U: largest USS first" col_ordered 7 desc
+	keys P
+	expect "P marks PSS as the sort column" sort_mark_on PSS
+	expect "P: largest PSS first" col_ordered 8 desc
+	keys C t
+	expect "back to the tree by CoW rate" sort_mark_on "CoW/s"
+	keys w
+	expect "the snapshot goes to the -o file" screen_has "snapshot written to $DIR/snapshot.txt"
+	expect "the snapshot has the memory columns and the group" snapshot_sharing
+	t resize-window -t "$SESSION" -x 93 -y 40
+	expect "93 columns: the memory columns stay" mem_titles_shown
+	t resize-window -t "$SESSION" -x 92 -y 40
+	expect "92 columns: the history replaces the memory columns" mem_titles_absent
+	t resize-window -t "$SESSION" -x 80 -y 40
+	expect "80 columns: the history replaces the memory columns" mem_titles_absent
+	t resize-window -t "$SESSION" -x 160 -y 40
+	expect "160 columns again: the memory columns are back" mem_titles_shown
+	keys q
+	expect "quits" screen_has "COWTOP-EXIT=0"
+	stop
+}
+
 # Whether the Ruby on the PATH has the GC probes.
 ruby_with_probes() {
 	local lib
@@ -544,6 +692,10 @@ run_mode() {
 	MODE=$1
 	if [[ $MODE == usdt ]]; then
 		test_usdt
+		return
+	fi
+	if [[ $MODE == sharing ]]; then
+		test_sharing
 		return
 	fi
 	case $MODE in
