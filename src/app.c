@@ -19,6 +19,7 @@
 #include "frame.h"
 #include "loop.h"
 #include "output.h"
+#include "sampler.h"
 #include "targets.h"
 #include "tracer.h"
 #include "tui.h"
@@ -29,6 +30,7 @@ struct app {
 	struct tracer *tracer;
 	struct collect collect;
 	struct targets targets;
+	struct sampler *sampler;        /* smaps_rollup, MemAvailable, memory cgroups */
 	struct loop *loop;
 	struct tui *tui;                /* NULL in batch mode */
 	int procfd, sigfd, timerfd;
@@ -123,13 +125,24 @@ static void present(struct app *a, double interval)
 		a->stop = true; /* reader gone (EPIPE): nothing left to do */
 }
 
-/* Close an interval: collect, present, forget what was shown exited. */
+/* Read the costly figures on their budget, the rows on screen first. */
+static void sample(struct app *a, double interval)
+{
+	int pids[256];
+
+	if (a->tui)
+		sampler__want(a->sampler, pids, tui__visible(a->tui, pids, 256));
+	sampler__run(a->sampler, interval);
+}
+
+/* Close an interval: collect, sample, present, forget what was shown exited. */
 static void tick(struct app *a)
 {
 	double now = loop_now(), dt = now - a->last_tick, interval;
 
 	a->final_due = false;
 	interval = collect__tick(&a->collect, dt);
+	sample(a, interval);
 	measure_cpu(a, dt);
 	present(a, interval);
 	a->last_tick = now;
@@ -319,6 +332,11 @@ int app_run(struct options *opt)
 		app_fail(&a, 1, "cannot open /proc: %s", strerror(errno));
 		goto cleanup;
 	}
+	a.sampler = sampler__new(a.model, a.procfd, opt->smaps_budget);
+	if (!a.sampler) {
+		app_fail(&a, 1, "cannot start the memory sampler: %s", strerror(errno));
+		goto cleanup;
+	}
 	if (start(&a))
 		goto cleanup;
 	a.last_tick = loop_now();
@@ -339,6 +357,7 @@ cleanup:
 	if (a.timerfd >= 0)
 		close(a.timerfd);
 	tracer__free(a.tracer);
+	sampler__free(a.sampler);
 	model__free(a.model);
 	if (a.procfd >= 0)
 		close(a.procfd);

@@ -102,6 +102,7 @@ static void group_sum(const struct frame *f, const struct row *rows, size_t n, s
 		g->worker_uss_mean_kib /= g->workers_read;
 	g->headroom = f->mem_available_kib ? fit(f->mem_available_kib, g->worker_uss_mean_kib) : -1;
 	g->headroom_cgroup = -1;
+	g->memcg = *cg;
 	if (cg->limit_kib)
 		g->headroom_cgroup = fit(cg->limit_kib > cg->usage_kib ? cg->limit_kib - cg->usage_kib : 0,
 					 g->worker_uss_mean_kib);

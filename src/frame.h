@@ -53,6 +53,7 @@ struct frame_group {
 	double rate;
 	long long headroom;             /* more workers of mean USS that fit in MemAvailable; -1 unknown */
 	long long headroom_cgroup;      /* ... in the root's memory cgroup limit; -1 none */
+	struct memcg memcg;             /* the root's memory cgroup (limit 0: none) */
 	double smaps_age;               /* seconds since the oldest reading of a live member; -1 none */
 };
 

@@ -62,7 +62,8 @@ void options_usage(FILE *f)
 	      "  -f, --format text|json    batch format (json: one object per line per frame)\n"
 	      "  -d, --delay SECONDS       refresh interval (default 1, minimum 0.1)\n"
 	      "  -n, --iterations N        stop after N frames\n"
-	      "  -s, --sort KEY            cow-rate (default), cow, rss, vsz, pid, comm\n"
+	      "  -s, --sort KEY            cow-rate (default), cow, rss, shared, uss,\n"
+	      "                            pss, vsz, pid, comm\n"
 	      "  -r, --reverse             reverse the sort order\n"
 	      "      --flat                a flat list instead of the tree\n"
 	      "      --linger SECONDS      keep exited processes on screen this long (default 10)\n"
@@ -214,7 +215,7 @@ static int apply(struct options *o, int c, const char *arg, char *err, size_t er
 		return 0;
 	case 's':
 		if (sort_key_parse(arg, &o->sort))
-			return fail(err, errlen, "invalid sort key '%s' (cow-rate, cow, rss, vsz, pid, comm)", arg);
+			return fail(err, errlen, "invalid sort key '%s' (cow-rate, cow, rss, shared, uss, pss, vsz, pid, comm)", arg);
 		return 0;
 	}
 	return fail(err, errlen, "invalid option");

@@ -152,6 +152,8 @@ static void json_groups(FILE *f, const struct frame *fr)
 		fprintf(f, ",\"cow_pages\":%llu,\"cow_rate\":%.1f", g->cow, g->rate);
 		json_count(f, "headroom", g->headroom >= 0, (unsigned long long)g->headroom);
 		json_count(f, "headroom_cgroup", g->headroom_cgroup >= 0, (unsigned long long)g->headroom_cgroup);
+		json_count(f, "cgroup_limit_kib", g->memcg.limit_kib, g->memcg.limit_kib);
+		json_count(f, "cgroup_usage_kib", g->memcg.limit_kib, g->memcg.usage_kib);
 		json_real(f, "smaps_age", g->smaps_age, 3);
 		fprintf(f, ",\"unread\":%zu}", g->unread);
 	}

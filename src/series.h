@@ -7,7 +7,7 @@
 #define SERIES_CAP 256
 
 struct series {
-	double v[SERIES_CAP];
+	float v[SERIES_CAP]; /* float: enough for a rate or a percentage, half the memory */
 	unsigned char mark[SERIES_CAP]; /* per interval: 0, or 1 + the first probe id that fired */
 	size_t head; /* index of the next slot to write */
 	size_t len;  /* number of values held, <= SERIES_CAP */

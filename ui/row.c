@@ -24,24 +24,28 @@ static const struct column {
 	int width;
 	int sort; /* enum sort_key, or -1 */
 	bool left;
+	bool mem;  /* a memory column, left out on narrow screens */
 } columns[] = {
-	{ "PID", 7, SORT_PID, false },
-	{ "S", 1, -1, true },
-	{ "CoW/s", 7, SORT_COW_RATE, false },
-	{ "COW", 7, SORT_COW, false },
-	{ "RSS", 6, SORT_RSS, false },
-	{ "SHR%", 5, SORT_SHARED, false },
-	{ "USS", 6, SORT_USS, false },
-	{ "PSS", 6, SORT_PSS, false },
-	{ "VSZ", 6, SORT_VSZ, false },
+	{ "PID", 7, SORT_PID, false, false },
+	{ "S", 1, -1, true, false },
+	{ "CoW/s", 7, SORT_COW_RATE, false, false },
+	{ "COW", 7, SORT_COW, false, false },
+	{ "RSS", 6, SORT_RSS, false, false },
+	{ "SHR%", 5, SORT_SHARED, false, true },
+	{ "USS", 6, SORT_USS, false, true },
+	{ "PSS", 6, SORT_PSS, false, true },
+	{ "VSZ", 6, SORT_VSZ, false, false },
 };
 #define NCOLUMNS (sizeof(columns) / sizeof(*columns))
 
 /* Split width between the sparkline and the command: the command gets half
- * of what the fixed columns leave (16 to 32 columns), the sparkline the rest. */
+ * of what the fixed columns leave (16 to 32 columns), the sparkline the rest.
+ * The memory columns go first when the sparkline would be narrower than
+ * ROW_HIST_KEEP with them: the copy history is what cowtop is about. */
 void row_layout_init(struct row_layout *l, int width, bool utf8)
 {
-	int extra = width - ROW_FIXED, cmd = extra / 2, hist;
+	bool mem = width - ROW_FIXED - 1 - CMD_MIN >= ROW_HIST_KEEP;
+	int extra = width - ROW_FIXED + (mem ? 0 : ROW_MEM), cmd = extra / 2, hist;
 
 	if (cmd < CMD_MIN)
 		cmd = CMD_MIN;
@@ -52,7 +56,7 @@ void row_layout_init(struct row_layout *l, int width, bool utf8)
 		hist = 0;
 	if (hist > SERIES_CAP)
 		hist = SERIES_CAP;
-	*l = (struct row_layout){ .width = width, .hist = hist, .scale = 0, .utf8 = utf8 };
+	*l = (struct row_layout){ .width = width, .hist = hist, .scale = 0, .utf8 = utf8, .mem = mem };
 }
 
 /* The common scale of the rows' sparklines: their highest rate in view. */
@@ -138,6 +142,8 @@ void row_titles(const struct row_layout *l, enum sort_key key, bool reverse, str
 	for (i = 0; i < NCOLUMNS; i++) {
 		bool on = columns[i].sort == (int)key;
 
+		if (columns[i].mem && !l->mem)
+			continue;
 		snprintf(cell, sizeof(cell), "%s%s", on ? dir : "", columns[i].title);
 		put_cell(out, on ? ROLE_SORT : ROLE_COLHDR, cell, columns[i].width, columns[i].left);
 		line_put(out, ROLE_PLAIN, " ", 1);
@@ -178,8 +184,8 @@ static void smaps_kib(const struct proc *p, unsigned long long kib, char *buf, s
 		snprintf(buf, cap, "-");
 }
 
-/* The fixed cells of p. */
-static void row_cells(const struct proc *p, struct line *out)
+/* The fixed cells of p, the memory ones when mem. */
+static void row_cells(const struct proc *p, bool mem, struct line *out)
 {
 	char rate[32], cow[32], rss[32], shr[16], uss[32], pss[32], vsz[32];
 	double pct = proc_shared_pct(p);
@@ -194,8 +200,10 @@ static void row_cells(const struct proc *p, struct line *out)
 	smaps_kib(p, proc_uss_kib(p), uss, sizeof(uss));
 	smaps_kib(p, p->smaps.pss, pss, sizeof(pss));
 	fmt_kib(p->vsz_kib, vsz, sizeof(vsz));
-	line_add(out, ROLE_PLAIN, "%7d %c %7s %7s %6s %5s %6s %6s %6s ", p->pid, row_state(p),
-		 rate, cow, rss, shr, uss, pss, vsz);
+	line_add(out, ROLE_PLAIN, "%7d %c %7s %7s %6s ", p->pid, row_state(p), rate, cow, rss);
+	if (mem)
+		line_add(out, ROLE_PLAIN, "%5s %6s %6s ", shr, uss, pss);
+	line_add(out, ROLE_PLAIN, "%6s ", vsz);
 }
 
 /* Bytes of the probe mark at s[0..n), 0 when none starts there. */
@@ -258,7 +266,7 @@ void row_format(const struct row *r, const struct row_layout *l, struct line *ou
 
 	line_clear(out);
 	out->base = r->p->exited ? ROLE_DIM : ROLE_PLAIN;
-	row_cells(r->p, out);
+	row_cells(r->p, l->mem, out);
 	if (l->hist) {
 		n = spark_series(l->metric == METRIC_SHARED ? &r->p->shared : &r->p->rate,
 				 (size_t)l->hist, l->scale, l->utf8, spark, sizeof(spark));

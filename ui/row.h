@@ -9,8 +9,11 @@
 #include "frame.h"
 
 /* Columns before the sparkline: PID S CoW/s COW RSS SHR% USS PSS VSZ, a
- * space after each. */
+ * space after each; ROW_MEM of them are the memory columns (SHR% USS PSS),
+ * left out when the sparkline would get fewer than ROW_HIST_KEEP columns. */
 #define ROW_FIXED 60
+#define ROW_MEM 20
+#define ROW_HIST_KEEP 16
 #define ROW_NAME_MAX (4 * PROC_COMM_MAX + 1)
 
 /* What the sparkline shows. */
@@ -26,6 +29,7 @@ struct row_layout {
 	double scale; /* the value a full sparkline block stands for */
 	enum row_metric metric;
 	bool utf8;
+	bool mem;     /* the memory columns are shown */
 };
 
 void row_layout_init(struct row_layout *l, int width, bool utf8);

@@ -183,7 +183,8 @@ static void test_json_unread_is_null(void **state)
 	assert_non_null(strstr(s, "\"groups\":[{\"root\":100,\"workers\":1,\"pss_kib\":null,"
 				  "\"uss_kib\":null,\"root_rss_kib\":0,\"worker_uss_mean_kib\":null,"
 				  "\"worker_uss_max_kib\":null,\"cow_pages\":42,\"cow_rate\":0.0,"
-				  "\"headroom\":null,\"headroom_cgroup\":null,\"smaps_age\":null,"
+				  "\"headroom\":null,\"headroom_cgroup\":null,\"cgroup_limit_kib\":null,"
+			  "\"cgroup_usage_kib\":null,\"smaps_age\":null,"
 				  "\"unread\":2}],\"mem_available_kib\":null}"));
 	free(s);
 	model__free(m);
@@ -205,7 +206,8 @@ static void test_json_memory_figures(void **state)
 	assert_non_null(strstr(s, "\"groups\":[{\"root\":100,\"workers\":1,\"pss_kib\":7500,"
 				  "\"uss_kib\":2024,\"root_rss_kib\":0,\"worker_uss_mean_kib\":1024,"
 				  "\"worker_uss_max_kib\":1024,\"cow_pages\":42,\"cow_rate\":0.0,"
-				  "\"headroom\":1000,\"headroom_cgroup\":48,\"smaps_age\":2.000,"
+				  "\"headroom\":1000,\"headroom_cgroup\":48,\"cgroup_limit_kib\":100000,"
+			  "\"cgroup_usage_kib\":50000,\"smaps_age\":2.000,"
 				  "\"unread\":0}],\"mem_available_kib\":1024000}"));
 	free(s);
 	model__free(m);

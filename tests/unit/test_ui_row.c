@@ -93,8 +93,11 @@ static void test_layout_shares_width(void **state)
 	assert_int_equal(l.hist, 160 - ROW_FIXED - 1 - 32);
 	row_layout_init(&l, 100, false);
 	assert_int_equal(l.hist, 100 - ROW_FIXED - 1 - 20);
+	assert_true(l.mem);
+	/* 80 columns: the memory columns give way, the history keeps room */
 	row_layout_init(&l, 80, false);
-	assert_int_equal(l.hist, 0); /* no room: the command keeps it */
+	assert_false(l.mem);
+	assert_int_equal(l.hist, 80 - (ROW_FIXED - ROW_MEM) - 1 - 20);
 	row_layout_init(&l, 5, false);
 	assert_int_equal(l.hist, 0);
 	row_layout_init(&l, 2000, false);
@@ -240,7 +243,7 @@ static void test_titles(void **state)
 	assert_memory_equal(l->text, "   vPID", 7);
 	row_titles(&rl, SORT_COMM, false, l);
 	assert_non_null(strstr(l->text, "COMMAND^"));
-	row_layout_init(&rl, 90, false); /* 13 columns of history */
+	row_layout_init(&rl, 70, false); /* 13 columns of history */
 	rl.scale = 15000;
 	row_titles(&rl, SORT_COW, false, l);
 	assert_non_null(strstr(l->text, " max 15.0k/s "));

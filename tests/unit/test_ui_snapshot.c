@@ -338,14 +338,15 @@ static void test_text_of_a_frame(void **state)
 	assert_string_equal(line_at(out, 2),
 			    "CoW 30.0/s  copies 30  lost 2  probes 1 (1 phase)  oldest reading 1.5s");
 	assert_string_equal(line_at(out, 3), GROUP_LINE);
+	/* 80 columns: the memory columns give way to the history */
 	assert_string_equal(line_at(out, 4),
-			    "   ^PID S   CoW/s     COW    RSS  SHR%    USS    PSS    VSZ COMMAND");
+			    "   ^PID S   CoW/s     COW    RSS    VSZ max 30.0/s          COMMAND");
 	assert_string_equal(line_at(out, 5),
-			    "    100 S     0.0       0   1.0M     -      -      -   4.0M master");
+			    "    100 S     0.0       0   1.0M   4.0M                   _ master");
 	assert_string_equal(line_at(out, 6),
-			    "    101 R    30.0      30   2.0M   75%   1.0M   3.0M   4.0M |- busy");
+			    "    101 R    30.0      30   2.0M   4.0M                   @ |- busy");
 	assert_string_equal(line_at(out, 7),
-			    "    102 ?     0.0       0     0K     -      -      -     0K `- idle");
+			    "    102 ?     0.0       0     0K     0K                   _ `- idle");
 	assert_string_equal(line_at(out, 8), "");
 	assert_string_equal(line_at(out, 9),
 			    "copies per phase: share of each process's copies (and their number)");
@@ -355,6 +356,13 @@ static void test_text_of_a_frame(void **state)
 	assert_string_equal(line_at(out, 13), GROUP_LINE);
 	assert_null(strchr(line_at(out, 13) + 10, '\n'));
 	free(out);
+	/* 120 columns: room for both */
+	out = snapshot_text(&v, &hi, 120, &len);
+	assert_non_null(strstr(line_at(out, 4), "    RSS  SHR%    USS    PSS    VSZ "));
+	assert_non_null(strstr(line_at(out, 4), "max 30.0/s"));
+	assert_non_null(strstr(line_at(out, 5), "   1.0M     -      -      -   4.0M "));
+	assert_non_null(strstr(line_at(out, 6), "   2.0M   75%   1.0M   3.0M   4.0M "));
+	free(out);
 	/* a filter and a flat view: the text is what the view shows */
 	view__set_filter(&v, "idle");
 	view__tree_toggle(&v);
@@ -363,7 +371,7 @@ static void test_text_of_a_frame(void **state)
 	assert_string_equal(line_at(out, 2), "CoW 30.0/s  copies 30  lost 2  probes 1 (1 phase)");
 	assert_string_equal(line_at(out, 3), GROUP_LINE);
 	assert_string_equal(line_at(out, 5),
-			    "    102 ?     0.0       0     0K     -      -      -     0K idle");
+			    "    102 ?     0.0       0     0K     0K                   _ idle");
 	assert_null(strstr(out, "busy"));
 	free(out);
 	view__free(&v);
