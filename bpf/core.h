@@ -63,29 +63,15 @@ struct signal_struct {
 	unsigned int flags;
 } __attribute__((preserve_access_index));
 
-/* Memory counters of an address space (mm->rss_stat), two layouts. Since
- * 6.2 each counter is a per-CPU counter whose count is the approximate sum
- * (off by at most the per-CPU batches not yet folded in). */
+/* Memory counters of an address space (mm->rss_stat). Since 6.2 each
+ * counter is a per-CPU counter whose count is the approximate sum (off by
+ * at most the per-CPU batches not yet folded in). */
 struct percpu_counter {
 	__s64 count;
 } __attribute__((preserve_access_index));
 
 struct mm_struct {
 	struct percpu_counter rss_stat[4];
-} __attribute__((preserve_access_index));
-
-/* Before 6.2: one atomic_long_t per counter, in a struct that went away
- * with the change; its presence tells the layouts apart. */
-typedef struct {
-	__s64 counter;
-} atomic_long_t;
-
-struct mm_rss_stat {
-	atomic_long_t count[4];
-} __attribute__((preserve_access_index));
-
-struct mm_struct___old {
-	struct mm_rss_stat rss_stat;
 } __attribute__((preserve_access_index));
 
 struct task_struct {

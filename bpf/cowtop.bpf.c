@@ -343,16 +343,15 @@ static __always_inline __u64 anon_pages(struct task_struct *task)
 	__u64 off;
 	__s64 n = 0;
 
-	if (!mm)
+	/* Only the per-CPU layout (6.2 on). A relocation against a type this
+	 * kernel lacks (the older struct mm_rss_stat) would make libbpf search
+	 * the modules' BTF, which needs CAP_SYS_ADMIN: CAP_BPF + CAP_PERFMON
+	 * alone could not load the programs. Older kernels report 0. */
+	if (!mm || !bpf_core_field_exists(struct mm_struct, rss_stat))
 		return 0;
-	if (bpf_core_type_exists(struct mm_rss_stat))
-		off = bpf_core_field_offset(struct mm_struct___old, rss_stat) +
-		      bpf_core_field_offset(struct mm_rss_stat, count) +
-		      mm_anonpages * sizeof(atomic_long_t);
-	else
-		off = bpf_core_field_offset(struct mm_struct, rss_stat) +
-		      mm_anonpages * bpf_core_type_size(struct percpu_counter) +
-		      bpf_core_field_offset(struct percpu_counter, count);
+	off = bpf_core_field_offset(struct mm_struct, rss_stat) +
+	      mm_anonpages * bpf_core_type_size(struct percpu_counter) +
+	      bpf_core_field_offset(struct percpu_counter, count);
 	bpf_probe_read_kernel(&n, sizeof(n), (char *)mm + off);
 	return n > 0 ? n : 0;
 }
