@@ -10,7 +10,7 @@ struct cow_counts {
 	unsigned long long reuse;      /* write-protect faults resolved without a copy */
 };
 
-#define SPLIT_SLOTS 16 /* slots of a per-process breakdown; slot 0 is "none/other" */
-#define PHASE_MAX SPLIT_SLOTS
+#define SPLIT_SLOTS 32 /* slots of a per-process breakdown; slot 0 is "none/other" */
+#define PHASE_MAX 16   /* phase ids 0..15, as many as the kernel side counts */
 
 #endif

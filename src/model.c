@@ -28,8 +28,8 @@ struct model {
 	unsigned long long mem_available; /* KiB, 0 unknown */
 	char probes[PROBE_MAX][LABEL_MAX];
 	int nprobes;
-	char phases[PHASE_MAX][LABEL_MAX]; /* [0] is "none" */
-	int nphases;
+	char labels[SPLIT_KINDS][SPLIT_SLOTS][LABEL_MAX]; /* per kind, [0] "none"/"other" */
+	int nlabels[SPLIT_KINDS];
 	struct marker marks[MARK_LOG];     /* ring of probe hits */
 	size_t marks_head, marks_len;
 	unsigned long long marks_total;    /* hits ever logged */
@@ -41,6 +41,19 @@ static struct mproc *mproc_of(struct proc *p)
 	return (struct mproc *)p;
 }
 
+/* The fixed labels of each breakdown kind. */
+static void init_labels(struct model *m)
+{
+	static const char *const region[] = { "other", "heap", "stack", "anon" };
+	size_t i;
+
+	snprintf(m->labels[SPLIT_PHASE][0], LABEL_MAX, "none");
+	m->nlabels[SPLIT_PHASE] = 1;
+	for (i = 0; i < sizeof(region) / sizeof(*region); i++)
+		snprintf(m->labels[SPLIT_REGION][i], LABEL_MAX, "%s", region[i]);
+	m->nlabels[SPLIT_REGION] = SPLIT_REGION_FILES;
+}
+
 /* Create an empty table. */
 struct model *model__new(void)
 {
@@ -49,8 +62,7 @@ struct model *model__new(void)
 	if (!m)
 		return NULL;
 	m->nbuckets = MODEL_BUCKETS_MIN;
-	snprintf(m->phases[0], LABEL_MAX, "none");
-	m->nphases = 1;
+	init_labels(m);
 	m->buckets = calloc(m->nbuckets, sizeof(*m->buckets));
 	if (!m->buckets) {
 		free(m);
@@ -384,18 +396,47 @@ int model__add_probe(struct model *m, const char *label)
 	return m->nprobes++;
 }
 
-/* Register a phase label (or find it); returns its id (>= 1) or -ENOSPC. */
-int model__add_phase(struct model *m, const char *label)
+/* Slots a breakdown kind may have: phases are bounded by the kernel's ids. */
+static int label_cap(enum split_kind k)
+{
+	return k == SPLIT_PHASE ? PHASE_MAX : SPLIT_SLOTS;
+}
+
+/* Register a label of kind k (or find it); returns its slot (>= 1) or
+ * -ENOSPC (also for an unknown kind). */
+int model__add_label(struct model *m, enum split_kind k, const char *label)
 {
 	int i;
 
-	for (i = 1; i < m->nphases; i++)
-		if (strcmp(m->phases[i], label) == 0)
-			return i;
-	if (m->nphases == PHASE_MAX)
+	if ((unsigned)k >= SPLIT_KINDS)
 		return -ENOSPC;
-	snprintf(m->phases[m->nphases], LABEL_MAX, "%s", label);
-	return m->nphases++;
+	for (i = 1; i < m->nlabels[k]; i++)
+		if (strcmp(m->labels[k][i], label) == 0)
+			return i;
+	if (m->nlabels[k] == label_cap(k))
+		return -ENOSPC;
+	snprintf(m->labels[k][m->nlabels[k]], LABEL_MAX, "%s", label);
+	return m->nlabels[k]++;
+}
+
+/* The label of a slot of kind k: "none"/"other" for 0, "?" when unknown. */
+const char *model__label(const struct model *m, enum split_kind k, int slot)
+{
+	if ((unsigned)k >= SPLIT_KINDS || slot < 0 || slot >= m->nlabels[k])
+		return "?";
+	return m->labels[k][slot];
+}
+
+/* Number of slots of kind k in use, slot 0 included. */
+int model__nlabels(const struct model *m, enum split_kind k)
+{
+	return (unsigned)k < SPLIT_KINDS ? m->nlabels[k] : 0;
+}
+
+/* Register a phase label (or find it); returns its id (>= 1) or -ENOSPC. */
+int model__add_phase(struct model *m, const char *label)
+{
+	return model__add_label(m, SPLIT_PHASE, label);
 }
 
 /* Number of probes registered. */
@@ -407,7 +448,7 @@ int model__nprobes(const struct model *m)
 /* Number of phase ids in use, "none" (0) included. */
 int model__nphases(const struct model *m)
 {
-	return m->nphases;
+	return model__nlabels(m, SPLIT_PHASE);
 }
 
 /* "provider:name" of a probe ("?" when unknown). */
@@ -419,7 +460,7 @@ const char *model__probe_label(const struct model *m, int probe)
 /* "provider:phase" of a phase id; "none" for 0. */
 const char *model__phase_label(const struct model *m, int phase)
 {
-	return phase >= 0 && phase < m->nphases ? m->phases[phase] : "?";
+	return model__label(m, SPLIT_PHASE, phase);
 }
 
 /* Log a probe hit and mark its process's current interval. */

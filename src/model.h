@@ -25,11 +25,21 @@ struct marker {
 	long long args[MARK_ARGS];
 };
 
-/* Kinds of per-process breakdown of the copies. Phase today; region and
- * stack plug in as more kinds, each with its own label table. */
+/* Kinds of per-process breakdown of the copies, each with its own label
+ * table. Phases: USDT phase ids (slot 0 "none"). Regions: where the copied
+ * page was (slot 0 "other", then the fixed SPLIT_REGION_* slots, then one
+ * "file:<basename>" slot per file met). */
 enum split_kind {
 	SPLIT_PHASE,
+	SPLIT_REGION,
 	SPLIT_KINDS,
+};
+
+enum {
+	SPLIT_REGION_HEAP = 1,  /* the brk area */
+	SPLIT_REGION_STACK = 2, /* the main thread's stack */
+	SPLIT_REGION_ANON = 3,  /* other private anonymous memory */
+	SPLIT_REGION_FILES = 4, /* first slot of a file */
 };
 
 /* Copies of one process split by one kind; v[0] unused (the rest, "none",
@@ -110,12 +120,17 @@ double proc_shared_pct(const struct proc *p);
 double model__tick(struct model *m, double dt);
 size_t model__remove_exited(struct model *m, double before);
 
-/* Labels: USDT probes, and the labels of each breakdown kind. */
+/* Labels: USDT probes, and the labels of each breakdown kind. A kind has
+ * at most SPLIT_SLOTS labels (phases PHASE_MAX); slot 0's is fixed. */
 int model__add_probe(struct model *m, const char *label);
-int model__add_phase(struct model *m, const char *label); /* a label of SPLIT_PHASE */
 int model__nprobes(const struct model *m);
-int model__nphases(const struct model *m);                /* phases 1..n-1 exist */
 const char *model__probe_label(const struct model *m, int probe);
+int model__add_label(struct model *m, enum split_kind k, const char *label); /* slot (>= 1) or -ENOSPC */
+const char *model__label(const struct model *m, enum split_kind k, int slot); /* "?" when unknown */
+int model__nlabels(const struct model *m, enum split_kind k);                 /* slots 0..n-1 exist */
+/* The labels of SPLIT_PHASE, as the probes and views name them. */
+int model__add_phase(struct model *m, const char *label);
+int model__nphases(const struct model *m);                /* phases 1..n-1 exist */
 const char *model__phase_label(const struct model *m, int phase);
 void model__add_marker(struct model *m, const struct marker *mk);
 /* The probe hits logged since *cursor (a count of hits, 0 at start), oldest

@@ -1,5 +1,6 @@
 /* Unit tests: the process table, its rates and probe hits, and the tree
  * laid out over its processes. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -334,6 +335,59 @@ static void test_split_keeps_max(void **state)
 	model__free(m);
 }
 
+/* Each kind has its own labels: regions start with their fixed slots,
+ * phases with "none"; a label registered twice keeps its slot; phases stop
+ * at PHASE_MAX, regions at SPLIT_SLOTS; the phase wrappers are the phase
+ * kind. */
+static void test_labels_per_kind(void **state)
+{
+	struct model *m = model__new();
+	char label[32];
+	int i, slot;
+
+	(void)state;
+	assert_int_equal(model__nlabels(m, SPLIT_PHASE), 1);
+	assert_string_equal(model__label(m, SPLIT_PHASE, 0), "none");
+	assert_int_equal(model__nlabels(m, SPLIT_REGION), SPLIT_REGION_FILES);
+	assert_string_equal(model__label(m, SPLIT_REGION, 0), "other");
+	assert_string_equal(model__label(m, SPLIT_REGION, SPLIT_REGION_HEAP), "heap");
+	assert_string_equal(model__label(m, SPLIT_REGION, SPLIT_REGION_STACK), "stack");
+	assert_string_equal(model__label(m, SPLIT_REGION, SPLIT_REGION_ANON), "anon");
+	assert_string_equal(model__label(m, SPLIT_REGION, SPLIT_REGION_FILES), "?");
+	assert_string_equal(model__label(m, SPLIT_KINDS, 0), "?");
+	assert_int_equal(model__add_label(m, SPLIT_REGION, "file:libc.so.6"), SPLIT_REGION_FILES);
+	assert_int_equal(model__add_label(m, SPLIT_REGION, "file:libc.so.6"), SPLIT_REGION_FILES);
+	assert_int_equal(model__add_label(m, SPLIT_REGION, "heap"), SPLIT_REGION_HEAP);
+	assert_int_equal(model__add_phase(m, "ruby:gc"), 1);
+	assert_string_equal(model__phase_label(m, 1), "ruby:gc");
+	assert_int_equal(model__nphases(m), 2);
+	for (i = 0; (slot = model__add_phase(m, (snprintf(label, sizeof(label), "p:%d", i), label))) > 0; i++)
+		;
+	assert_int_equal(slot, -ENOSPC);
+	assert_int_equal(model__nphases(m), PHASE_MAX);
+	for (i = 0; (slot = model__add_label(m, SPLIT_REGION, (snprintf(label, sizeof(label), "file:%d", i), label))) > 0; i++)
+		;
+	assert_int_equal(slot, -ENOSPC);
+	assert_int_equal(model__nlabels(m, SPLIT_REGION), SPLIT_SLOTS);
+	assert_int_equal(model__add_label(m, SPLIT_KINDS, "x"), -ENOSPC);
+	model__free(m);
+}
+
+/* Region slots are kept apart from phase slots, up to the last one. */
+static void test_split_region(void **state)
+{
+	struct model *m = model__new();
+	struct proc *p = add(m, 5, 1, 7, "x", 10);
+
+	(void)state;
+	model__set_split(p, SPLIT_REGION, SPLIT_REGION_HEAP, 3);
+	model__set_split(p, SPLIT_REGION, SPLIT_SLOTS - 1, 2);
+	assert_int_equal(p->split[SPLIT_REGION].v[SPLIT_REGION_HEAP], 3);
+	assert_int_equal(p->split[SPLIT_REGION].v[SPLIT_SLOTS - 1], 2);
+	assert_int_equal(p->split[SPLIT_PHASE].v[SPLIT_REGION_HEAP], 0);
+	model__free(m);
+}
+
 /* Names are cut to fit and always terminated, whatever len says. */
 static void test_set_comm_and_mem(void **state)
 {
@@ -446,6 +500,8 @@ int main(void)
 		cmocka_unit_test(test_vanishing_interval_merged),
 		cmocka_unit_test(test_first_interval_stands),
 		cmocka_unit_test(test_split_keeps_max),
+		cmocka_unit_test(test_labels_per_kind),
+		cmocka_unit_test(test_split_region),
 		cmocka_unit_test(test_set_comm_and_mem),
 		cmocka_unit_test(test_uss_and_shared_pct),
 		cmocka_unit_test(test_shared_history),
