@@ -37,6 +37,10 @@ enum bpf_map_type {
 };
 
 enum {
+	BPF_F_NO_PREALLOC = 1,
+};
+
+enum {
 	BPF_ANY = 0,
 	BPF_NOEXIST = 1,
 	BPF_EXIST = 2,
@@ -72,6 +76,40 @@ struct percpu_counter {
 
 struct mm_struct {
 	struct percpu_counter rss_stat[4];
+	unsigned long start_brk, brk, start_stack;
+} __attribute__((preserve_access_index));
+
+/* Since 6.13 mm_lock_seq is a seqcount bumped when the mmap lock is taken
+ * for writing and again when it is released: unchanged and even, no VMA of
+ * the address space changed in between. Before, an int with another
+ * meaning; the struct type makes CO-RE tell the two apart. */
+typedef struct seqcount {
+	unsigned int sequence;
+} seqcount_t;
+
+struct mm_struct___seq {
+	seqcount_t mm_lock_seq;
+} __attribute__((preserve_access_index));
+
+struct super_block {
+	__u32 s_dev; /* the kernel's dev_t: major << 20 | minor */
+} __attribute__((preserve_access_index));
+
+struct inode {
+	struct super_block *i_sb;
+	unsigned long i_ino;
+} __attribute__((preserve_access_index));
+
+struct file {
+	struct inode *f_inode;
+} __attribute__((preserve_access_index));
+
+#define VM_SHARED 0x00000008UL
+
+struct vm_area_struct {
+	unsigned long vm_start, vm_end;
+	unsigned long vm_flags;
+	struct file *vm_file;
 } __attribute__((preserve_access_index));
 
 struct task_struct {

@@ -8,7 +8,21 @@
  * page of a copy. A flagged fault that ends without an allocation was resolved
  * by reusing the page. Every fault clears the slot, so a flag never outlives
  * the fault that set it. Faults of processes nobody watches are never
- * flagged, so their allocations return at the first test. */
+ * flagged, so their allocations return at the first test.
+ *
+ * A write to a page NOT present is flagged too, and counted as a copy only
+ * when its allocation is movable, not zeroed (__GFP_ZERO) and the address is
+ * in a private file mapping: the kernel then copies the page-cache page into
+ * a new private page (do_cow_fault), sharing lost just the same (a child
+ * writing a page of a private file mapping its parent had only read, ld.so
+ * relocating a library). Anonymous first touches allocate zeroed pages (or
+ * land outside file mappings) and stay uncounted, as before: neither a zero
+ * fill nor a copy. A not-present write that allocates nothing is no reuse.
+ *
+ * Regions: each copy is classified by the VMA holding the faulting address
+ * (heap, stack, anon, file dev:ino), looked up with bpf_find_vma from the
+ * allocation hook and cached per CPU while the address space's mmap lock
+ * sequence says no VMA changed; counts pend per CPU like acc (cowtop.h). */
 #include "core.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
@@ -28,6 +42,12 @@ const volatile __u64 user_addr_end = 0x00007ffffffff000ULL;
 const volatile bool usdt_enabled = false;  /* -u given: count copies per phase */
 const volatile __u32 nr_cpus = 1;          /* possible CPUs, for flushes at exit */
 const volatile __u32 mm_anonpages = 1;     /* MM_ANONPAGES of this kernel (an anonymous enum) */
+const volatile __u64 ns_per_tick = 10000000; /* user space's start times are in clock ticks */
+
+/* The command cowtop launched, until it execs: its copies before (cowtop's
+ * own, behind the launch gate) are taken off its counts by user space, and
+ * are not put in any region here. Set by user space, cleared at the exec. */
+__u32 region_hold = 0;
 
 /* Set once the first clone of first_clone_of has been taken. */
 __u64 first_clone_taken = 0;
@@ -73,6 +93,16 @@ struct {
 	__type(key, struct cowtop_phase_key);
 	__type(value, __u64);
 } phase_cow SEC(".maps");
+
+/* Copies per process and region; the rest of a process's copies (no VMA,
+ * pending when it exited, map full) is its "other". */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct cowtop_region_key);
+	__type(value, __u64);
+} region_cow SEC(".maps");
 
 /* The write fault in progress on this CPU, and pending copies (cowtop.h). */
 struct {
@@ -147,9 +177,13 @@ static __always_inline void slot_settle(struct cowtop_slot *s)
 {
 	struct cowtop_proc *p;
 
-	if (!s->flagged)
+	__u32 flag = s->flagged;
+
+	if (!flag)
 		return;
-	s->flagged = 0;
+	s->flagged = COWTOP_FLAG_NONE;
+	if (flag != COWTOP_FLAG_PRESENT)
+		return; /* a not-present write that allocated nothing: no reuse */
 	/* Only the process that faulted may get a new entry (watch-all): the
 	 * current task may be another one, whose start time must not be used. */
 	if (s->tgid == bpf_get_current_pid_tgid() >> 32)
@@ -161,7 +195,7 @@ static __always_inline void slot_settle(struct cowtop_slot *s)
 }
 
 /* Common fault handler: settle the previous fault, flag this one if it is a
- * write to a present user page. */
+ * write to a user page of a watched process. */
 static __always_inline int on_fault(__u64 addr, __u64 error_code, __u32 kernel)
 {
 	__u32 zero = 0;
@@ -171,7 +205,7 @@ static __always_inline int on_fault(__u64 addr, __u64 error_code, __u32 kernel)
 	if (!s)
 		return 0;
 	slot_settle(s);
-	if ((error_code & 3) != 3 || addr >= user_addr_end)
+	if (!(error_code & 2) || addr >= user_addr_end)
 		return 0;
 	id = bpf_get_current_pid_tgid();
 	if (!watched(id >> 32))
@@ -179,7 +213,8 @@ static __always_inline int on_fault(__u64 addr, __u64 error_code, __u32 kernel)
 	s->tid = (__u32)id;
 	s->tgid = id >> 32;
 	s->kernel = kernel;
-	s->flagged = 1;
+	s->addr = addr;
+	s->flagged = (error_code & 1) ? COWTOP_FLAG_PRESENT : COWTOP_FLAG_ABSENT;
 	return 0;
 }
 
@@ -257,6 +292,146 @@ static __always_inline void acc_add(struct cowtop_slot *s, __u32 tgid, __u64 pag
 	acc_flush(acc);
 }
 
+/* What a VMA lookup found. */
+struct vma_found {
+	__u64 start_brk, brk, start_stack; /* of the address space, read before */
+	__u64 lo, hi, dev, ino;
+	__u32 kind;
+};
+
+/* bpf_find_vma callback: the kind of the VMA holding the address, with the
+ * rules /proc/PID/maps uses to name [heap] and [stack]. A shared mapping
+ * never copies: it is "other", so a not-present write there is not counted. */
+static long vma_classify(struct task_struct *task, struct vm_area_struct *vma, struct vma_found *f)
+{
+	struct file *file = vma->vm_file;
+
+	f->lo = vma->vm_start;
+	f->hi = vma->vm_end;
+	if (vma->vm_flags & VM_SHARED) {
+		f->kind = COWTOP_REGION_OTHER;
+	} else if (file) {
+		struct inode *inode = file->f_inode;
+
+		f->kind = COWTOP_REGION_FILE;
+		f->dev = inode->i_sb->s_dev;
+		f->ino = inode->i_ino;
+	} else if (f->lo <= f->brk && f->hi >= f->start_brk) {
+		f->kind = COWTOP_REGION_HEAP;
+	} else if (f->lo <= f->start_stack && f->hi >= f->start_stack) {
+		f->kind = COWTOP_REGION_STACK;
+	} else {
+		f->kind = COWTOP_REGION_ANON;
+	}
+	return 0;
+}
+
+/* The mmap lock sequence of mm, or 1 (odd: do not cache) on kernels
+ * without a seqcount there. */
+static __always_inline __u32 mm_seq(struct mm_struct *mm)
+{
+	if (!bpf_core_field_exists(struct mm_struct___seq, mm_lock_seq))
+		return 1;
+	return ((struct mm_struct___seq *)mm)->mm_lock_seq.sequence;
+}
+
+/* The region of the slot's faulting address: from the slot's VMA cache
+ * when the current address space has not changed since, else looked up
+ * (and cached). dev and ino are in s->vma_dev/vma_ino for a file. */
+static __always_inline __u32 classify(struct cowtop_slot *s)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct mm_struct *mm = task->mm;
+	struct vma_found f = {};
+	__u32 seq;
+
+	if (!mm)
+		return COWTOP_REGION_OTHER;
+	seq = mm_seq(mm);
+	if (!(seq & 1) && s->vma_seq == seq && s->vma_mm == (__u64)mm &&
+	    s->vma_tgid == s->tgid && s->addr >= s->vma_lo && s->addr < s->vma_hi) {
+		s->vma_hits++;
+		return s->vma_kind;
+	}
+	s->vma_misses++;
+	f.start_brk = mm->start_brk;
+	f.brk = mm->brk;
+	f.start_stack = mm->start_stack;
+	if (bpf_find_vma(task, s->addr, vma_classify, &f, 0)) {
+		s->vma_mm = 0; /* no VMA, or the mmap lock was contended */
+		return COWTOP_REGION_OTHER;
+	}
+	s->vma_mm = (__u64)mm;
+	s->vma_tgid = s->tgid;
+	s->vma_seq = seq; /* odd: filled, never hit */
+	s->vma_lo = f.lo;
+	s->vma_hi = f.hi;
+	s->vma_kind = f.kind;
+	s->vma_dev = f.dev;
+	s->vma_ino = f.ino;
+	return f.kind;
+}
+
+/* Add pages copied in one region to the map, if their process is still the
+ * one counted there and has not exited (what pends at exit is its "other"). */
+static __always_inline void region_flush(struct cowtop_region_key *key, __u64 start, __u64 pages)
+{
+	struct cowtop_proc *p;
+	__u64 zero = 0, *n;
+	long err;
+
+	if (!pages)
+		return;
+	p = bpf_map_lookup_elem(&procs, &key->tgid);
+	if (!p || p->exited || start < p->start_ns || start - p->start_ns >= ns_per_tick)
+		return;
+	n = bpf_map_lookup_elem(&region_cow, key);
+	if (!n) {
+		err = bpf_map_update_elem(&region_cow, key, &zero, BPF_NOEXIST);
+		if (err && err != -17 /* EEXIST */) {
+			stat_inc(COWTOP_STAT_REGION_FULL);
+			return;
+		}
+		n = bpf_map_lookup_elem(&region_cow, key);
+	}
+	if (n)
+		__sync_fetch_and_add(n, pages);
+}
+
+/* Count pages copied by the slot's process in a region: in the slot while
+ * the key stays the same, into the map when it changes. */
+static __always_inline void region_add(struct cowtop_slot *s, __u32 kind, __u64 pages)
+{
+	struct cowtop_region_key old;
+	struct task_struct *task;
+	__u64 old_start, old_count;
+
+	if (kind == COWTOP_REGION_OTHER)
+		return;
+	if (s->rkey.tgid == s->tgid && s->rkey.kind == kind && s->rkey.dev == s->vma_dev &&
+	    s->rkey.ino == s->vma_ino && s->rcount < (1ULL << 62)) {
+		s->rcount += pages;
+		return;
+	}
+	if (s->tgid == region_hold)
+		return;
+	old = s->rkey;
+	old_start = s->rstart;
+	old_count = s->rcount;
+	task = bpf_get_current_task_btf();
+	s->rgen++;
+	asm volatile("" ::: "memory");
+	s->rkey.tgid = s->tgid;
+	s->rkey.kind = kind;
+	s->rkey.dev = kind == COWTOP_REGION_FILE ? s->vma_dev : 0;
+	s->rkey.ino = kind == COWTOP_REGION_FILE ? s->vma_ino : 0;
+	s->rstart = task->group_leader->start_boottime;
+	s->rcount = pages;
+	asm volatile("" ::: "memory");
+	s->rgen++;
+	region_flush(&old, old_start, old_count);
+}
+
 SEC("raw_tp/mm_page_alloc")
 int on_mm_page_alloc(struct bpf_raw_tracepoint_args *ctx)
 {
@@ -265,6 +440,7 @@ int on_mm_page_alloc(struct bpf_raw_tracepoint_args *ctx)
 	__u32 order = ctx->args[1];
 	__u32 gfp = ctx->args[2];
 	struct cowtop_proc *p;
+	__u32 flag, kind;
 	__u64 pages;
 
 	if (!s || !s->flagged || !(gfp & gfp_movable))
@@ -273,13 +449,27 @@ int on_mm_page_alloc(struct bpf_raw_tracepoint_args *ctx)
 		return 0;
 	if (!s->kernel && !in_user_fault())
 		return 0;
-	s->flagged = 0;
+	flag = s->flagged;
+	s->flagged = COWTOP_FLAG_NONE;
 	pages = 1ULL << (order & 31);
+	if (flag == COWTOP_FLAG_ABSENT) {
+		/* A first touch of anonymous memory allocates a zeroed page:
+		 * not classified, not counted. */
+		if (gfp & gfp_zero)
+			return 0;
+		kind = classify(s);
+		if (kind != COWTOP_REGION_FILE)
+			return 0; /* THP first touch, swap-in, shared mapping */
+	} else if (gfp & gfp_zero) {
+		kind = COWTOP_REGION_OTHER; /* a zero fill: no region */
+	} else {
+		kind = classify(s);
+	}
 	if (!(gfp & gfp_zero) && !s->kernel &&
 	    COWTOP_ACC_TGID(s->acc) == s->tgid) {
 		/* The hot path: this process copied on this CPU last time too. */
 		acc_add(s, s->tgid, pages);
-		goto phases;
+		goto regions;
 	}
 	p = proc_get(s->tgid);
 	if (!p)
@@ -294,7 +484,8 @@ int on_mm_page_alloc(struct bpf_raw_tracepoint_args *ctx)
 	} else {
 		acc_add(s, s->tgid, pages);
 	}
-phases:
+regions:
+	region_add(s, kind, pages);
 	if (usdt_enabled)
 		phase_count(s->tgid, s->tid, pages);
 	return 0;
@@ -385,6 +576,8 @@ int on_process_exec(struct bpf_raw_tracepoint_args *ctx)
 	__u32 tgid = BPF_CORE_READ(task, tgid);
 	struct cowtop_proc *p = bpf_map_lookup_elem(&procs, &tgid);
 
+	if (region_hold == tgid)
+		region_hold = 0;
 	if (p || watch_all)
 		emit(COWTOP_EV_EXEC, tgid, task, p, COWTOP_INHERITED_UNKNOWN);
 	return 0;

@@ -57,6 +57,23 @@ struct cowtop_phase_key {
 	__u32 phase;
 };
 
+/* Where a copied page was: the kind of memory region (VMA) holding it. */
+enum cowtop_region {
+	COWTOP_REGION_OTHER = 0, /* no VMA found (or not classified): never in the map */
+	COWTOP_REGION_HEAP = 1,  /* the VMA holding the brk area */
+	COWTOP_REGION_STACK = 2, /* the VMA holding the main thread's stack */
+	COWTOP_REGION_ANON = 3,  /* any other private anonymous VMA */
+	COWTOP_REGION_FILE = 4,  /* a private file mapping */
+};
+
+/* Key of the per-process, per-region copy counters. */
+struct cowtop_region_key {
+	__u32 tgid;
+	__u32 kind; /* enum cowtop_region */
+	__u64 dev;  /* FILE only: the kernel's dev_t of the file (major << 20 | minor) */
+	__u64 ino;  /* FILE only: its inode number */
+};
+
 /* A probe hit, for the marker log. Starts like cowtop_event. */
 struct cowtop_usdt_event {
 	__u32 type;
@@ -80,18 +97,46 @@ struct cowtop_event {
 	char comm[COWTOP_COMM_LEN];
 };
 
+/* What a flagged fault was: a write to a present page (a copy or a reuse)
+ * or to a page not present (a copy only in a private file mapping). */
+enum cowtop_flag {
+	COWTOP_FLAG_NONE = 0,
+	COWTOP_FLAG_PRESENT = 1,
+	COWTOP_FLAG_ABSENT = 2,
+};
+
 /* The per-CPU fault slot. Besides the fault in progress it holds the copies
  * of one process not yet added to the process map: the common case (the same
  * process copying page after page on this CPU) then costs no map lookup and
  * no atomic operation. acc packs the tgid (high 32 bits) and the pending
  * count (low 32 bits) so that a flush from another CPU (at exit) takes both
- * in one atomic exchange. User space adds pending counts when it reads. */
+ * in one atomic exchange. User space adds pending counts when it reads.
+ *
+ * The same holds for regions: copies of one (process, region) pend in
+ * rkey/rcount until another key is counted on this CPU. They are never
+ * flushed from another CPU: at exit, user space reads what is still here.
+ * rgen is odd while the pending key changes; user space reads the slots
+ * twice and keeps a CPU's pending region count only when rgen is even and
+ * the same in both reads. rstart (start of rkey.tgid's group leader, ns)
+ * tells a pending count of a process from one of a reused pid.
+ *
+ * vma_* caches the VMA classified last on this CPU: it stands for
+ * vma_tgid's address space at vma_mm while the mm's mmap lock sequence is
+ * vma_seq (even). vma_hits and vma_misses count its use (bpftool map dump
+ * name slots). */
 struct cowtop_slot {
 	__u32 tid;
 	__u32 tgid;
-	__u32 flagged; /* a write to a present page is being handled */
+	__u32 flagged; /* enum cowtop_flag: a write fault is being handled */
 	__u32 kernel;  /* it came from a kernel-mode access */
 	__u64 acc;     /* (tgid << 32) | pending copies */
+	__u64 addr;    /* the flagged fault's address */
+	__u64 vma_mm, vma_lo, vma_hi, vma_dev, vma_ino;
+	__u32 vma_tgid, vma_seq, vma_kind, rgen;
+	struct cowtop_region_key rkey;
+	__u64 rstart;
+	__u64 rcount;
+	__u64 vma_hits, vma_misses;
 };
 
 #define COWTOP_ACC_TGID(a) ((__u32)((a) >> 32))
@@ -102,7 +147,8 @@ enum cowtop_stat {
 	COWTOP_STAT_RINGBUF_LOST = 0, /* ring-buffer records that did not fit */
 	COWTOP_STAT_MAP_FULL = 1,     /* processes that could not be added to the map */
 	COWTOP_STAT_PHASE_FULL = 2,   /* copies in a phase that could not be counted */
-	COWTOP_STAT_MAX = 3,
+	COWTOP_STAT_REGION_FULL = 3,  /* flushes of region copies that found the map full */
+	COWTOP_STAT_MAX = 4,
 };
 
 #endif

@@ -1,6 +1,7 @@
 /* Loading, attaching and reading cowtop's BPF side. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <sys/sysmacros.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,8 @@ struct tracer {
 	int ncpus;
 	struct bpf_link **links; /* USDT attachments */
 	size_t nlinks, links_cap;
+	__u32 *drop;             /* forgotten pids whose region counters go at the next walk */
+	size_t ndrop, drop_cap;
 };
 
 /* A way to detect copies. The seam for kernels that need another one: add an
@@ -132,6 +135,7 @@ static void configure(struct tracer *t, const struct tracer_opts *o, const struc
 		bpf_map__set_max_entries(s->maps.events, o->ringbuf_kib * 1024);
 	s->rodata->usdt_enabled = o->usdt;
 	s->rodata->nr_cpus = t->ncpus > 0 ? t->ncpus : 1;
+	s->rodata->ns_per_tick = t->ns_per_tick;
 	bpf_program__set_autoload(s->progs.on_usdt, o->usdt);
 }
 
@@ -321,6 +325,7 @@ void tracer__free(struct tracer *t)
 	for (i = 0; i < t->nlinks; i++)
 		bpf_link__destroy(t->links[i]);
 	free(t->links);
+	free(t->drop);
 	ring_buffer__free(t->rb);
 	cowtop_bpf__destroy(t->skel);
 	free(t);
@@ -362,6 +367,28 @@ static void forget_phases(struct tracer *t, __u32 pid)
 		bpf_map_delete_elem(fd, &k);
 }
 
+/* Put no copies of pid in regions until it execs (see tracer.h). */
+void tracer__hold_regions(struct tracer *t, int pid)
+{
+	__atomic_store_n(&t->skel->bss->region_hold, (__u32)pid, __ATOMIC_SEQ_CST);
+}
+
+/* Queue pid's region counters to go after the next region walk: their keys
+ * are only found by walking the whole map, once a tick for every pid. */
+static void forget_regions(struct tracer *t, __u32 pid)
+{
+	if (t->ndrop == t->drop_cap) {
+		size_t cap = t->drop_cap ? t->drop_cap * 2 : 64;
+		__u32 *v = realloc(t->drop, cap * sizeof(*v));
+
+		if (!v)
+			return; /* they stay; the next forget of a pid tries again */
+		t->drop = v;
+		t->drop_cap = cap;
+	}
+	t->drop[t->ndrop++] = pid;
+}
+
 /* Drop pid's counters if they still belong to the process that started at
  * start (clock ticks). */
 int tracer__forget(struct tracer *t, int pid, unsigned long long start)
@@ -375,6 +402,7 @@ int tracer__forget(struct tracer *t, int pid, unsigned long long start)
 	if (ticks_of(t, p.start_ns) != start)
 		return 0;
 	forget_phases(t, key);
+	forget_regions(t, key);
 	return bpf_map_delete_elem(fd, &key) ? -errno : 0;
 }
 
@@ -469,6 +497,165 @@ int tracer__for_each(struct tracer *t, tracer_proc_fn fn, void *ctx)
 	free(v);
 	free(slots);
 	return n < 0 ? (int)n : 0;
+}
+
+/* One region counter as read, pending per-CPU counts added. */
+struct region_count {
+	struct cowtop_region_key key; /* first: compared as the whole entry's key */
+	__u64 pages;
+};
+
+/* Region counters read at a walk. */
+struct regions {
+	struct region_count *v;
+	size_t n, cap;
+};
+
+/* Append one counter; -ENOMEM when it does not fit. */
+static int regions_push(struct regions *r, const struct cowtop_region_key *k, __u64 pages)
+{
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? r->cap * 2 : 256;
+		struct region_count *v = realloc(r->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		r->v = v;
+		r->cap = cap;
+	}
+	r->v[r->n].key = *k;
+	r->v[r->n++].pages = pages;
+	return 0;
+}
+
+/* Order region counters by every field of their key. */
+static int cmp_region(const void *x, const void *y)
+{
+	const struct cowtop_region_key *a = x, *b = y;
+
+	if (a->tgid != b->tgid)
+		return a->tgid < b->tgid ? -1 : 1;
+	if (a->kind != b->kind)
+		return a->kind < b->kind ? -1 : 1;
+	if (a->dev != b->dev)
+		return a->dev < b->dev ? -1 : 1;
+	return (a->ino > b->ino) - (a->ino < b->ino);
+}
+
+/* Order pids. */
+static int cmp_u32(const void *x, const void *y)
+{
+	__u32 a = *(const __u32 *)x, b = *(const __u32 *)y;
+
+	return (a > b) - (a < b);
+}
+
+/* Read the region map; keys of queued (forgotten) pids go to *gone too. */
+static int read_regions(struct tracer *t, struct regions *r, struct regions *gone)
+{
+	int fd = bpf_map__fd(t->skel->maps.region_cow);
+	struct cowtop_region_key key, next, *prev = NULL;
+	__u64 n;
+
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &n))
+			continue;
+		if (regions_push(r, &key, n))
+			return -ENOMEM;
+		if (t->ndrop && bsearch(&key.tgid, t->drop, t->ndrop, sizeof(*t->drop), cmp_u32) &&
+		    regions_push(gone, &key, 0))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Whether the pending region count of a slot belongs to the process the
+ * map counts under its tgid now (not to an exited one of a reused pid). */
+static bool pending_is_current(struct tracer *t, const struct cowtop_slot *s)
+{
+	struct cowtop_proc p;
+	__u32 key = s->rkey.tgid;
+
+	return bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.procs), &key, &p) == 0 &&
+	       ticks_of(t, p.start_ns) == ticks_of(t, s->rstart);
+}
+
+/* Add the region counts pending in the slots, read after the map (a flush
+ * in between makes a frame short, never counts twice). The slots are read
+ * twice: a CPU whose pending key was changing, or changed between the
+ * reads, is left out rather than its count put under the wrong key. */
+static int add_pending_regions(struct tracer *t, struct regions *r)
+{
+	int ncpus = t->ncpus > 0 ? t->ncpus : 1, fd = bpf_map__fd(t->skel->maps.slots), c, e = 0;
+	struct cowtop_slot *a = calloc(ncpus, sizeof(*a)), *b = calloc(ncpus, sizeof(*b));
+	size_t sorted = r->n;
+	__u32 zero = 0;
+
+	if (!a || !b || bpf_map_lookup_elem(fd, &zero, a) || bpf_map_lookup_elem(fd, &zero, b))
+		goto out;
+	qsort(r->v, r->n, sizeof(*r->v), cmp_region);
+	for (c = 0; c < ncpus && !e; c++) {
+		struct region_count *hit;
+
+		if (!a[c].rcount || (a[c].rgen & 1) || a[c].rgen != b[c].rgen ||
+		    !pending_is_current(t, &a[c]))
+			continue;
+		hit = bsearch(&a[c].rkey, r->v, sorted, sizeof(*r->v), cmp_region);
+		if (hit)
+			hit->pages += a[c].rcount;
+		else
+			e = regions_push(r, &a[c].rkey, a[c].rcount);
+	}
+out:
+	free(a);
+	free(b);
+	return e;
+}
+
+/* A region kind of the kernel's in cowtop's own type. */
+static enum region_kind kind_of(__u32 k)
+{
+	switch (k) {
+	case COWTOP_REGION_HEAP: return REGION_HEAP;
+	case COWTOP_REGION_STACK: return REGION_STACK;
+	case COWTOP_REGION_ANON: return REGION_ANON;
+	case COWTOP_REGION_FILE: return REGION_FILE;
+	default: return REGION_OTHER;
+	}
+}
+
+/* Call fn for every (process, region) counter, pending copies included,
+ * then drop the counters of the pids forgotten since the last walk. */
+int tracer__for_each_region(struct tracer *t, tracer_region_fn fn, void *ctx)
+{
+	int fd = bpf_map__fd(t->skel->maps.region_cow), e;
+	struct regions r = { 0 }, gone = { 0 };
+	size_t i;
+
+	qsort(t->drop, t->ndrop, sizeof(*t->drop), cmp_u32);
+	e = read_regions(t, &r, &gone);
+	if (!e)
+		e = add_pending_regions(t, &r);
+	for (i = 0; i < r.n; i++) {
+		const struct cowtop_region_key *k = &r.v[i].key;
+		/* The kernel's dev_t: major << 20 | minor. */
+		struct tracer_region tr = {
+			.pid = (int)k->tgid, .kind = kind_of(k->kind),
+			.dev = k->kind == COWTOP_REGION_FILE ? makedev(k->dev >> 20, k->dev & 0xfffff) : 0,
+			.ino = k->kind == COWTOP_REGION_FILE ? k->ino : 0, .pages = r.v[i].pages,
+		};
+
+		fn(&tr, ctx);
+	}
+	for (i = 0; i < gone.n; i++)
+		bpf_map_delete_elem(fd, &gone.v[i].key);
+	if (!e)
+		t->ndrop = 0; /* else a pid's counters may have been missed: try again */
+	free(r.v);
+	free(gone.v);
+	return e;
 }
 
 /* Records and processes lost since start, all kinds summed. */

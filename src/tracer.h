@@ -57,7 +57,20 @@ struct tracer_handlers {
 	void *ctx;
 };
 
+/* Where copies were made: the kind of memory region holding the pages. */
+enum region_kind { REGION_OTHER, REGION_HEAP, REGION_STACK, REGION_ANON, REGION_FILE };
+
+/* The copies of one process in one region, read at a tick. */
+struct tracer_region {
+	int pid;
+	enum region_kind kind;
+	unsigned long long dev, ino;  /* FILE: the mapped file; dev is makedev(maj, min) of
+	                                 the "maj:min" /proc/PID/maps shows */
+	unsigned long long pages;     /* copies in it so far, pending per-CPU counts included */
+};
+
 typedef void (*tracer_proc_fn)(const struct tracer_proc *p, void *ctx);
+typedef void (*tracer_region_fn)(const struct tracer_region *r, void *ctx);
 typedef void (*tracer_split_fn)(int pid, int slot, unsigned long long pages, void *ctx);
 
 struct tracer_opts {
@@ -73,9 +86,15 @@ void tracer__free(struct tracer *t);
 const char *tracer__mechanism(const struct tracer *t);
 int tracer__watch(struct tracer *t, int pid, int ppid, unsigned long long start);
 int tracer__forget(struct tracer *t, int pid, unsigned long long start);
+/* Count no regions for pid until it execs (the launched command, whose
+ * copies before its exec are cowtop's own). */
+void tracer__hold_regions(struct tracer *t, int pid);
 int tracer__epoll_fd(struct tracer *t);
 int tracer__drain(struct tracer *t);
 int tracer__for_each(struct tracer *t, tracer_proc_fn fn, void *ctx);
+/* Every (process, region) counter, forgotten processes' included until
+ * this walk, which then drops them (tracer__forget only queues that). */
+int tracer__for_each_region(struct tracer *t, tracer_region_fn fn, void *ctx);
 unsigned long long tracer__lost(struct tracer *t);
 int tracer__attach_usdt(struct tracer *t, const char *path, const char *provider,
 			const char *name, int probe, enum usdt_kind kind, int phase);
