@@ -12,6 +12,16 @@
 #include "tracer.h"
 
 #define COLLECT_LINGER_MAX 1024 /* exited processes kept on screen at most (newest) */
+#define COLLECT_FILES 1024      /* files (device, inode) whose region slot is remembered */
+
+/* A file copies were made in, and its slot of SPLIT_REGION: 0 ("other")
+ * once the model's slots ran out, -1 while it could not be named yet. */
+struct collect_file {
+	unsigned long long dev, ino;
+	int slot;
+	unsigned tried;           /* tick of the last attempt to name it */
+	bool used;
+};
 
 struct collect {
 	struct tracer *tracer;
@@ -24,6 +34,8 @@ struct collect {
 	int launched;             /* pid of the launched command, 0 when none */
 	bool launched_execd;      /* ... and it has exec'd */
 	bool saw_fork;            /* a watched process forked */
+	unsigned ticks;
+	struct collect_file files[COLLECT_FILES]; /* open addressing by (dev, ino) */
 };
 
 void collect__init(struct collect *c, struct model *m, int procfd);

@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <cmocka.h>
 #include "collect.h"
 
@@ -30,8 +31,40 @@ struct tracer {
 	int nforgot;
 	int watched[FAKE_MAX];
 	int nwatched;
+	struct tracer_region regions[FAKE_MAX]; /* the region map */
+	int nregions;
+	int dropped[FAKE_MAX];   /* forgotten pids whose regions go at the next walk */
+	int ndropped;
+	int held;                /* pid whose regions are held until its exec */
 	struct tracer_handlers on;
 };
+
+/* Every region counter, then drop those of forgotten pids, as the
+ * tracer does. */
+int tracer__for_each_region(struct tracer *t, tracer_region_fn fn, void *ctx)
+{
+	int i, j, k = 0;
+
+	for (i = 0; i < t->nregions; i++)
+		fn(&t->regions[i], ctx);
+	for (i = 0; i < t->nregions; i++) {
+		bool gone = false;
+
+		for (j = 0; j < t->ndropped; j++)
+			gone = gone || t->regions[i].pid == t->dropped[j];
+		if (!gone)
+			t->regions[k++] = t->regions[i];
+	}
+	t->nregions = k;
+	t->ndropped = 0;
+	return 0;
+}
+
+/* Remember the held pid. */
+void tracer__hold_regions(struct tracer *t, int pid)
+{
+	t->held = pid;
+}
 
 /* Records waiting in the fake ring buffer go to the handlers. */
 int tracer__drain(struct tracer *t)
@@ -63,6 +96,7 @@ int tracer__forget(struct tracer *t, int pid, unsigned long long start)
 
 	t->forgot[t->nforgot].pid = pid;
 	t->forgot[t->nforgot++].start = start;
+	t->dropped[t->ndropped++] = pid;
 	for (i = 0; i < t->nmap; i++)
 		if (!(t->map[i].pid == pid && t->map[i].start == start))
 			t->map[j++] = t->map[i];
@@ -137,6 +171,29 @@ static void proc_drop(struct fixture *f, int pid)
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/%d", f->dir, pid);
 	rmdir(path);
+}
+
+/* Write DIR/PID/maps with these lines. */
+static void maps_put(struct fixture *f, int pid, const char *text)
+{
+	char path[128];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/%d/maps", f->dir, pid);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fputs(text, fp);
+	fclose(fp);
+}
+
+/* A counter of the fake region map. */
+static void region_put(struct fixture *f, int pid, enum region_kind kind, unsigned maj, unsigned min,
+		       unsigned long long ino, unsigned long long pages)
+{
+	f->t.regions[f->t.nregions++] = (struct tracer_region){
+		.pid = pid, .kind = kind, .dev = kind == REGION_FILE ? makedev(maj, min) : 0,
+		.ino = ino, .pages = pages,
+	};
 }
 
 /* An event record queued in the fake ring buffer. */
@@ -401,6 +458,117 @@ static void test_forget_exited(void **state)
 	assert_int_equal(model__count(f->m), 0);
 }
 
+#define MAPS_LIBC "7f33823e7000-7f338240d000 r--p 00000000 fe:00 332835                     /usr/lib/x86_64-linux-gnu/libc.so.6\n"
+#define MAPS_LIBC_RW "7f3382589000-7f338258b000 rw-p 001d4000 fe:00 332835                     /usr/lib/x86_64-linux-gnu/libc.so.6\n"
+#define MAPS_DATA "7f0f2dfac000-7f0f2dfb6000 rw-p 00000000 08:11 77                         /srv/data.bin (deleted)\n"
+#define MAPS_HEAP "555b940fd000-555b94108000 rw-p 00000000 00:00 0                          [heap]\n"
+
+/* Region counters go to their slots: heap, stack, anon fixed; files by the
+ * name maps gives them (last component, " (deleted)" dropped), non
+ * executable mappings too; a file maps does not show is left to "other";
+ * two files of the same name add up in one slot. */
+static void test_regions(void **state)
+{
+	struct fixture *f = *state;
+	const struct split *sp;
+	struct proc *p;
+	int libc, data;
+
+	proc_put(f, 10, 1, "worker", 'S', 500);
+	maps_put(f, 10, MAPS_LIBC MAPS_HEAP MAPS_LIBC_RW MAPS_DATA
+		 "7f0f2dfac000-7f0f2dfb6000 r--p 00000000 08:12 5 /other/libc.so.6\n");
+	collect__watch(&f->c, &(struct proc_stat){ .pid = 10, .ppid = 1, .start_time = 500 });
+	map_put(f, 10, 1, 500, 100, false);
+	region_put(f, 10, REGION_HEAP, 0, 0, 0, 5);
+	region_put(f, 10, REGION_STACK, 0, 0, 0, 3);
+	region_put(f, 10, REGION_ANON, 0, 0, 0, 2);
+	region_put(f, 10, REGION_FILE, 0xfe, 0, 332835, 4);
+	region_put(f, 10, REGION_FILE, 8, 0x11, 77, 6);
+	region_put(f, 10, REGION_FILE, 8, 0x12, 5, 1);
+	region_put(f, 10, REGION_FILE, 8, 0x11, 99, 7);   /* not in maps */
+	region_put(f, 10, REGION_OTHER, 0, 0, 0, 50);     /* never a slot */
+	region_put(f, 12, REGION_HEAP, 0, 0, 0, 9);       /* no such process */
+	collect__tick(&f->c, 1.0);
+	p = model__find(f->m, 10, 500);
+	sp = &p->split[SPLIT_REGION];
+	assert_int_equal(sp->v[SPLIT_REGION_HEAP], 5);
+	assert_int_equal(sp->v[SPLIT_REGION_STACK], 3);
+	assert_int_equal(sp->v[SPLIT_REGION_ANON], 2);
+	libc = model__add_label(f->m, SPLIT_REGION, "file:libc.so.6");
+	data = model__add_label(f->m, SPLIT_REGION, "file:data.bin");
+	assert_int_equal(model__nlabels(f->m, SPLIT_REGION), SPLIT_REGION_FILES + 2);
+	assert_int_equal(sp->v[libc], 5);
+	assert_int_equal(sp->v[data], 6);
+	assert_int_equal(p->split[SPLIT_PHASE].v[SPLIT_REGION_HEAP], 0);
+	assert_null(model__find(f->m, 12, 0));
+}
+
+/* A process that exited before its files were named: they are named from
+ * its parent's maps; its final region counts are read in the frame of its
+ * exit, and its counters then go. */
+static void test_regions_at_exit(void **state)
+{
+	struct fixture *f = *state;
+	struct proc *p;
+	int libc;
+
+	proc_put(f, 20, 1, "master", 'S', 600);
+	maps_put(f, 20, MAPS_LIBC);
+	collect__watch(&f->c, &(struct proc_stat){ .pid = 20, .ppid = 1, .start_time = 600 });
+	queue(f, TRACER_FORK, 21, 20, 700, 0, "worker");
+	queue(f, TRACER_EXIT, 21, 20, 700, 30, "worker");
+	region_put(f, 21, REGION_FILE, 0xfe, 0, 332835, 8);
+	region_put(f, 21, REGION_HEAP, 0, 0, 0, 20);
+	collect__tick(&f->c, 1.0);
+	p = model__find(f->m, 21, 700);
+	assert_true(p->exited);
+	libc = model__add_label(f->m, SPLIT_REGION, "file:libc.so.6");
+	assert_int_equal(p->split[SPLIT_REGION].v[libc], 8);
+	assert_int_equal(p->split[SPLIT_REGION].v[SPLIT_REGION_HEAP], 20);
+	assert_int_equal(f->t.nregions, 0);
+}
+
+/* A file no process maps any more is "other" for now, and named once a
+ * process shows it; past the last slot, files are "other" for good. */
+static void test_regions_unnamed_and_full(void **state)
+{
+	struct fixture *f = *state;
+	char label[32], line[160];
+	struct proc *p;
+	int i, slot;
+
+	proc_put(f, 30, 1, "worker", 'S', 800);
+	maps_put(f, 30, "");
+	collect__watch(&f->c, &(struct proc_stat){ .pid = 30, .ppid = 1, .start_time = 800 });
+	region_put(f, 30, REGION_FILE, 0xfe, 0, 332835, 8);
+	collect__tick(&f->c, 1.0);
+	p = model__find(f->m, 30, 800);
+	assert_int_equal(model__nlabels(f->m, SPLIT_REGION), SPLIT_REGION_FILES);
+	maps_put(f, 30, MAPS_LIBC);
+	collect__tick(&f->c, 1.0);
+	slot = model__add_label(f->m, SPLIT_REGION, "file:libc.so.6");
+	assert_int_equal(p->split[SPLIT_REGION].v[slot], 8);
+	for (i = 0; model__add_label(f->m, SPLIT_REGION, (snprintf(label, sizeof(label), "x%d", i), label)) > 0; i++)
+		;
+	snprintf(line, sizeof(line), "7f0f2dfac000-7f0f2dfb6000 rw-p 00000000 08:11 123 /late.so\n");
+	maps_put(f, 30, line);
+	region_put(f, 30, REGION_FILE, 8, 0x11, 123, 4);
+	collect__tick(&f->c, 1.0);
+	for (i = 0; i < SPLIT_SLOTS; i++)
+		assert_true(p->split[SPLIT_REGION].v[i] != 4);
+}
+
+/* The launched command's regions are held until its exec. */
+static void test_regions_held_for_launch(void **state)
+{
+	struct fixture *f = *state;
+
+	f->c.launched = 40;
+	proc_put(f, 40, 1, "cmd", 'S', 900);
+	collect__watch(&f->c, &(struct proc_stat){ .pid = 40, .ppid = 1, .start_time = 900 });
+	assert_int_equal(f->t.held, 40);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -413,6 +581,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_inherited_from_fork, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_inherited_from_map, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_forget_exited, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_regions, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_regions_at_exit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_regions_unnamed_and_full, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_regions_held_for_launch, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
