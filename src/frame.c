@@ -181,21 +181,26 @@ int frame_group_of(const struct frame *f, int focus_pid, const struct proc *memb
 	return 0;
 }
 
-/* Copy the probe and phase labels: a frame names what it shows by itself. */
+/* Copy the probe labels and the labels of every breakdown: a frame names
+ * what it shows by itself. */
 static int take_labels(struct frame *f, const struct model *m)
 {
-	int i;
+	int i, k;
 
 	f->nprobes = model__nprobes(m);
-	f->nphases = model__nphases(m);
 	f->probe_labels = array((size_t)f->nprobes, sizeof(*f->probe_labels));
-	f->phase_labels = array((size_t)f->nphases, sizeof(*f->phase_labels));
-	if (!f->probe_labels || !f->phase_labels)
+	if (!f->probe_labels)
 		return -ENOMEM;
 	for (i = 0; i < f->nprobes; i++)
 		snprintf(f->probe_labels[i], LABEL_MAX, "%s", model__probe_label(m, i));
-	for (i = 0; i < f->nphases; i++)
-		snprintf(f->phase_labels[i], LABEL_MAX, "%s", model__phase_label(m, i));
+	for (k = 0; k < SPLIT_KINDS; k++) {
+		f->nlabels[k] = model__nlabels(m, k);
+		f->labels[k] = array((size_t)f->nlabels[k], sizeof(*f->labels[k]));
+		if (!f->labels[k])
+			return -ENOMEM;
+		for (i = 0; i < f->nlabels[k]; i++)
+			snprintf(f->labels[k][i], LABEL_MAX, "%s", model__label(m, k, i));
+	}
 	return 0;
 }
 
@@ -299,12 +304,15 @@ struct frame *frame__hold(struct frame *f)
 /* Drop a reference to f, freeing it with the last; NULL is fine. */
 void frame__free(struct frame *f)
 {
+	int k;
+
 	if (!f || --f->refs > 0)
 		return;
 	free(f->procs);
 	free(f->rows);
 	free(f->probe_labels);
-	free(f->phase_labels);
+	for (k = 0; k < SPLIT_KINDS; k++)
+		free(f->labels[k]);
 	free(f->marks);
 	free(f->log);
 	free(f->groups);
@@ -320,7 +328,21 @@ const char *frame_probe_label(const struct frame *f, int probe)
 /* "provider:phase" of a phase id; "none" for 0, "?" when unknown. */
 const char *frame_phase_label(const struct frame *f, int phase)
 {
-	return phase >= 0 && phase < f->nphases ? f->phase_labels[phase] : "?";
+	return frame_label(f, SPLIT_PHASE, phase);
+}
+
+/* The label of a slot of breakdown k: "none"/"other" for 0, "?" when unknown. */
+const char *frame_label(const struct frame *f, enum split_kind k, int slot)
+{
+	if ((unsigned)k >= SPLIT_KINDS || slot < 0 || slot >= f->nlabels[k])
+		return "?";
+	return f->labels[k][slot];
+}
+
+/* Slots 0..n-1 of breakdown k exist. */
+int frame_nlabels(const struct frame *f, enum split_kind k)
+{
+	return (unsigned)k < SPLIT_KINDS ? f->nlabels[k] : 0;
 }
 
 /* Copies p made outside every slot of breakdown k. */
@@ -332,4 +354,21 @@ unsigned long long frame_split_none(const struct proc *p, enum split_kind k)
 	for (i = 1; i < SPLIT_SLOTS; i++)
 		in += p->split[k].v[i];
 	return p->counts.cow > in ? p->counts.cow - in : 0;
+}
+
+/* p's copies split by breakdown k in the order every view shows them:
+ * slots 1.. with copies (every slot when all, and the fixed region slots
+ * always), then slot 0 ("none"/"other") last, always. Returns how many
+ * parts were put in out; they add up to p's copies. */
+int frame_split_parts(const struct frame *f, const struct proc *p, enum split_kind k, bool all,
+		      struct split_part out[SPLIT_SLOTS])
+{
+	int fixed = k == SPLIT_REGION ? FRAME_REGIONS_FIXED : 1;
+	int n = 0, i;
+
+	for (i = 1; i < frame_nlabels(f, k) && i < SPLIT_SLOTS; i++)
+		if (all || i < fixed || p->split[k].v[i])
+			out[n++] = (struct split_part){ frame_label(f, k, i), p->split[k].v[i] };
+	out[n++] = (struct split_part){ frame_label(f, k, 0), frame_split_none(p, k) };
+	return n;
 }

@@ -78,8 +78,8 @@ struct frame {
 
 	char (*probe_labels)[LABEL_MAX];
 	int nprobes;
-	char (*phase_labels)[LABEL_MAX]; /* [0] "none" */
-	int nphases;
+	char (*labels[SPLIT_KINDS])[LABEL_MAX]; /* of each breakdown; [k][0] "none"/"other" */
+	int nlabels[SPLIT_KINDS];
 
 	struct marker *marks;       /* probe hits new in this frame, by arrival */
 	size_t nmarks;
@@ -95,6 +95,8 @@ struct frame *frame__hold(struct frame *f);   /* one more reference */
 void frame__free(struct frame *f);            /* drop one; NULL is fine */
 const char *frame_probe_label(const struct frame *f, int probe);
 const char *frame_phase_label(const struct frame *f, int phase);
+const char *frame_label(const struct frame *f, enum split_kind k, int slot);
+int frame_nlabels(const struct frame *f, enum split_kind k); /* slots 0..n-1 exist */
 /* The group of the subtree of focus_pid, or with focus_pid 0 of the
  * watched root above member (a process of f); the first subtree when member
  * is NULL or not in one. 0, -ENOENT when there is no process, -ENOMEM. */
@@ -102,5 +104,18 @@ int frame_group_of(const struct frame *f, int focus_pid, const struct proc *memb
 		   struct frame_group *out);
 double frame_smaps_age(const struct frame *f, const struct proc *p); /* -1 never read */
 unsigned long long frame_split_none(const struct proc *p, enum split_kind k); /* copies outside every slot */
+
+/* One part of a process's copies split by one kind, as the views show it. */
+struct split_part {
+	const char *label; /* the frame's */
+	unsigned long long pages;
+};
+
+/* Region slots 0..3 (other, heap, stack, anon) are fixed by the model and
+ * shown even when empty; slots 4.. are files, shown when they hold copies. */
+#define FRAME_REGIONS_FIXED 4
+
+int frame_split_parts(const struct frame *f, const struct proc *p, enum split_kind k, bool all,
+		      struct split_part out[SPLIT_SLOTS]);
 
 #endif

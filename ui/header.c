@@ -115,7 +115,7 @@ void header_take_frame(struct header_info *h, const struct frame *f)
 	h->rate = f->totals.rate;
 	h->cow = f->totals.cow;
 	h->nprobes = f->nprobes;
-	h->nphases = f->nphases > 1 ? f->nphases - 1 : 0;
+	h->nphases = frame_nlabels(f, SPLIT_PHASE) > 1 ? frame_nlabels(f, SPLIT_PHASE) - 1 : 0;
 }
 
 /* Build the header lines; they are cut to the screen when drawn. */

@@ -349,25 +349,25 @@ static void put_share(struct line *out, int part, const char *label, unsigned lo
  * or p has copied nothing. */
 int row_phases(const struct proc *p, const struct frame *f, bool utf8, bool counts, struct line *out)
 {
-	const unsigned long long *ph = p->split[SPLIT_PHASE].v;
-	unsigned long long total, none = frame_split_none(p, SPLIT_PHASE);
+	struct split_part part[SPLIT_SLOTS];
+	unsigned long long total = 0;
 	char name[ROW_NAME_MAX];
-	int nph = f->nphases, i, part = 0;
+	int n, i, shown = 0;
 
-	if (nph <= 1)
+	if (frame_nlabels(f, SPLIT_PHASE) <= 1)
 		return 0;
-	for (total = none, i = 1; i < nph && i < SPLIT_SLOTS; i++)
-		total += ph[i];
+	n = frame_split_parts(f, p, SPLIT_PHASE, false, part);
+	for (i = 0; i < n; i++)
+		total += part[i].pages;
 	if (!total)
 		return 0;
 	row_name(p, utf8, name, sizeof(name));
 	line_add(out, ROLE_PLAIN, "pid %d %s: ", p->pid, name);
-	for (i = 1; i < nph && i < SPLIT_SLOTS; i++)
-		if (ph[i])
-			put_share(out, part++, frame_phase_label(f, i), ph[i], total, counts, utf8);
-	if (none)
-		put_share(out, part++, "outside", none, total, counts, utf8);
-	return part;
+	for (i = 0; i < n; i++)
+		if (part[i].pages)
+			put_share(out, shown++, i == n - 1 ? "outside" : part[i].label, part[i].pages,
+				  total, counts, utf8);
+	return shown;
 }
 
 /* The title of the probe log, naming its columns; cut or padded to width. */
@@ -390,21 +390,31 @@ static void put_arg(struct line *out, long long v)
 		line_add(out, ROLE_PLAIN, " %lld", v);
 }
 
+/* Append untrusted text s[0..n) made safe for the terminal, cut or padded
+ * to exactly cols columns. */
+void row_put_cell_safe(struct line *out, enum role role, const char *s, size_t n, bool utf8, int cols)
+{
+	char buf[4 * LABEL_MAX + 1];
+	int w;
+
+	if (n > LABEL_MAX)
+		n = LABEL_MAX;
+	n = utf8 ? text_sanitize(s, n, buf, sizeof(buf)) : text_sanitize_ascii(s, n, buf, sizeof(buf));
+	n = text_fit(buf, n, cols, &w);
+	line_put(out, role, buf, n);
+	line_add(out, ROLE_PLAIN, "%*s", cols - w, "");
+}
+
 /* Append comm made safe, in exactly LOG_COMM columns. */
 static void put_comm(struct line *out, const char *comm, bool utf8)
 {
-	char buf[ROW_NAME_MAX];
 	size_t n = comm ? strnlen(comm, PROC_COMM_MAX) : 0;
-	int w;
 
 	if (!n) {
 		comm = "?";
 		n = 1;
 	}
-	n = utf8 ? text_sanitize(comm, n, buf, sizeof(buf)) : text_sanitize_ascii(comm, n, buf, sizeof(buf));
-	n = text_fit(buf, n, LOG_COMM, &w);
-	line_put(out, ROLE_PLAIN, buf, n);
-	line_add(out, ROLE_PLAIN, "%*s", LOG_COMM - w, "");
+	row_put_cell_safe(out, ROLE_PLAIN, comm, n, utf8, LOG_COMM);
 }
 
 /* One probe hit as a line of the log: "12:34:56.789    1234 ruby

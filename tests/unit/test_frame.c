@@ -63,7 +63,7 @@ static void test_labels_are_copies(void **state)
 	assert_non_null(f);
 	model__free(m);
 	assert_int_equal(f->nprobes, 1);
-	assert_int_equal(f->nphases, 2);
+	assert_int_equal(frame_nlabels(f, SPLIT_PHASE), 2);
 	assert_string_equal(frame_probe_label(f, 0), "ruby:gc__mark__begin");
 	assert_string_equal(frame_probe_label(f, 1), "?");
 	assert_string_equal(frame_phase_label(f, 0), "none");
@@ -71,6 +71,84 @@ static void test_labels_are_copies(void **state)
 	assert_int_equal(frame_split_none(&f->procs[1], SPLIT_PHASE), 100);
 	assert_int_equal(frame_split_none(&f->procs[0], SPLIT_PHASE), 10);
 	frame__free(f);
+}
+
+/* sample() with worker 101's 300 copies split by region: heap 120, anon
+ * 100, 50 in a library's file, none in a second file; 30 left to other. */
+static struct model *sample_regions(void)
+{
+	struct model *m = sample();
+	struct proc *busy = model__find(m, 101, 0);
+	int lib = model__add_label(m, SPLIT_REGION, "file:libregiondata.so");
+	int unused = model__add_label(m, SPLIT_REGION, "file:unused.so");
+
+	assert_int_equal(lib, 4);
+	assert_int_equal(unused, 5);
+	model__set_split(busy, SPLIT_REGION, 1, 120);
+	model__set_split(busy, SPLIT_REGION, 3, 100);
+	model__set_split(busy, SPLIT_REGION, lib, 50);
+	return m;
+}
+
+/* The labels of every breakdown kind are copied, each in its own table. */
+static void test_region_labels(void **state)
+{
+	struct model *m = sample_regions();
+	struct frame *f = frame__build(m, NULL, NULL, NULL);
+
+	(void)state;
+	assert_non_null(f);
+	model__free(m);
+	assert_int_equal(frame_nlabels(f, SPLIT_REGION), 6);
+	assert_int_equal(frame_nlabels(f, SPLIT_PHASE), 1);
+	assert_string_equal(frame_label(f, SPLIT_REGION, 0), "other");
+	assert_string_equal(frame_label(f, SPLIT_REGION, 1), "heap");
+	assert_string_equal(frame_label(f, SPLIT_REGION, 2), "stack");
+	assert_string_equal(frame_label(f, SPLIT_REGION, 3), "anon");
+	assert_string_equal(frame_label(f, SPLIT_REGION, 4), "file:libregiondata.so");
+	assert_string_equal(frame_label(f, SPLIT_REGION, 6), "?");
+	assert_string_equal(frame_label(f, SPLIT_REGION, -1), "?");
+	assert_string_equal(frame_label(f, SPLIT_KINDS, 0), "?");
+	assert_string_equal(frame_label(f, SPLIT_PHASE, 0), "none");
+	assert_int_equal(frame_nlabels(f, SPLIT_KINDS), 0);
+	assert_int_equal(frame_split_none(&f->procs[1], SPLIT_REGION), 30);
+	frame__free(f);
+}
+
+/* Parts in the views' order: heap, stack, anon always, files with copies,
+ * other last; they add up to the process's copies. */
+static void test_split_parts(void **state)
+{
+	static const char *const want[] = { "heap", "stack", "anon", "file:libregiondata.so", "other" };
+	static const unsigned long long pages[] = { 120, 0, 100, 50, 30 };
+	struct split_part part[SPLIT_SLOTS];
+	struct model *m = sample_regions();
+	struct frame *f = frame__build(m, NULL, NULL, NULL);
+	unsigned long long sum = 0;
+	int n, i;
+
+	(void)state;
+	n = frame_split_parts(f, &f->procs[1], SPLIT_REGION, false, part);
+	assert_int_equal(n, 5);
+	for (i = 0; i < n; i++) {
+		assert_string_equal(part[i].label, want[i]);
+		assert_int_equal(part[i].pages, pages[i]);
+		sum += part[i].pages;
+	}
+	assert_int_equal(sum, f->procs[1].counts.cow);
+	n = frame_split_parts(f, &f->procs[1], SPLIT_REGION, true, part);
+	assert_int_equal(n, 6);
+	assert_string_equal(part[4].label, "file:unused.so");
+	assert_string_equal(part[5].label, "other");
+	n = frame_split_parts(f, &f->procs[0], SPLIT_REGION, false, part); /* no split: all other */
+	assert_int_equal(n, 4);
+	assert_int_equal(part[3].pages, 10);
+	n = frame_split_parts(f, &f->procs[0], SPLIT_PHASE, false, part); /* no phases: only none */
+	assert_int_equal(n, 1);
+	assert_string_equal(part[0].label, "none");
+	assert_int_equal(part[0].pages, 10);
+	frame__free(f);
+	model__free(m);
 }
 
 /* Each probe hit is in exactly one frame; the log carries the newest kept
@@ -143,7 +221,7 @@ static void test_empty(void **state)
 	assert_int_equal(f->nprocs, 0);
 	assert_int_equal(f->nrows, 0);
 	assert_int_equal(f->totals.cow, 0);
-	assert_int_equal(f->nphases, 1);
+	assert_int_equal(frame_nlabels(f, SPLIT_PHASE), 1);
 	frame__free(f);
 	model__free(m);
 }
@@ -296,6 +374,8 @@ int main(void)
 		cmocka_unit_test(test_groups),
 		cmocka_unit_test(test_headroom_unknown_and_full),
 		cmocka_unit_test(test_group_of),
+		cmocka_unit_test(test_region_labels),
+		cmocka_unit_test(test_split_parts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
