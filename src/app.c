@@ -119,7 +119,7 @@ static void present(struct app *a, double interval)
 	else if (a->opt->format == FORMAT_JSON)
 		output_json(stdout, f);
 	else
-		output_text(stdout, f);
+		output_text(stdout, f, &(struct output_opts){ .regions = a->opt->regions });
 	frame__free(f);
 	if (!a->tui && (fflush(stdout) || ferror(stdout)))
 		a->stop = true; /* reader gone (EPIPE): nothing left to do */

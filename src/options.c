@@ -20,6 +20,7 @@ enum {
 	OPT_FLAT,
 	OPT_LIST_USDT,
 	OPT_SMAPS_BUDGET,
+	OPT_REGIONS,
 };
 
 static const struct option long_opts[] = {
@@ -35,6 +36,7 @@ static const struct option long_opts[] = {
 	{ "snapshot", required_argument, NULL, 'o' },
 	{ "linger", required_argument, NULL, OPT_LINGER },
 	{ "smaps-budget", required_argument, NULL, OPT_SMAPS_BUDGET },
+	{ "regions", no_argument, NULL, OPT_REGIONS },
 	{ "ascii", no_argument, NULL, OPT_ASCII },
 	{ "demo", no_argument, NULL, OPT_DEMO },
 	{ "ringbuf-kib", required_argument, NULL, OPT_RINGBUF },
@@ -67,6 +69,8 @@ void options_usage(FILE *f)
 	      "  -r, --reverse             reverse the sort order\n"
 	      "      --flat                a flat list instead of the tree\n"
 	      "      --linger SECONDS      keep exited processes on screen this long (default 10)\n"
+	      "      --regions             batch text: each process's copies by memory region\n"
+	      "                            (heap, stack, anon, file:NAME, other)\n"
 	      "  -o, --snapshot FILE       where the snapshot key writes (default ./cowtop-DATE.txt)\n"
 	      "      --ascii               ASCII glyphs only\n"
 	      "      --smaps-budget PERCENT  share of one CPU for reading memory sharing\n"
@@ -170,6 +174,7 @@ static int apply(struct options *o, int c, const char *arg, char *err, size_t er
 	case 'r': o->reverse = true; return 0;
 	case OPT_FLAT: o->flat = true; return 0;
 	case OPT_ASCII: o->ascii = true; return 0;
+	case OPT_REGIONS: o->regions = true; return 0;
 	case OPT_DEMO: o->demo = true; return 0;
 	case 'o':
 		if (!*arg)

@@ -23,6 +23,7 @@ struct options {
 	enum sort_key sort;
 	bool reverse;
 	bool flat;            /* list instead of tree */
+	bool regions;         /* batch text: a line of copies by region per process */
 	bool demo;
 	bool ascii;
 	const char *snapshot; /* -o */

@@ -38,20 +38,20 @@ size_t output_interval(double seconds, int decimals, char *buf, size_t cap)
 	return n > 0 ? (size_t)n : 0;
 }
 
-/* A process's copies per phase, "none" last. */
-static void json_phases(FILE *f, const struct frame *fr, const struct proc *p)
+/* A process's copies split by kind k as a JSON object under name: the
+ * parts frame_split_parts gives, slot 0 last. */
+static void json_split(FILE *f, const char *name, const struct frame *fr, const struct proc *p,
+		       enum split_kind k, bool all)
 {
-	const struct split *ph = &p->split[SPLIT_PHASE];
-	int i;
+	struct split_part part[SPLIT_SLOTS];
+	int n = frame_split_parts(fr, p, k, all, part), i;
 
-	fputs(",\"cow_by_phase\":{", f);
-	for (i = 1; i < fr->nphases && i < SPLIT_SLOTS; i++) {
-		const char *label = frame_phase_label(fr, i);
-
-		json_string(f, label, strlen(label));
-		fprintf(f, ":%llu,", ph->v[i]);
+	fprintf(f, ",\"%s\":{", name);
+	for (i = 0; i < n; i++) {
+		json_string(f, part[i].label, strlen(part[i].label));
+		fprintf(f, ":%llu%s", part[i].pages, i + 1 < n ? "," : "");
 	}
-	fprintf(f, "\"none\":%llu}", frame_split_none(p, SPLIT_PHASE));
+	fputc('}', f);
 }
 
 /* The probe hits of the frame. */
@@ -128,8 +128,9 @@ static void json_proc(FILE *f, const struct frame *fr, const struct row *r)
 		(unsigned long long)p->counts.reuse,
 		(unsigned long long)p->counts.zero_fill, p->rss_kib, p->vsz_kib);
 	json_smaps(f, fr, p);
+	json_split(f, "cow_by_region", fr, p, SPLIT_REGION, false);
 	if (fr->usdt)
-		json_phases(f, fr, p);
+		json_split(f, "cow_by_phase", fr, p, SPLIT_PHASE, true);
 	fputc('}', f);
 }
 
@@ -183,6 +184,34 @@ void output_json(FILE *f, const struct frame *fr)
 	fputs("}\n", f);
 }
 
+/* "what PID: label N<sep>label N ... slot0 N", p's copies split by kind k
+ * (only the parts with copies, and the fixed region slots), labels made
+ * plain text. */
+static void text_split(FILE *f, const char *what, const char *sep, const struct frame *fr,
+		       const struct proc *p, enum split_kind k)
+{
+	char label[4 * LABEL_MAX + 1];
+	struct split_part part[SPLIT_SLOTS];
+	int n = frame_split_parts(fr, p, k, false, part), i;
+
+	fprintf(f, "%s %d:", what, p->pid);
+	for (i = 0; i < n; i++) {
+		text_sanitize_ascii(part[i].label, strnlen(part[i].label, LABEL_MAX), label, sizeof(label));
+		fprintf(f, "%s%s %llu", i ? sep : " ", label, part[i].pages);
+	}
+	fputc('\n', f);
+}
+
+/* Under the table: the region split of each process with copies. */
+static void text_regions(FILE *f, const struct frame *fr)
+{
+	size_t i;
+
+	for (i = 0; i < fr->nrows; i++)
+		if (fr->rows[i].p->counts.cow)
+			text_split(f, "regions", "  ", fr, fr->rows[i].p, SPLIT_REGION);
+}
+
 /* Under the table: each process's copies per phase, then the probe hits. */
 static void text_usdt(FILE *f, const struct frame *fr)
 {
@@ -191,15 +220,9 @@ static void text_usdt(FILE *f, const struct frame *fr)
 
 	for (i = 0; i < fr->nrows; i++) {
 		const struct proc *p = fr->rows[i].p;
-		const struct split *ph = &p->split[SPLIT_PHASE];
 
-		if (frame_split_none(p, SPLIT_PHASE) == p->counts.cow)
-			continue;
-		fprintf(f, "phases %d:", p->pid);
-		for (k = 1; k < fr->nphases && k < SPLIT_SLOTS; k++)
-			if (ph->v[k])
-				fprintf(f, " %s %llu", frame_phase_label(fr, k), ph->v[k]);
-		fprintf(f, " none %llu\n", frame_split_none(p, SPLIT_PHASE));
+		if (frame_split_none(p, SPLIT_PHASE) != p->counts.cow)
+			text_split(f, "phases", " ", fr, p, SPLIT_PHASE);
 	}
 	for (i = 0; i < fr->nmarks; i++) {
 		const struct marker *mk = &fr->marks[i];
@@ -264,8 +287,9 @@ static const char *text_shared(const struct proc *p, char *buf, size_t cap)
 	return buf;
 }
 
-/* The frame as a text table with a header line, then a blank line. */
-void output_text(FILE *f, const struct frame *fr)
+/* The frame as a text table with a header line, then a blank line; oo
+ * (NULL: none) asks for more under it. */
+void output_text(FILE *f, const struct frame *fr, const struct output_opts *oo)
 {
 	char when[32], interval[32], prefix[256], name[4 * PROC_COMM_MAX + 1];
 	char shr[16], uss[32], pss[32];
@@ -296,6 +320,8 @@ void output_text(FILE *f, const struct frame *fr)
 			p->vsz_kib, prefix, name);
 	}
 	text_groups(f, fr);
+	if (oo && oo->regions)
+		text_regions(f, fr);
 	if (fr->usdt)
 		text_usdt(f, fr);
 	fputc('\n', f);

@@ -2,12 +2,18 @@
 #ifndef COWTOP_OUTPUT_H
 #define COWTOP_OUTPUT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include "frame.h"
 
+/* What the text table adds under itself when asked. */
+struct output_opts {
+	bool regions; /* a "regions PID:" line per process with copies */
+};
+
 void output_json(FILE *f, const struct frame *fr);
-void output_text(FILE *f, const struct frame *fr);
+void output_text(FILE *f, const struct frame *fr, const struct output_opts *oo);
 const char *output_state(const struct proc *p);
 size_t output_interval(double seconds, int decimals, char *buf, size_t cap);
 

@@ -1,4 +1,5 @@
 /* Unit tests: command-line parsing, good and bad. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -41,6 +42,22 @@ static void test_defaults(void **state)
 	assert_int_equal(o.npids, 0);
 	assert_null(o.command);
 	assert_true(o.smaps_budget == 1.0);
+	assert_false(o.regions);
+}
+
+/* --regions takes no value; a value after it is a misplaced argument. */
+static void test_regions(void **state)
+{
+	struct options o;
+	char *argv[ARGV_MAX];
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse(&o, argv, err, "-b", "--regions", NULL), 0);
+	assert_true(o.regions);
+	assert_int_equal(parse(&o, argv, err, "--regions=yes", NULL), -EINVAL);
+	assert_int_equal(parse(&o, argv, err, "--regions", "heap", NULL), -EINVAL);
+	assert_non_null(strstr(err, "'heap'"));
 }
 
 /* The smaps budget: a percentage of one CPU, fractions allowed, 0 off. */
@@ -150,6 +167,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_regions),
 		cmocka_unit_test(test_full_line),
 		cmocka_unit_test(test_smaps_budget),
 		cmocka_unit_test(test_command_after_dashes),

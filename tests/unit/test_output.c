@@ -8,6 +8,18 @@
 #include <cmocka.h>
 #include "output.h"
 
+/* The text table, nothing asked under it. */
+static void text(FILE *f, const struct frame *fr)
+{
+	output_text(f, fr, NULL);
+}
+
+/* The text table with the regions lines. */
+static void text_regions(FILE *f, const struct frame *fr)
+{
+	output_text(f, fr, &(struct output_opts){ .regions = true });
+}
+
 /* Render a frame of m covering interval seconds with fn into a malloc'd string. */
 static char *render_over(struct model *m, double interval, void (*fn)(FILE *, const struct frame *))
 {
@@ -74,7 +86,7 @@ static void test_json_one_line_escaped(void **state)
 static void test_text_tree_and_sanitized(void **state)
 {
 	struct model *m = sample();
-	char *s = render(m, output_text);
+	char *s = render(m, text);
 
 	(void)state;
 	assert_null(strchr(s, '\x1b'));
@@ -91,7 +103,7 @@ static void test_text_tree_and_sanitized(void **state)
 static void test_text_totals(void **state)
 {
 	struct model *m = sample();
-	char *s = render(m, output_text);
+	char *s = render(m, text);
 
 	(void)state;
 	assert_non_null(strstr(s, "interval 1.00s  processes 3  cow 42 pages  0.0/s  lost 3  [test]\n"));
@@ -109,7 +121,7 @@ static void test_tiny_interval_never_zero(void **state)
 	(void)state;
 	assert_non_null(strstr(s, "\"interval\":0.0004,"));
 	free(s);
-	s = render_over(m, 0.0004, output_text);
+	s = render_over(m, 0.0004, text);
 	assert_non_null(strstr(s, "interval 0.0004s "));
 	free(s);
 	s = render_over(m, 2.5, output_json);
@@ -137,7 +149,7 @@ static void test_usdt_parts(void **state)
 	fr = frame__build(m, &st, NULL, NULL);
 	model__free(m);
 	f = open_memstream(&buf, &len);
-	output_text(f, fr);
+	output_text(f, fr, NULL);
 	output_json(f, fr);
 	fclose(f);
 	assert_non_null(strstr(buf, "phases 101: ruby:gc 40 none 2\n"));
@@ -146,6 +158,64 @@ static void test_usdt_parts(void **state)
 	assert_non_null(strstr(buf, "\"markers\":[{\"time\":12.500000,\"pid\":101,\"probe\":\"ruby:gc__begin\",\"args\":[7,-1]}]"));
 	free(buf);
 	frame__free(fr);
+}
+
+/* sample() with the child's 42 copies split by region: heap 20, anon 10,
+ * 5 in libc, 7 left to other; a file with none, one with a hostile name. */
+static struct model *sample_regions(void)
+{
+	struct model *m = sample();
+	struct proc *c = model__find(m, 101, 0);
+	int libc = model__add_label(m, SPLIT_REGION, "file:libc.so.6");
+	int hostile = model__add_label(m, SPLIT_REGION, "file:\x1b[2J \"x\n");
+
+	model__add_label(m, SPLIT_REGION, "file:unused.so");
+	model__set_split(c, SPLIT_REGION, 1, 20);
+	model__set_split(c, SPLIT_REGION, 3, 8);
+	model__set_split(c, SPLIT_REGION, libc, 5);
+	model__set_split(c, SPLIT_REGION, hostile, 2);
+	return m;
+}
+
+/* cow_by_region always: heap, stack, anon, other for everyone, a file only
+ * with copies in it; the parts add up to cow_pages. */
+static void test_json_regions(void **state)
+{
+	struct model *m = sample_regions();
+	char *s = render(m, output_json);
+
+	(void)state;
+	assert_non_null(strstr(s, "\"pid\":101,"));
+	assert_non_null(strstr(s, "\"cow_pages\":42,"));
+	assert_non_null(strstr(s, "\"cow_by_region\":{\"heap\":20,\"stack\":0,\"anon\":8,"
+				  "\"file:libc.so.6\":5,\"file:\\u001b[2J \\\"x\\u000a\":2,\"other\":7}}"));
+	assert_non_null(strstr(s, "\"cow_by_region\":{\"heap\":0,\"stack\":0,\"anon\":0,\"other\":0}"));
+	assert_null(strstr(s, "unused.so"));
+	assert_null(strstr(s, "cow_by_phase")); /* phases only with -u */
+	assert_null(strchr(s, '\x1b'));
+	assert_ptr_equal(strchr(s, '\n'), s + strlen(s) - 1);
+	free(s);
+	model__free(m);
+}
+
+/* --regions: a line under the table per process with copies, names made
+ * plain text; nothing without it. */
+static void test_text_regions(void **state)
+{
+	struct model *m = sample_regions();
+	char *s = render(m, text_regions);
+
+	(void)state;
+	assert_non_null(strstr(s, "\nregions 101: heap 20  stack 0  anon 8  file:libc.so.6 5"
+				  "  file:\\e[2J \"x\\n 2  other 7\n"));
+	assert_null(strstr(s, "regions 100:")); /* no copies, no line */
+	assert_null(strstr(s, "unused.so"));
+	assert_null(strchr(s, '\x1b'));
+	free(s);
+	s = render(m, text);
+	assert_null(strstr(s, "regions "));
+	free(s);
+	model__free(m);
 }
 
 #define NOW 1700000000.5 /* the frames' time */
@@ -178,7 +248,7 @@ static void test_json_unread_is_null(void **state)
 	assert_non_null(strstr(s, "\"vsz_kib\":0,\"pss_kib\":null,\"pss_anon_kib\":null,\"uss_kib\":null,"
 				  "\"shared_clean_kib\":null,\"shared_dirty_kib\":null,"
 				  "\"private_dirty_kib\":null,\"anon_kib\":null,\"swap_kib\":null,"
-				  "\"smaps_age\":null,\"inherited_kib\":null,\"shared_pct\":null}"));
+				  "\"smaps_age\":null,\"inherited_kib\":null,\"shared_pct\":null,"));
 	/* the master has a live child: a group, nothing read in it */
 	assert_non_null(strstr(s, "\"groups\":[{\"root\":100,\"workers\":1,\"pss_kib\":null,"
 				  "\"uss_kib\":null,\"root_rss_kib\":0,\"worker_uss_mean_kib\":null,"
@@ -217,7 +287,7 @@ static void test_json_memory_figures(void **state)
 static void test_text_memory_columns_and_group(void **state)
 {
 	struct model *m = sample();
-	char *s = render(m, output_text);
+	char *s = render(m, text);
 
 	(void)state;
 	assert_non_null(strstr(s, "RSS_KiB   SHR%   USS_KiB   PSS_KiB   VSZ_KiB  COMMAND\n"));
@@ -227,7 +297,7 @@ static void test_text_memory_columns_and_group(void **state)
 	free(s);
 	model__free(m);
 	m = sample_read();
-	s = render(m, output_text);
+	s = render(m, text);
 	assert_non_null(strstr(s, "      0   75.0      1024      2500         0  "));
 	assert_non_null(strstr(s, "group 100: workers 1  footprint 7500 KiB (PSS)  USS sum 2024 KiB"
 				  "  mean 1024 KiB  max 1024 KiB  +1000 workers (MemAvailable) +48 in cgroup"
@@ -247,6 +317,8 @@ int main(void)
 		cmocka_unit_test(test_json_unread_is_null),
 		cmocka_unit_test(test_json_memory_figures),
 		cmocka_unit_test(test_text_memory_columns_and_group),
+		cmocka_unit_test(test_json_regions),
+		cmocka_unit_test(test_text_regions),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
