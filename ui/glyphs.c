@@ -12,6 +12,14 @@ static const char *const spark_ascii[] = {
 	"_", ".", ":", "-", "=", "+", "*", "#", "%", "@",
 };
 
+/* Eighths of a cell, left to right. */
+static const char *const bar_utf8[] = {
+	" ", "\u258f", "\u258e", "\u258d", "\u258c", "\u258b", "\u258a", "\u2589", "\u2588",
+};
+
+/* Whole cells only. */
+static const char *const bar_ascii[] = { " ", "#" };
+
 static const struct glyphs glyphs_utf8 = {
 	.utf8 = true,
 	.spark = spark_utf8,
@@ -20,6 +28,8 @@ static const struct glyphs glyphs_utf8 = {
 	.sort_up = "\u25b2",
 	.mark = "\u25c6",
 	.mark_idle = "\u25c7",
+	.bar = bar_utf8,
+	.nbar = sizeof(bar_utf8) / sizeof(*bar_utf8),
 };
 
 static const struct glyphs glyphs_ascii = {
@@ -30,6 +40,8 @@ static const struct glyphs glyphs_ascii = {
 	.sort_up = "^",
 	.mark = "!",
 	.mark_idle = "|",
+	.bar = bar_ascii,
+	.nbar = sizeof(bar_ascii) / sizeof(*bar_ascii),
 };
 
 /* The table for a UTF-8 terminal or an ASCII one. */

@@ -12,6 +12,10 @@ struct glyphs {
 	/* An interval in which a USDT probe fired, instead of its spark glyph:
 	 * mark when pages were copied in it, mark_idle when none were. */
 	const char *mark, *mark_idle;
+	/* Horizontal bars: bar[0] an empty cell, bar[nbar - 1] a full one,
+	 * between them cells filled in part, rising. */
+	const char *const *bar;
+	int nbar;
 };
 
 const struct glyphs *glyphs_pick(bool utf8);

@@ -24,6 +24,9 @@ static const char *const legend[] = {
 	"With -u PROVIDER:NAME probes: the header counts them; probes named",
 	"X__begin and X__end bound a phase X, and the line under the header",
 	"shows how the selected process's copies split between the phases.",
+	"regions  (r) where the selected process's copies went: heap (brk area),",
+	"         stack (the main thread's), anon (anonymous mappings), file:NAME",
+	"         (private mappings of a file), other (the rest); see cowtop(8)",
 };
 
 /* Start the next help line, or return NULL when out is full. */

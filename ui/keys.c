@@ -39,6 +39,7 @@ static const struct keybind keymap[] = {
 	{ CMD_DELAY, { 'd', 's' }, "d s", "change the refresh interval (seconds)" },
 	{ CMD_SNAPSHOT, { 'w' }, "w", "write the view as text to ./cowtop-DATE-TIME.txt (or -o FILE)" },
 	{ CMD_LOG, { 'l' }, "l", "show / hide the log of USDT probe hits (with -u PROVIDER:NAME)" },
+	{ CMD_REGIONS, { 'r' }, "r", "the selected process's copies by memory region (r again: back)" },
 	{ CMD_HELP, { 'h', '?', KEY_F(1) }, "h ? F1", "this help" },
 	{ CMD_REDRAW, { CTRL('l') }, "^L", "redraw the screen" },
 	{ CMD_QUIT, { 'q', KEY_F(10) }, "q F10", "quit" },
@@ -48,7 +49,8 @@ static const struct keyhint footer[] = {
 	{ "h", "Help", false }, { "/", "Filter", false }, { "t", "Tree", false },
 	{ "<>", "Sort", false }, { "Enter", "Focus", false }, { "Bksp", "Back", false },
 	{ "F", "Follow", false }, { "Spc", "Pause", false }, { "d", "Delay", false },
-	{ "w", "Snapshot", false }, { "l", "Log", true }, { "q", "Quit", false },
+	{ "w", "Snapshot", false }, { "r", "Regions", false }, { "l", "Log", true },
+	{ "q", "Quit", false },
 };
 
 /* The command bound to key ch, CMD_NONE if none. */

@@ -186,6 +186,9 @@ void screen_footer_line(const struct screen_state *s, int nprobes, struct line *
 	static const struct keyhint help[] = {
 		{ "Up/Down", "Scroll", false }, { "other keys", "Back", false },
 	};
+	static const struct keyhint regions[] = {
+		{ "Up/Down", "Process", false }, { "w", "Snapshot", false }, { "r Esc", "Back", false },
+	};
 	const struct keyhint *h;
 	size_t n, i;
 
@@ -196,6 +199,9 @@ void screen_footer_line(const struct screen_state *s, int nprobes, struct line *
 	} else if (s->mode == MODE_HELP) {
 		h = help;
 		n = 2;
+	} else if (s->mode == MODE_REGIONS) {
+		h = regions;
+		n = 3;
 	} else {
 		h = keys_footer(&n);
 	}

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include "regions.h"
 #include "row.h"
 #include "screen.h"
 #include "snapshot.h"
@@ -60,6 +61,26 @@ static void snapshot_phases(const struct view *v, struct line *scratch, FILE *f)
 	}
 }
 
+/* The regions pane of the selected process, after a blank line. */
+static int snapshot_regions(const struct view *v, int cols, FILE *f)
+{
+	const struct proc *p = view__selected(v);
+	struct line *pane;
+	size_t n, i;
+
+	if (!v->f || !p)
+		return 0;
+	pane = calloc(REGIONS_LINES, sizeof(*pane));
+	if (!pane)
+		return -ENOMEM;
+	n = regions_build(v->f, p, cols, v->utf8, pane, REGIONS_LINES);
+	fputc('\n', f);
+	for (i = 0; i < n; i++)
+		put_trimmed(f, &pane[i]);
+	free(pane);
+	return 0;
+}
+
 /* Every group of the frame, after a blank line and a title. */
 static void snapshot_groups(const struct view *v, struct line *scratch, FILE *f)
 {
@@ -95,14 +116,16 @@ static void snapshot_header(const struct view *v, const struct header_info *hi,
 }
 
 /* The view as plain text, cols wide: header, group line, titles, every row
- * (not only those on screen), the phase split, every group; no footer. A
- * malloc'd string of *len bytes, NULL when out of memory. */
+ * (not only those on screen), the phase split, every group, the regions
+ * pane of the selected process; no footer. A malloc'd string of *len bytes,
+ * NULL when out of memory. */
 char *snapshot_text(const struct view *v, const struct header_info *hi, int cols, size_t *len)
 {
 	struct line scratch;
 	struct row_layout rl;
 	char *buf = NULL;
 	size_t k;
+	int e;
 	FILE *f = open_memstream(&buf, len);
 
 	if (!f)
@@ -118,7 +141,8 @@ char *snapshot_text(const struct view *v, const struct header_info *hi, int cols
 	}
 	snapshot_phases(v, &scratch, f);
 	snapshot_groups(v, &scratch, f);
-	if (fclose(f)) {
+	e = snapshot_regions(v, cols, f);
+	if (fclose(f) || e) {
 		free(buf);
 		return NULL;
 	}

@@ -20,6 +20,7 @@
 #include "help.h"
 #include "keys.h"
 #include "line.h"
+#include "regions.h"
 #include "row.h"
 #include "screen.h"
 #include "snapshot.h"
@@ -28,7 +29,8 @@
 #include "tui.h"
 #include "view.h"
 
-#define HELP_MAX 64
+#define PANE_MAX HELP_LINES /* lines of the help or the regions pane */
+_Static_assert(REGIONS_LINES <= PANE_MAX, "the regions pane does not fit");
 #define DELAY_MIN 0.1
 #define DELAY_MAX 86400.0
 #define ESC_KEY 27
@@ -47,7 +49,7 @@ struct tui {
 	char host[256], kernel[512];
 
 	struct line scratch;
-	struct line *help;
+	struct line *pane;       /* PANE_MAX lines for the help or the regions pane */
 	size_t help_top, help_n; /* first help line shown, lines in all */
 };
 
@@ -137,7 +139,7 @@ void tui__free(struct tui *t)
 	}
 	view__free(&t->v);
 	frame__free(t->latest);
-	free(t->help);
+	free(t->pane);
 	free(t);
 }
 
@@ -207,23 +209,45 @@ static void draw_log(struct tui *t, int y, int rows, int cols)
 	}
 }
 
+/* The lines of a full-screen pane, allocated once; NULL when out of memory. */
+static struct line *pane_lines(struct tui *t)
+{
+	if (!t->pane)
+		t->pane = calloc(PANE_MAX, sizeof(*t->pane));
+	return t->pane;
+}
+
+/* Draw pane lines from first on, in the rows above the status line. */
+static void draw_pane(struct tui *t, size_t first, size_t n, int rows, int cols)
+{
+	int y;
+
+	for (y = 0; first < n && y < rows; first++, y++)
+		terminal_draw_line(t->attr, y, &t->pane[first], cols, false);
+}
+
 /* Draw the help screen, scrolled, in the rows above the status line. */
 static void draw_help(struct tui *t, int rows, int cols)
 {
-	size_t i;
-	int y;
-
-	if (!t->help)
-		t->help = calloc(HELP_MAX, sizeof(*t->help));
-	if (!t->help)
+	if (!pane_lines(t))
 		return;
-	t->help_n = help_build(t->help, HELP_MAX, t->s.utf8);
+	t->help_n = help_build(t->pane, PANE_MAX, t->s.utf8);
 	if (rows < 1)
 		return;
 	if (t->help_top + (size_t)rows > t->help_n)
 		t->help_top = t->help_n > (size_t)rows ? t->help_n - (size_t)rows : 0;
-	for (y = 0, i = t->help_top; i < t->help_n && y < rows; i++, y++)
-		terminal_draw_line(t->attr, y, &t->help[i], cols, false);
+	draw_pane(t, t->help_top, t->help_n, rows, cols);
+}
+
+/* Draw the regions pane of the selected process above the status line. */
+static void draw_regions(struct tui *t, int rows, int cols)
+{
+	size_t n;
+
+	if (!pane_lines(t))
+		return;
+	n = regions_build(t->v.f, view__selected(&t->v), cols, t->s.utf8, t->pane, PANE_MAX);
+	draw_pane(t, 0, n, rows, cols);
 }
 
 /* Put the cursor at the end of a prompt, or hide it. */
@@ -278,6 +302,8 @@ static void draw(struct tui *t)
 	erase();
 	if (t->s.mode == MODE_HELP)
 		draw_help(t, lines - a.status - a.footer, cols);
+	else if (t->s.mode == MODE_REGIONS)
+		draw_regions(t, lines - a.status - a.footer, cols);
 	else
 		draw_body(t, &a, cols);
 	y = lines - a.footer - a.status;
@@ -468,6 +494,7 @@ static enum tui_action key_table(struct tui *t, int ch)
 	case CMD_DELAY: prompt(t, MODE_DELAY, ""); break;
 	case CMD_SNAPSHOT: snapshot(t); break;
 	case CMD_LOG: log_toggle(t); break;
+	case CMD_REGIONS: t->s.mode = MODE_REGIONS; break;
 	case CMD_HELP:
 		t->s.mode = MODE_HELP;
 		t->help_top = 0;
@@ -561,6 +588,23 @@ static void help_key(struct tui *t, int ch)
 	}
 }
 
+/* A key on the regions pane: r, Esc, Bksp or q go back to the table; the
+ * others act as in the table (Up/Down pick another process to show). */
+static enum tui_action regions_key(struct tui *t, int ch)
+{
+	switch (keys_lookup(ch)) {
+	case CMD_REGIONS:
+	case CMD_ESCAPE:
+	case CMD_BACK:
+	case CMD_QUIT:
+		t->s.mode = MODE_TABLE;
+		t->s.msg[0] = '\0';
+		return TUI_NONE;
+	default:
+		return key_table(t, ch);
+	}
+}
+
 /* One key, in whatever mode the view is in. */
 static enum tui_action on_key(struct tui *t, int ch)
 {
@@ -568,6 +612,8 @@ static enum tui_action on_key(struct tui *t, int ch)
 	case MODE_HELP:
 		help_key(t, ch);
 		return TUI_NONE;
+	case MODE_REGIONS:
+		return regions_key(t, ch);
 	case MODE_FILTER:
 	case MODE_DELAY:
 		return key_prompt(t, ch);

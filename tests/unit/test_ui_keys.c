@@ -9,6 +9,7 @@
 #include <cmocka.h>
 #include "help.h"
 #include "keys.h"
+#include "screen.h"
 
 static void test_every_command_has_a_key(void **state)
 {
@@ -62,20 +63,21 @@ static void test_conventions(void **state)
 	assert_int_equal(keys_lookup('U'), CMD_SORT_USS);
 	assert_int_equal(keys_lookup('P'), CMD_SORT_PSS);
 	assert_int_equal(keys_lookup('m'), CMD_METRIC);
+	assert_int_equal(keys_lookup('r'), CMD_REGIONS);
 	assert_int_equal(keys_lookup('x'), CMD_NONE);
 }
 
 static void test_help_lists_every_key(void **state)
 {
-	struct line *lines = calloc(64, sizeof(*lines));
+	struct line *lines = calloc(HELP_LINES, sizeof(*lines));
 	const struct keybind *kb;
 	size_t n, nl, i, k;
 	bool found;
 
 	(void)state;
 	assert_non_null(lines);
-	nl = help_build(lines, 64, false);
-	assert_true(nl < 64); /* nothing cut off */
+	nl = help_build(lines, HELP_LINES, false);
+	assert_true(nl < HELP_LINES); /* nothing cut off */
 	kb = keys_table(&n);
 	for (i = 0; i < n; i++) {
 		for (found = false, k = 0; k < nl && !found; k++)
@@ -106,16 +108,33 @@ static void test_footer_log_hint_only_with_probes(void **state)
 	assert_string_equal(h[n - 1].key, "q"); /* quit stays last */
 }
 
+/* The table's footer offers the regions pane; the pane's footer says how
+ * to leave it. */
+static void test_footer_regions(void **state)
+{
+	struct screen_state s = { .mode = MODE_TABLE };
+	struct line l;
+
+	(void)state;
+	screen_footer_line(&s, 0, &l);
+	assert_non_null(strstr(l.text, "rRegions"));
+	s.mode = MODE_REGIONS;
+	screen_footer_line(&s, 0, &l);
+	assert_string_equal(l.text, "Up/DownProcess wSnapshot r EscBack ");
+	assert_int_equal(keys_lookup('r'), CMD_REGIONS);
+	assert_int_equal(keys_lookup(27), CMD_ESCAPE);
+}
+
 static void test_help_explains_marks(void **state)
 {
-	struct line *lines = calloc(64, sizeof(*lines));
+	struct line *lines = calloc(HELP_LINES, sizeof(*lines));
 	size_t nl, k;
 	int utf8, found;
 
 	(void)state;
 	assert_non_null(lines);
 	for (utf8 = 0; utf8 < 2; utf8++) {
-		nl = help_build(lines, 64, utf8);
+		nl = help_build(lines, HELP_LINES, utf8);
 		for (found = 0, k = 0; k < nl; k++)
 			found += strstr(lines[k].text, utf8 ? "\u25c6 a probe fired" : "! a probe fired") != NULL;
 		assert_int_equal(found, 1);
@@ -132,6 +151,7 @@ int main(void)
 		cmocka_unit_test(test_help_lists_every_key),
 		cmocka_unit_test(test_footer_log_hint_only_with_probes),
 		cmocka_unit_test(test_help_explains_marks),
+		cmocka_unit_test(test_footer_regions),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -279,7 +279,8 @@ static const char *line_at(const char *s, int i)
 	return buf;
 }
 
-/* master(100) -> busy(101), idle(102); busy copied 30 pages, 20 in a phase. */
+/* master(100) -> busy(101), idle(102); busy copied 30 pages, 20 in a phase,
+ * 24 in the heap. */
 static struct frame *sample_frame(void)
 {
 	static const struct frame_status st = {
@@ -298,6 +299,7 @@ static struct frame *sample_frame(void)
 	model__set_mem(b, 'R', 2048, 4096);
 	model__set_counts(b, &(struct cow_counts){ .cow = 30 });
 	model__set_split(b, SPLIT_PHASE, ph, 20);
+	model__set_split(b, SPLIT_REGION, 1, 24);
 	model__set_parent(i, 100);
 	model__set_comm(i, "idle", 4);
 	model__set_smaps(b, &(struct smaps){ .pss = 3072, .anon = 4096, .private_dirty = 1024 },
@@ -354,7 +356,8 @@ static void test_text_of_a_frame(void **state)
 	assert_string_equal(line_at(out, 11), "");
 	assert_string_equal(line_at(out, 12), "groups: each watched root with its workers");
 	assert_string_equal(line_at(out, 13), GROUP_LINE);
-	assert_null(strchr(line_at(out, 13) + 10, '\n'));
+	assert_string_equal(line_at(out, 14), "");
+	assert_string_equal(line_at(out, 15), "copies by region: pid 100 master, 0 copies");
 	free(out);
 	/* 120 columns: room for both */
 	out = snapshot_text(&v, &hi, 120, &len);
@@ -373,6 +376,41 @@ static void test_text_of_a_frame(void **state)
 	assert_string_equal(line_at(out, 5),
 			    "    102 ?     0.0       0     0K     0K                   _ idle");
 	assert_null(strstr(out, "busy"));
+	free(out);
+	view__free(&v);
+}
+
+/* The regions pane of the selected process ends the snapshot. */
+static void test_text_has_regions_pane(void **state)
+{
+	static const char *const want[] = {
+		"copies by region: pid 101 busy, 30 copies",
+		"",
+		"  heap   80%        24  #############################",
+		"  stack   0%         0",
+		"  anon    0%         0",
+		"  other  20%         6  #######",
+		"",
+	};
+	struct frame *f = sample_frame();
+	struct header_info hi = { .host = "h", .kernel = "k", .delay = 2.0 };
+	const char *pane;
+	struct view v;
+	size_t len, i;
+	char *out;
+
+	(void)state;
+	view__init(&v, &(struct view_opts){ .sort = SORT_PID, .tree = true }, false);
+	view__set_frame(&v, f);
+	frame__free(f);
+	view__move(&v, 1);
+	out = snapshot_text(&v, &hi, 60, &len);
+	assert_non_null(out);
+	pane = strstr(out, "\n\ncopies by region: ");
+	assert_non_null(pane);
+	for (i = 0; i < sizeof(want) / sizeof(*want); i++)
+		assert_string_equal(line_at(pane + 2, (int)i), want[i]);
+	assert_non_null(strstr(pane, "heap: the brk area"));
 	free(out);
 	view__free(&v);
 }
@@ -405,6 +443,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_relative_name_in_cwd, setup, teardown),
 		cmocka_unit_test(test_default_path),
 		cmocka_unit_test(test_text_of_a_frame),
+		cmocka_unit_test(test_text_has_regions_pane),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
