@@ -29,15 +29,6 @@ static const char *const legend[] = {
 	"         (private mappings of a file), other (the rest); see cowtop(8)",
 };
 
-/* Start the next help line, or return NULL when out is full. */
-static struct line *next_line(struct line *out, size_t max, size_t *n)
-{
-	if (*n >= max)
-		return NULL;
-	line_clear(&out[*n]);
-	return &out[(*n)++];
-}
-
 /* The sparkline glyphs from zero to full, as a legend line. */
 static void glyph_legend(struct line *l, bool utf8)
 {
@@ -70,27 +61,27 @@ size_t help_build(struct line *out, size_t max, bool utf8)
 	struct line *l;
 	size_t n = 0, nk, i;
 
-	if ((l = next_line(out, max, &n)))
+	if ((l = line_next(out, max, &n)))
 		line_add(l, ROLE_VALUE, "cowtop: copy-on-write page copies per process");
-	next_line(out, max, &n);
+	line_next(out, max, &n);
 	kb = keys_table(&nk);
-	for (i = 0; i < nk && (l = next_line(out, max, &n)); i++) {
+	for (i = 0; i < nk && (l = line_next(out, max, &n)); i++) {
 		line_add(l, ROLE_KEY, "  %-9s", kb[i].label);
 		line_add(l, ROLE_PLAIN, " %s", kb[i].help);
 	}
-	next_line(out, max, &n);
-	for (i = 0; i < sizeof(legend) / sizeof(*legend) && (l = next_line(out, max, &n)); i++)
+	line_next(out, max, &n);
+	for (i = 0; i < sizeof(legend) / sizeof(*legend) && (l = line_next(out, max, &n)); i++)
 		line_add(l, ROLE_PLAIN, "  %s", legend[i]);
-	if ((l = next_line(out, max, &n))) {
+	if ((l = line_next(out, max, &n))) {
 		line_add(l, ROLE_PLAIN, "  ");
 		glyph_legend(l, utf8);
 	}
-	if ((l = next_line(out, max, &n))) {
+	if ((l = line_next(out, max, &n))) {
 		line_add(l, ROLE_PLAIN, "  ");
 		mark_legend(l, utf8);
 	}
-	next_line(out, max, &n);
-	if ((l = next_line(out, max, &n)))
+	line_next(out, max, &n);
+	if ((l = line_next(out, max, &n)))
 		line_add(l, ROLE_STATUS, "Up/Down scroll, any other key returns.");
 	return n;
 }

@@ -17,6 +17,16 @@ void line_clear(struct line *l)
 	l->base = ROLE_PLAIN;
 }
 
+/* Start line *n of out (room for max), emptied, and count it; NULL when
+ * out is full. */
+struct line *line_next(struct line *out, size_t max, size_t *n)
+{
+	if (*n >= max)
+		return NULL;
+	line_clear(&out[*n]);
+	return &out[(*n)++];
+}
+
 /* Remember that text[off, off + n) plays role; plain text needs no span. */
 static void line_mark(struct line *l, enum role role, size_t off, size_t n)
 {

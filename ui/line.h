@@ -43,6 +43,7 @@ struct line {
 };
 
 void line_clear(struct line *l);
+struct line *line_next(struct line *out, size_t max, size_t *n);
 void line_put(struct line *l, enum role role, const char *s, size_t n);
 void line_add(struct line *l, enum role role, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -14,15 +14,6 @@ static const char *const legend[] = {
 	"file:NAME: private mappings of a file  other: the rest (see cowtop(8))",
 };
 
-/* Start the next line, or return NULL when out is full. */
-static struct line *next_line(struct line *out, size_t max, size_t *n)
-{
-	if (*n >= max)
-		return NULL;
-	line_clear(&out[*n]);
-	return &out[(*n)++];
-}
-
 /* Columns the widest label takes, within [5, REGIONS_LABEL_MAX]. */
 static int label_cols(const struct split_part *part, int n)
 {
@@ -86,7 +77,7 @@ size_t regions_build(const struct frame *f, const struct proc *p, int cols, bool
 	size_t n = 0;
 	int nparts, lcols, i;
 
-	if (!(l = next_line(out, max, &n)))
+	if (!(l = line_next(out, max, &n)))
 		return n;
 	line_add(l, ROLE_VALUE, "copies by region: ");
 	if (!f || !p) {
@@ -99,12 +90,12 @@ size_t regions_build(const struct frame *f, const struct proc *p, int cols, bool
 	row_name(p, utf8, name, sizeof(name));
 	line_add(l, ROLE_PLAIN, "pid %d %s, %llu cop%s", p->pid, name, total, total == 1 ? "y" : "ies");
 	line_fit(l, cols);
-	next_line(out, max, &n);
+	line_next(out, max, &n);
 	lcols = label_cols(part, nparts);
-	for (i = 0; i < nparts && (l = next_line(out, max, &n)); i++)
+	for (i = 0; i < nparts && (l = line_next(out, max, &n)); i++)
 		region_line(l, &part[i], total, lcols, cols, utf8);
-	next_line(out, max, &n);
-	for (i = 0; i < (int)(sizeof(legend) / sizeof(*legend)) && (l = next_line(out, max, &n)); i++) {
+	line_next(out, max, &n);
+	for (i = 0; i < (int)(sizeof(legend) / sizeof(*legend)) && (l = line_next(out, max, &n)); i++) {
 		line_add(l, ROLE_DIM, "  %s", legend[i]);
 		line_fit(l, cols);
 	}

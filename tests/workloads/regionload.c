@@ -142,43 +142,22 @@ static void set_opt(int opt, const char *arg, const char *name)
 	}
 }
 
-/* Each writer adds a different value, so that no two of them have the
- * same body and the compiler cannot fold them into one function. */
+/* Define a writer NAME: one byte added to in each of n pages from base.
+ * Each adds its own V, so that no two have the same body and the compiler
+ * cannot fold them into one function: each region's copies are made by a
+ * function of its own name. */
+#define WRITER(name, v)								\
+	static __attribute__((noinline)) void name(char *base, unsigned long n)	\
+	{									\
+		for (unsigned long i = 0; i < n; i++)				\
+			((volatile char *)base)[i * lay.page] += (v);		\
+	}
 
-/* Write one byte in each of n pages of the brk heap block. */
-static __attribute__((noinline)) void write_heap(char *base, unsigned long n)
-{
-	for (unsigned long i = 0; i < n; i++)
-		((volatile char *)base)[i * lay.page] += 1;
-}
-
-/* Write one byte in each of n pages of the anonymous mapping. */
-static __attribute__((noinline)) void write_mmap(char *base, unsigned long n)
-{
-	for (unsigned long i = 0; i < n; i++)
-		((volatile char *)base)[i * lay.page] += 2;
-}
-
-/* Write one byte in each of n pages of the array on the stack. */
-static __attribute__((noinline)) void write_stack(char *base, unsigned long n)
-{
-	for (unsigned long i = 0; i < n; i++)
-		((volatile char *)base)[i * lay.page] += 3;
-}
-
-/* Write one byte in each of n pages of libregiondata.so's .data. */
-static __attribute__((noinline)) void write_data(char *base, unsigned long n)
-{
-	for (unsigned long i = 0; i < n; i++)
-		((volatile char *)base)[i * lay.page] += 4;
-}
-
-/* Write one byte in each of n pages of the private file mapping. */
-static __attribute__((noinline)) void write_file(char *base, unsigned long n)
-{
-	for (unsigned long i = 0; i < n; i++)
-		((volatile char *)base)[i * lay.page] += 5;
-}
+WRITER(write_heap, 1)  /* the brk heap block */
+WRITER(write_mmap, 2)  /* the anonymous mapping */
+WRITER(write_stack, 3) /* the array on the stack */
+WRITER(write_data, 4)  /* libregiondata.so's .data */
+WRITER(write_file, 5)  /* the private file mapping */
 
 /* Touch n pages from base so that they are present (and dirty). */
 static void touch(char *base, unsigned long n)
