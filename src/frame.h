@@ -113,7 +113,7 @@ struct split_part {
 
 /* Region slots 0..3 (other, heap, stack, anon) are fixed by the model and
  * shown even when empty; slots 4.. are files, shown when they hold copies. */
-#define FRAME_REGIONS_FIXED 4
+#define FRAME_REGIONS_FIXED SPLIT_REGION_FILES
 
 int frame_split_parts(const struct frame *f, const struct proc *p, enum split_kind k, bool all,
 		      struct split_part out[SPLIT_SLOTS]);
