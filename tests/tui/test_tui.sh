@@ -544,7 +544,7 @@ snapshot_sharing() {
 		awk -v pid="$p" '$1 == pid' "$f" | row_mem_read || return 1
 	done
 	[[ $(grep -cE "$GROUP_RE" "$f") -eq 2 ]] && grep -q '^groups: ' "$f" &&
-		tail -n 1 "$f" | group_in
+		grep -A1 '^groups: ' "$f" | tail -n 1 | group_in
 }
 
 # The sharing view on a workload whose every process is read: the memory
