@@ -33,6 +33,7 @@ enum bpf_map_type {
 	BPF_MAP_TYPE_HASH = 1,
 	BPF_MAP_TYPE_ARRAY = 2,
 	BPF_MAP_TYPE_PERCPU_ARRAY = 6,
+	BPF_MAP_TYPE_STACK_TRACE = 7,
 	BPF_MAP_TYPE_RINGBUF = 27,
 };
 
@@ -44,6 +45,10 @@ enum {
 	BPF_ANY = 0,
 	BPF_NOEXIST = 1,
 	BPF_EXIST = 2,
+};
+
+enum {
+	BPF_F_USER_STACK = 1ULL << 8, /* flag of bpf_get_stackid() */
 };
 
 /* x86_64 registers as saved at a probe; libbpf's USDT code reads argument

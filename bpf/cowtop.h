@@ -151,4 +151,21 @@ enum cowtop_stat {
 	COWTOP_STAT_MAX = 4,
 };
 
+/* Copies by code path (--stacks): pages copied per (process, user stack). */
+#define COWTOP_STACK_DEPTH 64   /* user frames kept per stack, innermost first */
+#define COWTOP_STACKS 8192      /* distinct stacks the kernel can hold */
+
+struct cowtop_stack_key {
+	__u32 tgid;
+	__u32 stack_id; /* an id in the stack-trace map */
+};
+
+/* Counters of the stack capture, indexes into the "stack_stats" per-CPU array. */
+enum cowtop_stack_stat {
+	COWTOP_STACK_TAKEN = 0,  /* stacks captured and counted */
+	COWTOP_STACK_FAILED = 1, /* captures that failed (-EEXIST collision, -EFAULT) or not counted */
+	COWTOP_STACK_NS = 2,     /* nanoseconds spent capturing and counting */
+	COWTOP_STACK_STAT_MAX = 3,
+};
+
 #endif
