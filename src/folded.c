@@ -1,0 +1,52 @@
+/* The folded writer: flame-graph input from the stack table. */
+#include <stdlib.h>
+#include "folded.h"
+
+/* Write name with the folded format's separators and control bytes replaced. */
+static void put_name(FILE *f, const char *name)
+{
+	for (; *name; name++) {
+		unsigned char c = (unsigned char)*name;
+
+		fputc(c == ';' ? ':' : c < 0x20 || c == 0x7f ? '?' : c, f);
+	}
+}
+
+/* One stack, outermost frame first, as flame graphs draw it. */
+void folded_line(FILE *f, const char *comm, const struct stack_top *st)
+{
+	int i;
+
+	if (!st->pages)
+		return;
+	put_name(f, comm);
+	if (!st->nframes)
+		fputs(";[unknown]", f);
+	for (i = st->nframes - 1; i >= 0; i--) {
+		fputc(';', f);
+		put_name(f, st->frames[i]);
+	}
+	fprintf(f, " %llu\n", st->pages);
+}
+
+/* stacks__each callback: one line. */
+static void each_line(const char *comm, const struct stack_top *st, void *ctx)
+{
+	folded_line(ctx, comm, st);
+}
+
+/* The whole table, folded. */
+char *folded_text(const struct stacks *s, size_t *len)
+{
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
+
+	if (!f)
+		return NULL;
+	stacks__each(s, each_line, f);
+	if (fclose(f)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}

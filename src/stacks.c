@@ -1,0 +1,419 @@
+/* The stack table: pages per (process, stack), frames interned once. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "stacks.h"
+
+/* An open-addressing index over an array kept elsewhere: slots hold
+ * element indexes, -1 empty. */
+struct itab {
+	int *slot;
+	size_t cap, n;
+};
+
+struct srec {
+	int pid;
+	unsigned long long start;
+	unsigned id;
+	int proc;              /* index into procs */
+	struct stack_top st;   /* frames NULL until symbolized */
+};
+
+struct sproc {
+	int pid;
+	unsigned long long start;
+	char comm[64];
+};
+
+struct stacks {
+	struct srec *recs;
+	size_t nrecs, rcap;
+	struct itab rtab;
+	struct sproc *procs;
+	size_t nprocs, pcap;
+	struct itab ptab;
+	char **strs;
+	size_t nstrs, scap;
+	struct itab stab;
+	unsigned every;
+	double us_per_copy;
+	unsigned long long failed;
+};
+
+/* A 64-bit mix (splitmix64's finalizer). */
+static uint64_t mix(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+/* FNV-1a of a string. */
+static uint64_t str_hash(const char *p)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	while (*p)
+		h = (h ^ (unsigned char)*p++) * 0x100000001b3ULL;
+	return h;
+}
+
+static uint64_t rec_hash(int pid, unsigned long long start, unsigned id)
+{
+	return mix(((uint64_t)(unsigned)pid << 32 | id) ^ mix(start));
+}
+
+static uint64_t proc_hash(int pid, unsigned long long start)
+{
+	return mix((uint64_t)(unsigned)pid ^ mix(start + 1));
+}
+
+/* The hash of element i of table t's array. */
+static uint64_t elem_hash(const struct stacks *s, const struct itab *t, int i)
+{
+	if (t == &s->rtab)
+		return rec_hash(s->recs[i].pid, s->recs[i].start, s->recs[i].id);
+	if (t == &s->ptab)
+		return proc_hash(s->procs[i].pid, s->procs[i].start);
+	return str_hash(s->strs[i]);
+}
+
+/* Make room for one more element in t (rehashing). */
+static int itab_reserve(struct stacks *s, struct itab *t)
+{
+	size_t cap, i, k;
+	int *v;
+
+	if ((t->n + 1) * 2 <= t->cap)
+		return 0;
+	cap = t->cap ? t->cap * 2 : 64;
+	v = malloc(cap * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	memset(v, 0xff, cap * sizeof(*v));
+	for (i = 0; i < t->cap; i++) {
+		if (t->slot[i] < 0)
+			continue;
+		for (k = elem_hash(s, t, t->slot[i]) & (cap - 1); v[k] >= 0; k = (k + 1) & (cap - 1))
+			;
+		v[k] = t->slot[i];
+	}
+	free(t->slot);
+	t->slot = v;
+	t->cap = cap;
+	return 0;
+}
+
+/* Grow an array of elements of size bytes to hold one more. */
+static int grow(void **v, size_t n, size_t *cap, size_t size)
+{
+	size_t c = *cap ? *cap * 2 : 64;
+	void *nv;
+
+	if (n < *cap)
+		return 0;
+	nv = realloc(*v, c * size);
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	*cap = c;
+	return 0;
+}
+
+/* The interned copy of str; NULL on ENOMEM. */
+static const char *intern(struct stacks *s, const char *str)
+{
+	uint64_t h = str_hash(str);
+	size_t k;
+
+	if (itab_reserve(s, &s->stab) || grow((void **)&s->strs, s->nstrs, &s->scap, sizeof(char *)))
+		return NULL;
+	for (k = h & (s->stab.cap - 1); s->stab.slot[k] >= 0; k = (k + 1) & (s->stab.cap - 1))
+		if (strcmp(s->strs[s->stab.slot[k]], str) == 0)
+			return s->strs[s->stab.slot[k]];
+	s->strs[s->nstrs] = strdup(str);
+	if (!s->strs[s->nstrs])
+		return NULL;
+	s->stab.slot[k] = (int)s->nstrs;
+	s->stab.n++;
+	return s->strs[s->nstrs++];
+}
+
+/* The index of process (pid, start), added if new; -ENOMEM. */
+static int proc_of(struct stacks *s, int pid, unsigned long long start, const char *comm)
+{
+	size_t k;
+	struct sproc *p;
+
+	if (itab_reserve(s, &s->ptab) ||
+	    grow((void **)&s->procs, s->nprocs, &s->pcap, sizeof(*s->procs)))
+		return -ENOMEM;
+	for (k = proc_hash(pid, start) & (s->ptab.cap - 1); s->ptab.slot[k] >= 0;
+	     k = (k + 1) & (s->ptab.cap - 1)) {
+		p = &s->procs[s->ptab.slot[k]];
+		if (p->pid == pid && p->start == start)
+			return s->ptab.slot[k];
+	}
+	p = &s->procs[s->nprocs];
+	*p = (struct sproc){ .pid = pid, .start = start };
+	strncpy(p->comm, comm ? comm : "?", sizeof(p->comm) - 1);
+	s->ptab.slot[k] = (int)s->nprocs;
+	s->ptab.n++;
+	return (int)s->nprocs++;
+}
+
+/* The record of stack id in (pid, start), NULL when none. */
+static struct srec *rec_find(const struct stacks *s, int pid, unsigned long long start, unsigned id,
+			     size_t *pos)
+{
+	size_t k;
+
+	if (!s->rtab.cap)
+		return NULL;
+	for (k = rec_hash(pid, start, id) & (s->rtab.cap - 1); s->rtab.slot[k] >= 0;
+	     k = (k + 1) & (s->rtab.cap - 1)) {
+		struct srec *r = &s->recs[s->rtab.slot[k]];
+
+		if (r->pid == pid && r->start == start && r->id == id)
+			return r;
+	}
+	if (pos)
+		*pos = k;
+	return NULL;
+}
+
+/* An empty stack table. */
+struct stacks *stacks__new(void)
+{
+	return calloc(1, sizeof(struct stacks));
+}
+
+/* Free the table and every string it holds; NULL is fine. */
+void stacks__free(struct stacks *s)
+{
+	size_t i;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->nrecs; i++)
+		free(s->recs[i].st.frames);
+	for (i = 0; i < s->nstrs; i++)
+		free(s->strs[i]);
+	free(s->recs);
+	free(s->procs);
+	free(s->strs);
+	free(s->rtab.slot);
+	free(s->ptab.slot);
+	free(s->stab.slot);
+	free(s);
+}
+
+/* Set the pages of stack id in (pid, start); 1 when it needs frames. */
+int stacks__set(struct stacks *s, int pid, unsigned long long start, const char *comm,
+		unsigned id, unsigned long long pages)
+{
+	struct srec *r;
+	size_t pos;
+	int proc;
+
+	if (itab_reserve(s, &s->rtab))
+		return -ENOMEM;
+	r = rec_find(s, pid, start, id, &pos);
+	if (r) {
+		if (pages > r->st.pages)
+			r->st.pages = pages;
+		return r->st.frames == NULL;
+	}
+	proc = proc_of(s, pid, start, comm);
+	if (proc < 0 || grow((void **)&s->recs, s->nrecs, &s->rcap, sizeof(*s->recs)))
+		return -ENOMEM;
+	s->recs[s->nrecs] = (struct srec){
+		.pid = pid, .start = start, .id = id, .proc = proc, .st.pages = pages,
+	};
+	s->rtab.slot[pos] = (int)s->nrecs++;
+	s->rtab.n++;
+	return 1;
+}
+
+/* Give a stack its frames (interned), innermost first. */
+int stacks__set_frames(struct stacks *s, int pid, unsigned long long start, unsigned id,
+		       const char *const *frames, int n)
+{
+	struct srec *r = rec_find(s, pid, start, id, NULL);
+	const char **v;
+	int i;
+
+	if (!r)
+		return -ENOENT;
+	if (n > STACKS_FRAMES_MAX)
+		n = STACKS_FRAMES_MAX;
+	v = calloc(n ? n : 1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		if (!(v[i] = intern(s, frames[i]))) {
+			free(v);
+			return -ENOMEM;
+		}
+	free(r->st.frames);
+	r->st.frames = v;
+	r->st.nframes = n;
+	return 0;
+}
+
+/* What the snapshot says about the capture itself. */
+void stacks__set_status(struct stacks *s, unsigned every, double us_per_copy,
+			unsigned long long failed)
+{
+	s->every = every;
+	s->us_per_copy = us_per_copy;
+	s->failed = failed;
+}
+
+/* Records by process, then pages (most first), then id: a stable order. */
+static int rec_cmp(const void *a, const void *b, void *ctx)
+{
+	const struct srec *x = *(const struct srec *const *)a, *y = *(const struct srec *const *)b;
+
+	(void)ctx;
+	if (x->proc != y->proc)
+		return x->proc < y->proc ? -1 : 1;
+	if (x->st.pages != y->st.pages)
+		return x->st.pages > y->st.pages ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* Sites by pages (most first), then name. */
+static int site_cmp(const void *a, const void *b)
+{
+	const struct stack_site *x = a, *y = b;
+
+	if (x->pages != y->pages)
+		return x->pages > y->pages ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* The site a stack's copies belong to: its innermost frame. */
+static const char *site_name(const struct stack_top *st)
+{
+	return st->nframes > 0 ? st->frames[0] : "[unknown]";
+}
+
+/* Add the n records of one process (sorted) to the sites in out, then keep
+ * the top ones; sites are few per process, so a linear merge does. */
+static int take_sites(struct srec **r, size_t n, struct stacks_proc *out)
+{
+	struct stack_site *v = calloc(n ? n : 1, sizeof(*v));
+	size_t i, k, nv = 0;
+
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		const char *name = site_name(&r[i]->st);
+
+		for (k = 0; k < nv && strcmp(v[k].name, name); k++)
+			;
+		if (k == nv)
+			v[nv++] = (struct stack_site){ .name = name, .heaviest = i < STACKS_TOP ? (int)i : -1 };
+		v[k].pages += r[i]->st.pages;
+	}
+	qsort(v, nv, sizeof(*v), site_cmp);
+	out->nsites = nv < STACKS_TOP ? nv : STACKS_TOP;
+	memcpy(out->sites, v, out->nsites * sizeof(*v));
+	free(v);
+	return 0;
+}
+
+/* Fill one process's entry from its n sorted records. */
+static int take_proc(const struct stacks *s, struct srec **r, size_t n, struct stacks_proc *out)
+{
+	size_t i;
+
+	out->pid = r[0]->pid;
+	out->start = r[0]->start;
+	for (i = 0; i < n; i++) {
+		out->pages += r[i]->st.pages;
+		if (i >= STACKS_TOP)
+			continue;
+		out->top[i].pages = r[i]->st.pages;
+		out->top[i].nframes = r[i]->st.nframes;
+		if (r[i]->st.nframes) {
+			out->top[i].frames = malloc(r[i]->st.nframes * sizeof(char *));
+			if (!out->top[i].frames)
+				return -ENOMEM;
+			memcpy(out->top[i].frames, r[i]->st.frames, r[i]->st.nframes * sizeof(char *));
+		}
+		out->ntop = i + 1;
+	}
+	(void)s;
+	return take_sites(r, n, out);
+}
+
+/* Snapshot the top stacks and sites of every process. */
+struct stacks_snap *stacks__snap(const struct stacks *s)
+{
+	struct stacks_snap *sn = calloc(1, sizeof(*sn));
+	struct srec **r = calloc(s->nrecs ? s->nrecs : 1, sizeof(*r));
+	size_t i, j;
+
+	if (!sn || !r ||
+	    !(sn->procs = calloc(s->nprocs ? s->nprocs : 1, sizeof(*sn->procs))))
+		goto fail;
+	sn->every = s->every;
+	sn->us_per_copy = s->us_per_copy;
+	sn->failed = s->failed;
+	for (i = 0; i < s->nrecs; i++)
+		r[i] = &s->recs[i];
+	qsort_r(r, s->nrecs, sizeof(*r), rec_cmp, NULL);
+	for (i = 0; i < s->nrecs; i = j) {
+		for (j = i; j < s->nrecs && r[j]->proc == r[i]->proc; j++)
+			;
+		if (take_proc(s, r + i, j - i, &sn->procs[sn->nprocs++]))
+			goto fail;
+	}
+	free(r);
+	return sn;
+fail:
+	free(r);
+	stacks_snap__free(sn);
+	return NULL;
+}
+
+/* Free a snapshot; NULL is fine. */
+void stacks_snap__free(struct stacks_snap *sn)
+{
+	size_t i, k;
+
+	if (!sn)
+		return;
+	for (i = 0; i < sn->nprocs; i++)
+		for (k = 0; k < sn->procs[i].ntop; k++)
+			free(sn->procs[i].top[k].frames);
+	free(sn->procs);
+	free(sn);
+}
+
+/* The stacks of process (pid, start) in a snapshot, NULL when none. */
+const struct stacks_proc *stacks_snap__of(const struct stacks_snap *sn, int pid,
+					  unsigned long long start)
+{
+	size_t i;
+
+	for (i = 0; sn && i < sn->nprocs; i++)
+		if (sn->procs[i].pid == pid && sn->procs[i].start == start)
+			return &sn->procs[i];
+	return NULL;
+}
+
+/* Call fn for every stack, in the order first counted. */
+void stacks__each(const struct stacks *s, stacks_fn fn, void *ctx)
+{
+	size_t i;
+
+	for (i = 0; i < s->nrecs; i++)
+		fn(s->procs[s->recs[i].proc].comm, &s->recs[i].st, ctx);
+}

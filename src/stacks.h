@@ -1,0 +1,76 @@
+/* Copies by code path: pages copied per (process, user stack), as the
+ * kernel counts them, with each stack's symbolized frames; the top stacks
+ * and top copy sites (innermost functions) of a process; and a snapshot of
+ * them per frame. Pure: the kernel side and the symbolizer feed it. */
+#ifndef COWTOP_STACKS_H
+#define COWTOP_STACKS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define STACKS_TOP 20        /* stacks and sites per process in a snapshot */
+#define STACKS_FRAMES_MAX 64 /* frames kept per stack */
+
+struct stacks;
+
+/* One stack of one process: frames innermost first (frames[0] is the
+ * function that wrote the page). */
+struct stack_top {
+	unsigned long long pages;
+	int nframes;
+	const char **frames;
+};
+
+/* A copy site: the innermost frame, with the copies of every stack that
+ * ends there, and the heaviest such stack (an index into stacks_proc.top,
+ * -1 when it is not among the top stacks). */
+struct stack_site {
+	const char *name;
+	unsigned long long pages;
+	int heaviest;
+};
+
+/* The top stacks and sites of one process. */
+struct stacks_proc {
+	int pid;
+	unsigned long long start;
+	unsigned long long pages;        /* over all its stacks */
+	struct stack_top top[STACKS_TOP];
+	size_t ntop;
+	struct stack_site sites[STACKS_TOP];
+	size_t nsites;
+};
+
+/* What a frame carries: every process with stacks, by pid. Strings belong
+ * to the stack table, which outlives every frame. */
+struct stacks_snap {
+	unsigned every;                  /* 0: stacks off; N: 1 copy in N sampled */
+	double us_per_copy;              /* measured cost of a capture; < 0 unknown */
+	unsigned long long failed;       /* captures lost (collisions, faults) */
+	struct stacks_proc *procs;
+	size_t nprocs;
+};
+
+struct stacks *stacks__new(void);
+void stacks__free(struct stacks *s);
+/* Set the pages of process (pid, start) under stack id (kept monotonic);
+ * comm names it in folded output. Returns 1 when the stack has no frames
+ * yet (symbolize it now), 0, or -ENOMEM. */
+int stacks__set(struct stacks *s, int pid, unsigned long long start, const char *comm,
+		unsigned id, unsigned long long pages);
+/* Give stack id of (pid, start) its frames, innermost first. */
+int stacks__set_frames(struct stacks *s, int pid, unsigned long long start, unsigned id,
+		       const char *const *frames, int n);
+void stacks__set_status(struct stacks *s, unsigned every, double us_per_copy,
+			unsigned long long failed);
+/* Snapshot of the top stacks and sites of every process; NULL on ENOMEM. */
+struct stacks_snap *stacks__snap(const struct stacks *s);
+void stacks_snap__free(struct stacks_snap *sn);
+const struct stacks_proc *stacks_snap__of(const struct stacks_snap *sn, int pid,
+					  unsigned long long start);
+/* Call fn for every stack of every process seen, exited ones included, in
+ * the order they were first counted. */
+typedef void (*stacks_fn)(const char *comm, const struct stack_top *st, void *ctx);
+void stacks__each(const struct stacks *s, stacks_fn fn, void *ctx);
+
+#endif
