@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/resource.h>
@@ -20,6 +21,9 @@
 #include "loop.h"
 #include "output.h"
 #include "sampler.h"
+#include "snapshot.h"
+#include "stackfeed.h"
+#include "folded.h"
 #include "targets.h"
 #include "tracer.h"
 #include "tui.h"
@@ -31,6 +35,7 @@ struct app {
 	struct collect collect;
 	struct targets targets;
 	struct sampler *sampler;        /* smaps_rollup, MemAvailable, memory cgroups */
+	struct stackfeed stacks;        /* copies by code path (--stacks, key k) */
 	struct loop *loop;
 	struct tui *tui;                /* NULL in batch mode */
 	int procfd, sigfd, timerfd;
@@ -109,6 +114,7 @@ static void present(struct app *a, double interval)
 		.usdt = a->targets.probes != NULL,
 		.command_done = a->targets.launch.pid > 0 && all_done(a),
 		.command_status = a->targets.cmd_status,
+		.stacks = a->stacks.stacks,
 	};
 	struct frame *f = frame__build(a->model, &st, &vo, &a->marks_shown);
 
@@ -142,6 +148,7 @@ static void tick(struct app *a)
 
 	a->final_due = false;
 	interval = collect__tick(&a->collect, dt);
+	stackfeed__tick(&a->stacks);
 	sample(a, interval);
 	measure_cpu(a, dt);
 	present(a, interval);
@@ -225,6 +232,10 @@ static void on_stdin(int fd, unsigned events, void *ctx)
 	case TUI_QUIT:
 		a->stop = true;
 		break;
+	case TUI_STACKS_TOGGLE:
+		if (stackfeed__set(&a->stacks, !stackfeed__on(&a->stacks)))
+			a->stop = true;
+		break;
 	case TUI_DELAY_CHANGED:
 		loop_timer_set(a->timerfd, tui__delay(a->tui), tui__delay(a->tui));
 		break;
@@ -291,7 +302,26 @@ static int open_tracer(struct app *a)
 	if (tracer__open(&a->tracer, &to, err, sizeof(err)))
 		return app_fail(a, 1, "%s", err);
 	a->collect.tracer = a->tracer;
+	stackfeed__init(&a->stacks, a->tracer, a->model, a->opt->stacks_sample);
+	if (a->opt->stacks && stackfeed__set(&a->stacks, true))
+		return app_fail(a, 1, "stacks: %s", strerror(ENOMEM));
 	return 0;
+}
+
+/* At exit, with --folded: the stacks of the whole run for flame graphs. */
+static void write_folded(struct app *a)
+{
+	char err[512], *text;
+	size_t len = 0;
+
+	if (!a->opt->folded || !a->stacks.stacks)
+		return;
+	stackfeed__tick(&a->stacks);
+	text = folded_text(a->stacks.stacks, &len);
+	if (!text || snapshot_write(a->opt->folded, text, len, err, sizeof(err)))
+		app_fail(a, 1, "folded: cannot write %s: %s", a->opt->folded,
+			 text ? err : strerror(ENOMEM));
+	free(text);
 }
 
 /* Before anything is attached or started: the full-screen view needs a
@@ -348,8 +378,10 @@ int app_run(struct options *opt)
 		if (loop__run_once(a.loop, -1) < 0)
 			break;
 	}
+	write_folded(&a);
 cleanup:
 	tui__free(a.tui);
+	stackfeed__free(&a.stacks);
 	targets__free(&a.targets);
 	loop__free(a.loop);
 	if (a.sigfd >= 0)

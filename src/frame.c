@@ -284,6 +284,8 @@ struct frame *frame__build(struct model *m, const struct frame_status *st,
 		e = take_log(f, m);
 	if (!e)
 		e = take_groups(f);
+	if (!e && st && st->stacks && !(f->stacks = stacks__snap(st->stacks)))
+		e = -ENOMEM;
 	if (e) {
 		frame__free(f);
 		errno = -e;
@@ -316,6 +318,7 @@ void frame__free(struct frame *f)
 	free(f->marks);
 	free(f->log);
 	free(f->groups);
+	stacks_snap__free(f->stacks);
 	free(f);
 }
 

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "model.h"
+#include "stacks.h"
 #include "tree.h"
 
 #define FRAME_LOG 256 /* newest probe hits a frame carries for the log pane */
@@ -22,6 +23,7 @@ struct frame_status {
 	bool usdt;                 /* -u given: phases and markers */
 	bool command_done;         /* the -- command and its descendants all exited */
 	int command_status;        /* its exit status then */
+	const struct stacks *stacks; /* copies by code path; NULL: never turned on */
 };
 
 /* A probe hit with its process's name, as the log pane shows it. */
@@ -85,6 +87,7 @@ struct frame {
 	size_t nmarks;
 	struct frame_mark *log;     /* the newest kept hits (<= FRAME_LOG), oldest first */
 	size_t nlog, log_kept;      /* ... and how many the model keeps */
+	struct stacks_snap *stacks; /* top stacks and copy sites; NULL: never turned on */
 };
 
 /* Build the frame of the model now; *cursor counts the probe hits already in

@@ -21,6 +21,9 @@ enum {
 	OPT_LIST_USDT,
 	OPT_SMAPS_BUDGET,
 	OPT_REGIONS,
+	OPT_STACKS,
+	OPT_STACKS_SAMPLE,
+	OPT_FOLDED,
 };
 
 static const struct option long_opts[] = {
@@ -42,6 +45,9 @@ static const struct option long_opts[] = {
 	{ "ringbuf-kib", required_argument, NULL, OPT_RINGBUF },
 	{ "usdt", required_argument, NULL, 'u' },
 	{ "list-usdt", required_argument, NULL, OPT_LIST_USDT },
+	{ "stacks", no_argument, NULL, OPT_STACKS },
+	{ "stacks-sample", required_argument, NULL, OPT_STACKS_SAMPLE },
+	{ "folded", required_argument, NULL, OPT_FOLDED },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ 0 },
@@ -80,6 +86,11 @@ void options_usage(FILE *f)
 	      "  -u, --usdt [PATH:]PROVIDER:NAME  mark probe hits, count copies per phase\n"
 	      "                            (X__begin/X__end pairs form the phase PROVIDER:X)\n"
 	      "      --list-usdt PID|PATH  list the USDT probes of a process or an ELF file\n"
+	      "\n"
+	      "Copies by code path:\n"
+	      "      --stacks              capture the user stack of each copy (key k in the view)\n"
+	      "      --stacks-sample N     only of 1 copy in N (counts scaled by N; default 1)\n"
+	      "      --folded FILE         at exit, write the stacks for flame graphs (implies --stacks)\n"
 	      "\n"
 	      "  -h, --help                this help\n"
 	      "  -V, --version             version\n"
@@ -200,6 +211,18 @@ static int apply(struct options *o, int c, const char *arg, char *err, size_t er
 	case OPT_SMAPS_BUDGET:
 		if (parse_number(arg, 0, 100, &o->smaps_budget))
 			return fail(err, errlen, "invalid smaps budget '%s' (percent of a CPU, 0 to 100)", arg);
+		return 0;
+	case OPT_STACKS: o->stacks = true; return 0;
+	case OPT_FOLDED:
+		if (!*arg)
+			return fail(err, errlen, "--folded needs a file name");
+		o->folded = arg;
+		o->stacks = true;
+		return 0;
+	case OPT_STACKS_SAMPLE:
+		if (parse_count(arg, 1, 1000000, &v))
+			return fail(err, errlen, "invalid stack sampling '%s' (1 copy in N, 1 to 1000000)", arg);
+		o->stacks_sample = (unsigned)v;
 		return 0;
 	case 'n':
 		if (parse_count(arg, 1, LONG_MAX, &o->iterations))

@@ -33,6 +33,9 @@ struct options {
 	const char *usdt[OPT_MAX_USDT]; /* -u specs, checked when the probes are set up */
 	int nusdt;
 	const char *list_usdt; /* --list-usdt PID|PATH */
+	bool stacks;          /* --stacks: copies by code path from the start */
+	unsigned stacks_sample; /* --stacks-sample N: 1 copy in N (default 1) */
+	const char *folded;   /* --folded FILE: stacks in folded form at exit */
 	char **command;       /* after "--", NULL when none */
 	bool help, version;
 };

@@ -112,6 +112,26 @@ static void json_smaps(FILE *f, const struct frame *fr, const struct proc *p)
 	json_real(f, "shared_pct", proc_shared_pct(p), 2);
 }
 
+/* A process's top stacks, frames innermost first (the writing function first). */
+static void json_stacks(FILE *f, const struct frame *fr, const struct proc *p)
+{
+	const struct stacks_proc *sp = stacks_snap__of(fr->stacks, p->pid, p->start_time);
+	size_t i;
+	int k;
+
+	fputs(",\"cow_stacks\":[", f);
+	for (i = 0; sp && i < sp->ntop; i++) {
+		fprintf(f, "%s{\"frames\":[", i ? "," : "");
+		for (k = 0; k < sp->top[i].nframes; k++) {
+			if (k)
+				fputc(',', f);
+			json_string(f, sp->top[i].frames[k], strlen(sp->top[i].frames[k]));
+		}
+		fprintf(f, "],\"pages\":%llu}", sp->top[i].pages);
+	}
+	fputc(']', f);
+}
+
 /* One process as a JSON object. */
 static void json_proc(FILE *f, const struct frame *fr, const struct row *r)
 {
@@ -131,6 +151,8 @@ static void json_proc(FILE *f, const struct frame *fr, const struct row *r)
 	json_split(f, "cow_by_region", fr, p, SPLIT_REGION, false);
 	if (fr->usdt)
 		json_split(f, "cow_by_phase", fr, p, SPLIT_PHASE, true);
+	if (fr->stacks)
+		json_stacks(f, fr, p);
 	fputc('}', f);
 }
 
@@ -162,6 +184,15 @@ static void json_groups(FILE *f, const struct frame *fr)
 	json_count(f, "mem_available_kib", fr->mem_available_kib, fr->mem_available_kib);
 }
 
+/* Whether stacks are on, the sampling and the measured cost of a capture. */
+static void output_json_stacks_status(FILE *f, const struct stacks_snap *sn)
+{
+	fprintf(f, ",\"stacks\":{\"on\":%s,\"sample\":%u,\"failed\":%llu",
+		sn->every ? "true" : "false", sn->every, sn->failed);
+	json_real(f, "us_per_copy", sn->us_per_copy, 3);
+	fputc('}', f);
+}
+
 /* The frame as exactly one line of JSON. */
 void output_json(FILE *f, const struct frame *fr)
 {
@@ -171,7 +202,10 @@ void output_json(FILE *f, const struct frame *fr)
 	output_interval(fr->interval, 3, interval, sizeof(interval));
 	fprintf(f, "{\"time\":%.3f,\"interval\":%s,\"mechanism\":", fr->time, interval);
 	json_string(f, fr->mechanism, strlen(fr->mechanism));
-	fprintf(f, ",\"lost\":%llu,\"processes\":[", fr->lost);
+	fprintf(f, ",\"lost\":%llu", fr->lost);
+	if (fr->stacks)
+		output_json_stacks_status(f, fr->stacks);
+	fputs(",\"processes\":[", f);
 	for (i = 0; i < fr->nrows; i++) {
 		if (i)
 			fputc(',', f);

@@ -751,3 +751,74 @@ void tracer__phases_of(struct tracer *t, int pid, unsigned long long out[PHASE_M
 		if (bpf_map_lookup_elem(fd, &k, &out[k.phase]))
 			out[k.phase] = 0;
 }
+
+/* Turn the capture of user stacks on (1 copy in every) or off (0), live:
+ * the kernel reads the flag at each copy. */
+void tracer__set_stacks(struct tracer *t, unsigned every)
+{
+	__atomic_store_n(&t->skel->bss->stacks_every, every, __ATOMIC_RELAXED);
+}
+
+/* 0 when stacks are off, else N of 1 copy in N. */
+unsigned tracer__stacks(const struct tracer *t)
+{
+	return __atomic_load_n(&t->skel->bss->stacks_every, __ATOMIC_RELAXED);
+}
+
+/* Call fn for every (process, stack) page counter held in the kernel. */
+int tracer__for_each_stack(struct tracer *t, tracer_stack_fn fn, void *ctx)
+{
+	int fd = bpf_map__fd(t->skel->maps.stack_pages);
+	struct cowtop_stack_key key, next, *prev = NULL;
+	__u64 n;
+
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		if (bpf_map_lookup_elem(fd, &next, &n) == 0)
+			fn((int)next.tgid, next.stack_id, n, ctx);
+		key = next;
+		prev = &key;
+	}
+	return errno == ENOENT ? 0 : -errno;
+}
+
+/* The user addresses of a captured stack, innermost first. */
+int tracer__stack_ips(struct tracer *t, unsigned stack_id, unsigned long long *ips, int max)
+{
+	__u64 v[COWTOP_STACK_DEPTH];
+	__u32 key = stack_id;
+	int i;
+
+	if (bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.stack_map), &key, v))
+		return 0;
+	for (i = 0; i < COWTOP_STACK_DEPTH && i < max && v[i]; i++)
+		ips[i] = v[i];
+	return i;
+}
+
+/* The capture counters, summed over CPUs. */
+void tracer__stack_stats(struct tracer *t, struct tracer_stack_stats *out)
+{
+	int fd = bpf_map__fd(t->skel->maps.stack_stats), ncpus = t->ncpus > 0 ? t->ncpus : 1;
+	unsigned long long sum[COWTOP_STACK_STAT_MAX] = { 0 };
+	__u64 v[ncpus];
+	__u32 k;
+	int c;
+
+	for (k = 0; k < COWTOP_STACK_STAT_MAX; k++) {
+		if (bpf_map_lookup_elem(fd, &k, v))
+			continue;
+		for (c = 0; c < ncpus; c++)
+			sum[k] += v[c];
+	}
+	out->taken = sum[COWTOP_STACK_TAKEN];
+	out->failed = sum[COWTOP_STACK_FAILED];
+	out->ns = sum[COWTOP_STACK_NS];
+}
+
+/* Drop the page counter of (pid, stack id), once read for the last time. */
+void tracer__forget_stack(struct tracer *t, int pid, unsigned stack_id)
+{
+	struct cowtop_stack_key key = { .tgid = pid, .stack_id = stack_id };
+
+	bpf_map_delete_elem(bpf_map__fd(t->skel->maps.stack_pages), &key);
+}

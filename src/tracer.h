@@ -102,4 +102,18 @@ bool tracer__has_phases(const struct tracer *t);
 int tracer__for_each_phase(struct tracer *t, tracer_split_fn fn, void *ctx);
 void tracer__phases_of(struct tracer *t, int pid, unsigned long long out[PHASE_MAX]);
 
+/* Copies by code path (--stacks). */
+typedef void (*tracer_stack_fn)(int pid, unsigned stack_id, unsigned long long pages, void *ctx);
+struct tracer_stack_stats {
+	unsigned long long taken, failed; /* captures counted, captures lost */
+	unsigned long long ns;            /* time spent capturing, summed */
+};
+void tracer__set_stacks(struct tracer *t, unsigned every); /* 0 off; N: 1 copy in N */
+unsigned tracer__stacks(const struct tracer *t);
+int tracer__for_each_stack(struct tracer *t, tracer_stack_fn fn, void *ctx);
+/* The user addresses of stack id, innermost first; returns how many (0 when gone). */
+int tracer__stack_ips(struct tracer *t, unsigned stack_id, unsigned long long *ips, int max);
+void tracer__forget_stack(struct tracer *t, int pid, unsigned stack_id);
+void tracer__stack_stats(struct tracer *t, struct tracer_stack_stats *out);
+
 #endif

@@ -24,6 +24,7 @@ enum tui_action {
 	TUI_NONE,
 	TUI_QUIT,
 	TUI_DELAY_CHANGED, /* read tui__delay() and re-arm the timer */
+	TUI_STACKS_TOGGLE, /* turn the capture of copy stacks on or off */
 };
 
 int tui__open(struct tui **out, const struct tui_opts *o);

@@ -1,0 +1,28 @@
+/* Copies by code path, fed each tick: the kernel's pages per (process,
+ * stack) into the stack table, each new stack symbolized while its process
+ * still lives (so an exited process keeps its names). */
+#ifndef COWTOP_STACKFEED_H
+#define COWTOP_STACKFEED_H
+
+#include "model.h"
+#include "stacks.h"
+#include "symbolize.h"
+#include "tracer.h"
+
+struct stackfeed {
+	struct tracer *tracer;
+	struct model *model;
+	struct stacks *stacks;   /* NULL until stacks are first turned on */
+	struct symbolizer *sym;
+	unsigned every;          /* the sampling asked for: 1 copy in every */
+	struct stackfeed_done { int pid; unsigned id; } *done; /* read for the last time */
+	size_t ndone, done_cap;
+};
+
+void stackfeed__init(struct stackfeed *f, struct tracer *t, struct model *m, unsigned every);
+int stackfeed__set(struct stackfeed *f, bool on);  /* turn the capture on or off, live */
+bool stackfeed__on(const struct stackfeed *f);
+void stackfeed__tick(struct stackfeed *f);
+void stackfeed__free(struct stackfeed *f);
+
+#endif
