@@ -1,0 +1,173 @@
+/* Unit tests of the stack table (aggregation, top stacks, copy sites) and
+ * the folded writer. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "folded.h"
+#include "stacks.h"
+
+/* Count stack id of (pid, 7) at pages, giving it frames if it wants some. */
+static void put(struct stacks *s, int pid, unsigned id, unsigned long long pages,
+		const char *inner, const char *outer)
+{
+	const char *frames[2] = { inner, outer };
+	int r = stacks__set(s, pid, 7, "app", id, pages);
+
+	assert_true(r == 0 || r == 1);
+	if (r == 1)
+		assert_int_equal(stacks__set_frames(s, pid, 7, id, frames, outer ? 2 : 1), 0);
+}
+
+/* Counts keep the largest value read (the kernel's counters only grow);
+ * a stack wants frames once; processes are kept apart. */
+static void test_set(void **state)
+{
+	struct stacks *s = stacks__new();
+	const char *f[1] = { "f (a)" };
+	struct stacks_snap *sn;
+	const struct stacks_proc *p;
+
+	(void)state;
+	assert_int_equal(stacks__set(s, 10, 7, "app", 3, 5), 1);
+	assert_int_equal(stacks__set(s, 10, 7, "app", 3, 9), 1);
+	assert_int_equal(stacks__set_frames(s, 10, 7, 3, f, 1), 0);
+	assert_int_equal(stacks__set(s, 10, 7, "app", 3, 4), 0);
+	assert_int_equal(stacks__set(s, 11, 7, "app", 3, 2), 1);
+	assert_int_equal(stacks__set_frames(s, 99, 7, 3, f, 1), -ENOENT);
+	sn = stacks__snap(s);
+	assert_non_null(sn);
+	p = stacks_snap__of(sn, 10, 7);
+	assert_non_null(p);
+	assert_int_equal(p->pages, 9);
+	assert_int_equal(p->ntop, 1);
+	assert_string_equal(p->top[0].frames[0], "f (a)");
+	assert_int_equal(stacks_snap__of(sn, 11, 7)->pages, 2);
+	assert_null(stacks_snap__of(sn, 10, 8));
+	stacks_snap__free(sn);
+	stacks__free(s);
+}
+
+/* Top stacks by pages, ties by stack id, at most STACKS_TOP; sites sum the
+ * stacks that end in the same function and point at the heaviest one. */
+static void test_top_and_sites(void **state)
+{
+	struct stacks *s = stacks__new();
+	struct stacks_snap *sn;
+	const struct stacks_proc *p;
+	unsigned id;
+
+	(void)state;
+	put(s, 5, 1, 10, "write_heap (app)", "main (app)");
+	put(s, 5, 2, 30, "write_heap (app)", "other (app)");
+	put(s, 5, 3, 25, "write_mmap (app)", "main (app)");
+	put(s, 5, 4, 25, "memcpy (libc.so.6)", NULL);
+	for (id = 100; id < 130; id++)
+		put(s, 5, id, 1, "tiny (app)", NULL);
+	sn = stacks__snap(s);
+	assert_non_null(sn);
+	p = stacks_snap__of(sn, 5, 7);
+	assert_non_null(p);
+	assert_int_equal(p->pages, 10 + 30 + 25 + 25 + 30);
+	assert_int_equal(p->ntop, STACKS_TOP);
+	assert_int_equal(p->top[0].pages, 30);
+	assert_int_equal(p->top[1].pages, 25);
+	assert_string_equal(p->top[1].frames[0], "write_mmap (app)"); /* id 3 before 4 */
+	assert_string_equal(p->top[2].frames[0], "memcpy (libc.so.6)");
+	assert_int_equal(p->top[3].pages, 10);
+	assert_int_equal(p->nsites, 4);
+	assert_string_equal(p->sites[0].name, "write_heap (app)");
+	assert_int_equal(p->sites[0].pages, 40);
+	assert_int_equal(p->sites[0].heaviest, 0);
+	assert_string_equal(p->sites[1].name, "tiny (app)");
+	assert_int_equal(p->sites[1].pages, 30);
+	assert_string_equal(p->sites[2].name, "memcpy (libc.so.6)"); /* 25, by name */
+	assert_string_equal(p->sites[3].name, "write_mmap (app)");
+	assert_int_equal(p->sites[3].heaviest, 1);
+	stacks_snap__free(sn);
+	stacks__free(s);
+}
+
+/* Many processes and stacks: the index grows and finds every one. */
+static void test_many(void **state)
+{
+	struct stacks *s = stacks__new();
+	struct stacks_snap *sn;
+	unsigned long long sum = 0;
+	int pid;
+	unsigned id;
+	size_t i;
+
+	(void)state;
+	for (pid = 1; pid <= 50; pid++)
+		for (id = 0; id < 100; id++)
+			put(s, pid, id, id + 1, "f (a)", NULL);
+	for (pid = 1; pid <= 50; pid++)
+		for (id = 0; id < 100; id++)
+			assert_int_equal(stacks__set(s, pid, 7, "app", id, id), 0);
+	sn = stacks__snap(s);
+	assert_non_null(sn);
+	assert_int_equal(sn->nprocs, 50);
+	for (i = 0; i < sn->nprocs; i++)
+		sum += sn->procs[i].pages;
+	assert_int_equal(sum, 50ULL * 5050);
+	assert_int_equal(sn->procs[0].nsites, 1);
+	stacks_snap__free(sn);
+	stacks__free(s);
+}
+
+/* Folded lines: comm first, outermost frame next, the count last; ';' and
+ * control bytes in names cannot break a line; zero counts are left out;
+ * the counts add up to the stacks' pages. */
+static void test_folded(void **state)
+{
+	struct stacks *s = stacks__new();
+	const char *evil[2] = { "a;b\n(x)", "main (app)" };
+	char *text, *line, *save;
+	size_t len;
+	unsigned long long sum = 0;
+	int lines = 0;
+
+	(void)state;
+	put(s, 5, 1, 10, "write_heap (app)", "main (app)");
+	put(s, 5, 2, 0, "never (app)", NULL);
+	assert_int_equal(stacks__set(s, 6, 7, "ev;il", 9, 3), 1);
+	assert_int_equal(stacks__set_frames(s, 6, 7, 9, evil, 2), 0);
+	assert_int_equal(stacks__set(s, 8, 7, "bare", 1, 4), 1); /* never symbolized */
+	text = folded_text(s, &len);
+	assert_non_null(text);
+	assert_int_equal(strlen(text), len);
+	assert_string_equal(text,
+			    "app;main (app);write_heap (app) 10\n"
+			    "ev:il;main (app);a:b?(x) 3\n"
+			    "bare;[unknown] 4\n");
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		sum += strtoull(strrchr(line, ' ') + 1, NULL, 10);
+		lines++;
+	}
+	assert_int_equal(lines, 3);
+	assert_int_equal(sum, 17);
+	free(text);
+	stacks__free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_set),
+		cmocka_unit_test(test_top_and_sites),
+		cmocka_unit_test(test_many),
+		cmocka_unit_test(test_folded),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
