@@ -11,7 +11,6 @@
  * DELAY_MS sleeps before the fork, so a tracer given -p can attach first;
  * HOLD_MS keeps the child alive after its writes (a tracer names addresses
  * of live processes).
- * Prints "child PID" on stdout once the child is done.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -94,6 +93,5 @@ int main(int argc, char **argv)
 	}
 	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
 		return 1;
-	printf("child %d\n", (int)pid);
 	return 0;
 }

@@ -1,0 +1,92 @@
+#!/bin/bash
+# cowtop --stacks: copies by code path. siteload's child copies HEAP pages
+# from write_heap() and MMAP pages from write_mmap() (noinline, built with
+# frame pointers); it is kept alive HOLD ms after its writes so that its
+# stacks are read and named while it lives.
+#
+# Oracle: the child's heaviest stack starts (innermost frame) at
+# "write_heap (siteload)" with HEAP..HEAP+SLACK pages, and a stack starting
+# at "write_mmap (siteload)" has MMAP..MMAP+SLACK; with --stacks-sample N
+# the counts are estimates (1 copy in N, scaled by N): within half of the
+# truth. --folded: one stack a line "comm;frame;...;frame COUNT", the counts
+# summing to the copies counted (within SLACK: copies of the launched
+# process before its exec are counted under cowtop's own code). Without
+# --stacks no stack field appears.
+#
+# Environment (besides lib.sh's): SITELOAD (default ./tests/workloads/siteload).
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+SITELOAD=${SITELOAD:-./tests/workloads/siteload}
+readonly HEAP=2000 MMAP=1000 HOLD=1500
+
+# The child's pid: the pid with the most copies in the last frame.
+child_of() {
+	jq -n -r '[inputs] | last | .processes | max_by(.cow_pages) | .pid' "$FRAMES"
+}
+
+# Pages of the child's stack whose innermost frame is FN, last frame: stack_pages PID FN.
+stack_pages() {
+	jq -n -r --argjson pid "$1" --arg fn "$2 (siteload)" \
+		'[inputs] | last | .processes[] | select(.pid == $pid) | .cow_stacks
+		 | map(select(.frames[0] == $fn) | .pages) | add // 0' "$FRAMES"
+}
+
+# Check the child's sites in FRAMES against [LOW, HIGH] factors of the truth:
+# check_sites NAME LOW_HEAP HIGH_HEAP LOW_MMAP HIGH_MMAP.
+check_sites() {
+	local name=$1 child top heap mmap
+	child=$(child_of)
+	top=$(jq -n -r --argjson pid "$child" '[inputs] | last | .processes[] | select(.pid == $pid)
+		| .cow_stacks[0].frames[0]' "$FRAMES")
+	expect_eq "$name: top copy site of the child" "$top" "write_heap (siteload)"
+	heap=$(stack_pages "$child" write_heap)
+	mmap=$(stack_pages "$child" write_mmap)
+	check "$name: write_heap pages $heap in [$2, $3]" in_range "$heap" "$2" "$3"
+	check "$name: write_mmap pages $mmap in [$4, $5]" in_range "$mmap" "$4" "$5"
+}
+
+setup
+[ -x "$SITELOAD" ] || die "siteload not found at '$SITELOAD' (set SITELOAD)"
+
+# Through --: stacks from the first instruction, folded at exit.
+run_cowtop cmd --stacks --folded "$WORK/cmd.folded" -- "$SITELOAD" $HEAP $MMAP 0 $HOLD
+expect_eq "cmd: exit status" "$RC" 0
+check "cmd: stacks status on, 1 in 1, cost measured" \
+	jq_true '[inputs] | last | .stacks | .on and .sample == 1 and .us_per_copy > 0'
+check_sites cmd $HEAP $((HEAP + SLACK)) $MMAP $((MMAP + SLACK))
+check "cmd: a stack unwinds past the writing function" \
+	jq_true '[inputs] | last | [.processes[].cow_stacks[] | select(.frames[0] | startswith("write_heap"))
+		| .frames | length] | max >= 2'
+
+F=$WORK/cmd.folded
+check "folded: written" test -s "$F"
+check "folded: one stack a line (comm;frames COUNT)" \
+	awk '!/^[^;\n]+(;[^;\n]+)+ [0-9]+$/ { bad = 1 } END { exit bad }' "$F"
+folded_sum=$(awk '{ s += $NF } END { print s + 0 }' "$F")
+cow_sum=$(jq -n '[inputs] | last | [.processes[].cow_pages] | add' "$FRAMES")
+check "folded: counts $folded_sum add up to the copies $cow_sum (within $SLACK)" \
+	in_range "$folded_sum" $((cow_sum - SLACK)) $((cow_sum + SLACK))
+check "folded: write_heap stack outermost first" \
+	grep -qE '^siteload;.*;write_heap \(siteload\) [0-9]+$' "$F"
+
+# Through -p: the workload waits before it forks, cowtop attaches first.
+"$SITELOAD" $HEAP $MMAP 1500 $HOLD >"$WORK/pid.out" &
+LOAD=$!
+BG_PIDS+=("$LOAD")
+run_cowtop pid --stacks -p "$LOAD"
+wait_workload "$LOAD"
+check_sites pid $HEAP $((HEAP + SLACK)) $MMAP $((MMAP + SLACK))
+
+# Sampled: 1 copy in 10, counts scaled back.
+run_cowtop sample --stacks-sample 10 --stacks -- "$SITELOAD" $HEAP $MMAP 0 $HOLD
+check "sample: status says 1 in 10" jq_true '[inputs] | last | .stacks.sample == 10'
+check_sites sample $((HEAP / 2)) $((HEAP * 3 / 2)) $((MMAP / 2)) $((MMAP * 3 / 2))
+
+# Off by default: no stack fields at all.
+run_cowtop off -- "$SITELOAD" 10 10 0 0
+check "off: no stacks status, no cow_stacks" \
+	jq_true '[inputs] | length > 0 and all(has("stacks") | not)
+		and ([.[].processes[]] | all(has("cow_stacks") | not))'
+
+finish
