@@ -233,8 +233,8 @@ static void on_stdin(int fd, unsigned events, void *ctx)
 		a->stop = true;
 		break;
 	case TUI_STACKS_TOGGLE:
-		if (stackfeed__set(&a->stacks, !stackfeed__on(&a->stacks)))
-			a->stop = true;
+		if (stackfeed__set(&a->stacks, tui__stacks(a->tui)))
+			a->stop = true; /* out of memory */
 		break;
 	case TUI_DELAY_CHANGED:
 		loop_timer_set(a->timerfd, tui__delay(a->tui), tui__delay(a->tui));
@@ -257,7 +257,7 @@ static int open_tui(struct app *a)
 	struct tui_opts to = {
 		.ascii = a->opt->ascii, .snapshot_path = a->opt->snapshot,
 		.sort = a->opt->sort, .reverse = a->opt->reverse, .flat = a->opt->flat,
-		.delay = a->opt->delay,
+		.delay = a->opt->delay, .stacks = a->opt->stacks,
 	};
 	int e = tui__open(&a->tui, &to);
 

@@ -25,12 +25,6 @@ int stackfeed__set(struct stackfeed *f, bool on)
 	return 0;
 }
 
-/* Whether stacks are being captured now. */
-bool stackfeed__on(const struct stackfeed *f)
-{
-	return tracer__stacks(f->tracer) != 0;
-}
-
 /* Whose mappings name p's addresses: p's own while it lives, else those of
  * its nearest live ancestor (a forked child maps what its parent maps,
  * unless it exec'd); 0 when nobody's can be read. */

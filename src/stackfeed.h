@@ -21,7 +21,6 @@ struct stackfeed {
 
 void stackfeed__init(struct stackfeed *f, struct tracer *t, struct model *m, unsigned every);
 int stackfeed__set(struct stackfeed *f, bool on);  /* turn the capture on or off, live */
-bool stackfeed__on(const struct stackfeed *f);
 void stackfeed__tick(struct stackfeed *f);
 void stackfeed__free(struct stackfeed *f);
 

@@ -76,6 +76,23 @@ static void header_probes(const struct header_info *h, struct line *l)
 	put_field(l, "probes", buf, false);
 }
 
+/* Copy stacks, when on: what a capture costs each copy, as the kernel
+ * measured it, and the sampling. */
+static void header_stacks(const struct header_info *h, struct line *l)
+{
+	char buf[64];
+
+	if (!h->stacks_every)
+		return;
+	if (h->stacks_us >= 0)
+		snprintf(buf, sizeof(buf), "+%.2f us/copy", h->stacks_us);
+	else
+		snprintf(buf, sizeof(buf), "cost not measured yet");
+	if (h->stacks_every > 1)
+		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), " (1 in %u)", h->stacks_every);
+	put_field(l, "stacks on:", buf, false);
+}
+
 /* Line 3: the totals, lost events in warning colour when there are any,
  * the USDT probes, and how old the oldest memory reading shown is. */
 static void header_totals(const struct header_info *h, struct line *l)
@@ -91,6 +108,7 @@ static void header_totals(const struct header_info *h, struct line *l)
 	line_add(l, h->lost ? ROLE_WARN : ROLE_LABEL, "lost ");
 	line_add(l, h->lost ? ROLE_WARN : ROLE_VALUE, "%llu", h->lost);
 	header_probes(h, l);
+	header_stacks(h, l);
 	if (h->smaps_read) {
 		snprintf(buf, sizeof(buf), "%.1fs", h->smaps_age);
 		put_field(l, "oldest reading", buf, false);
@@ -108,6 +126,8 @@ void header_take_frame(struct header_info *h, const struct frame *f)
 	h->now = (time_t)f->time;
 	h->cpu_pct = f->cpu_pct;
 	h->lost = f->lost;
+	h->stacks_every = f->stacks ? f->stacks->every : 0;
+	h->stacks_us = f->stacks ? f->stacks->us_per_copy : -1;
 	h->command_done = f->command_done;
 	h->command_status = f->command_status;
 	h->watched = f->totals.watched;

@@ -24,6 +24,8 @@ struct header_info {
 	int nphases;                /* phases they pair into */
 	bool smaps_read;            /* a row shown has a smaps reading ... */
 	double smaps_age;           /* ... and this is the oldest's age, seconds */
+	unsigned stacks_every;      /* copy stacks: 0 off, else 1 copy in N */
+	double stacks_us;           /* ... their measured cost per capture; < 0 unknown */
 	bool paused;
 	bool command_done;
 	int command_status;

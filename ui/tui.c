@@ -23,6 +23,7 @@
 #include "regions.h"
 #include "row.h"
 #include "screen.h"
+#include "sites.h"
 #include "snapshot.h"
 #include "terminal.h"
 #include "text.h"
@@ -51,6 +52,11 @@ struct tui {
 	struct line scratch;
 	struct line *pane;       /* PANE_MAX lines for the help or the regions pane */
 	size_t help_top, help_n; /* first help line shown, lines in all */
+
+	bool sites;              /* the copy-sites pane is shown (and stacks wanted) */
+	bool site_focus;         /* keys move in the pane */
+	bool site_open;          /* the selected site's stack is shown */
+	size_t site_sel;
 };
 
 /* Set the status message (replaced by the next one, cleared by a key). */
@@ -111,6 +117,7 @@ int tui__open(struct tui **out, const struct tui_opts *o)
 		return -ENOMEM;
 	t->o = *o;
 	t->s.delay = o->delay > 0 ? o->delay : 1.0;
+	t->sites = o->stacks;
 	setlocale(LC_ALL, "");
 	setlocale(LC_NUMERIC, "C"); /* "1.5" means the same to every reader */
 	t->s.utf8 = !o->ascii && locale_utf8();
@@ -152,7 +159,8 @@ double tui__delay(const struct tui *t)
 /* The screen's areas for what the view shows now. */
 static struct areas areas_now(const struct tui *t, int lines)
 {
-	return screen_areas(lines, screen_has_group(&t->v), t->hi.nphases > 0, t->s.log);
+	return screen_areas(lines, screen_has_group(&t->v), t->hi.nphases > 0,
+			    t->s.log || t->sites);
 }
 
 /* The layout of the table's columns at this width, and its scale. */
@@ -226,6 +234,49 @@ static void draw_pane(struct tui *t, size_t first, size_t n, int rows, int cols)
 		terminal_draw_line(t->attr, y, &t->pane[first], cols, false);
 }
 
+/* The stacks of the selected process in the frame shown, NULL if none. */
+static const struct stacks_proc *selected_stacks(const struct tui *t)
+{
+	const struct proc *p = view__selected(&t->v);
+
+	return p && t->v.f ? stacks_snap__of(t->v.f->stacks, p->pid, p->start_time) : NULL;
+}
+
+/* Draw the opened stack of the selected site. */
+static void draw_stack(struct tui *t, const struct stacks_proc *sp, int y, int rows, int cols)
+{
+	const struct stack_site *site = &sp->sites[t->site_sel];
+	const struct stack_top *st = site->heaviest >= 0 ? &sp->top[site->heaviest] : NULL;
+	int k;
+
+	sites_stack_title(site, st, t->s.utf8, &t->scratch);
+	terminal_draw_line(t->attr, y++, &t->scratch, cols, false);
+	for (k = 0; st && k < st->nframes && k < rows - 1; k++) {
+		sites_frame(k, st->frames[k], t->s.utf8, &t->scratch);
+		terminal_draw_line(t->attr, y++, &t->scratch, cols, false);
+	}
+}
+
+/* Draw the copy-sites pane of the selected process, or a site's stack. */
+static void draw_sites(struct tui *t, int y, int rows, int cols)
+{
+	const struct stacks_proc *sp = selected_stacks(t);
+	size_t i;
+
+	if (sp && t->site_sel >= sp->nsites)
+		t->site_sel = sp->nsites ? sp->nsites - 1 : 0;
+	if (t->site_open && sp && t->site_sel < sp->nsites) {
+		draw_stack(t, sp, y, rows, cols);
+		return;
+	}
+	sites_title(t->v.f, view__selected(&t->v), t->site_focus, &t->scratch);
+	terminal_draw_line(t->attr, y++, &t->scratch, cols, false);
+	for (i = 0; sp && i < sp->nsites && (int)i < rows - 1; i++) {
+		sites_row(&sp->sites[i], sp->pages, t->s.utf8, &t->scratch);
+		terminal_draw_line(t->attr, y++, &t->scratch, cols, t->site_focus && i == t->site_sel);
+	}
+}
+
 /* Draw the help screen, scrolled, in the rows above the status line. */
 static void draw_help(struct tui *t, int rows, int cols)
 {
@@ -286,7 +337,9 @@ static void draw_body(struct tui *t, const struct areas *a, int cols)
 		terminal_draw_line(t->attr, y++, &t->scratch, cols, false);
 	}
 	draw_table(t, y, a, cols);
-	if (a->log)
+	if (a->log && t->sites)
+		draw_sites(t, y + a->titles + a->body, a->log, cols);
+	else if (a->log)
 		draw_log(t, y + a->titles + a->body, a->log, cols);
 }
 
@@ -479,6 +532,34 @@ static bool cmd_view(struct tui *t, enum cmd c)
 	}
 }
 
+/* A key while the copy-sites pane has the keys: pick a site, open its
+ * stack, go back. False for keys the table handles as usual. */
+static bool site_key(struct tui *t, enum cmd c)
+{
+	switch (c) {
+	case CMD_UP: t->site_sel -= t->site_sel > 0; t->site_open = false; return true;
+	case CMD_DOWN: t->site_sel++; t->site_open = false; return true; /* drawing clamps it */
+	case CMD_FOCUS: t->site_open = !t->site_open; return true;
+	case CMD_BACK:
+	case CMD_ESCAPE:
+		if (t->site_open)
+			t->site_open = false;
+		else
+			t->site_focus = false;
+		return true;
+	default: return false;
+	}
+}
+
+/* Show or hide the copy-sites pane; stacks are captured while it is shown. */
+static enum tui_action sites_toggle(struct tui *t)
+{
+	t->sites = !t->sites;
+	t->site_focus = t->site_open = false;
+	say(t, false, "copies by code path %s", t->sites ? "on: capturing user stacks" : "off");
+	return TUI_STACKS_TOGGLE;
+}
+
 /* A key in the table. */
 static enum tui_action key_table(struct tui *t, int ch)
 {
@@ -487,6 +568,17 @@ static enum tui_action key_table(struct tui *t, int ch)
 	if (ch == KEY_RESIZE)
 		return TUI_NONE;
 	t->s.msg[0] = '\0';
+	if (t->site_focus && t->sites && site_key(t, c))
+		return TUI_NONE;
+	if (c == CMD_STACKS)
+		return sites_toggle(t);
+	if (c == CMD_SITES) {
+		t->site_focus = t->sites && !t->site_focus;
+		t->site_open = false;
+		if (!t->sites)
+			say(t, false, "no copy-sites pane: c shows it");
+		return TUI_NONE;
+	}
 	if (cmd_move(t, c) || cmd_sort(t, c) || cmd_view(t, c))
 		return TUI_NONE;
 	switch (c) {
@@ -640,4 +732,10 @@ enum tui_action tui__input(struct tui *t)
 	}
 	draw(t);
 	return act;
+}
+
+/* Whether copy stacks are wanted (the copy-sites pane is shown). */
+bool tui__stacks(const struct tui *t)
+{
+	return t && t->sites;
 }

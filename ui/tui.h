@@ -18,6 +18,7 @@ struct tui_opts {
 	bool reverse;
 	bool flat;
 	double delay;              /* refresh interval, seconds */
+	bool stacks;               /* --stacks: the copy-sites pane from the start */
 };
 
 enum tui_action {
@@ -34,6 +35,7 @@ void tui__resize(struct tui *t);
 enum tui_action tui__input(struct tui *t);
 double tui__delay(const struct tui *t);
 size_t tui__visible(const struct tui *t, int *pids, size_t max);
+bool tui__stacks(const struct tui *t);
 int tui_check_terminal(char *err, size_t errlen);
 
 #endif
