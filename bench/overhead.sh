@@ -4,6 +4,9 @@
 #
 #   (a) a copy-on-write workload (bench/cowbench), untraced
 #   (b) the same workload watched by cowtop (cowtop -b -f json -d 1 -- ...)
+#   (b') the same with copies by code path on (cowtop --stacks): a user
+#       stack captured and counted at every copy; the kernel's own measure
+#       of a capture (us_per_copy in the frames) is printed too
 #   (c) the same workload watched by bench/cow.bt under bpftrace -c
 #   (d) processes cowtop does NOT watch (it watches an idle sleep instead):
 #       a page-fault workload and the CoW workload, against their untraced
@@ -163,20 +166,24 @@ bpftrace_counts()
 		END { if (n) print n, sum; else print "- -" }' "$log"
 }
 
-# Run workload $1 as "cowtop -- cowbench"; record it as variant $2.
+# Run workload $1 as "cowtop [OPTIONS] -- cowbench"; record it as variant
+# $2; options are $3 and on.
 run_cowtop_cmd()
 {
 	local out=$tmp/run.out frames=$tmp/frames.json
 
 	rm -f "$out" "$frames"
 	# shellcheck disable=SC2046
-	if ! timeout --foreground "$run_timeout" "$cowtop" -b -f json -d 1 -- \
+	if ! timeout --foreground "$run_timeout" "$cowtop" -b -f json -d 1 "${@:3}" -- \
 		"$bench" $(bench_args "$1" "$out") >"$frames" 2>"$tmp/cowtop.err"; then
 		[ -s "$out" ] || die "$2: cowtop failed: $(tail -n 5 "$tmp/cowtop.err")"
 		note "$2: cowtop exited non-zero (result kept): $(tail -n 1 "$tmp/cowtop.err")"
 	fi
 	record "$out" "$2"
 	cowtop_counts "$out" "$frames" >>"$tmp/$2.counts"
+	command -v jq >/dev/null || return 0
+	jq -r 'select(.stacks) | .stacks.us_per_copy // empty' "$frames" 2>/dev/null |
+		tail -n 1 >>"$tmp/$2.us"
 }
 
 # Run workload $1 as "bpftrace -c cowbench cow.bt"; record it as variant $2.
@@ -263,6 +270,7 @@ run_block()
 	cow.untraced)		run_plain cow cow.untraced ;;
 	fault.untraced)		run_plain fault fault.untraced ;;
 	cow.cowtop)		run_cowtop_cmd cow cow.cowtop ;;
+	cow.stacks)		run_cowtop_cmd cow cow.stacks --stacks ;;
 	cow.bpftrace)		run_bpftrace_cmd cow cow.bpftrace ;;
 	other.cowtop)		run_other cowtop $(($2 % 2)) ;;
 	other.bpftrace)		run_other bpftrace $(($2 % 2)) ;;
@@ -368,7 +376,7 @@ sleep 100000 &
 idle_pid=$!
 
 blocks=(cow.untraced fault.untraced)
-((use_cowtop)) && blocks+=(cow.cowtop other.cowtop)
+((use_cowtop)) && blocks+=(cow.cowtop cow.stacks other.cowtop)
 ((use_bpftrace)) && blocks+=(cow.bpftrace other.bpftrace)
 
 note "warm-up run"
@@ -390,6 +398,7 @@ echo
 printf '%-52s %9s %9s %9s %8s %7s\n' "" "median ms" "min ms" "max ms" "ns/page" "ratio"
 report_line "(a) CoW, untraced" cow.untraced cow.untraced "$faults"
 report_line "(b) CoW, watched by cowtop" cow.cowtop cow.untraced "$faults"
+report_line "(b') CoW, watched by cowtop --stacks" cow.stacks cow.untraced "$faults"
 report_line "(c) CoW, watched by bpftrace cow.bt" cow.bpftrace cow.untraced "$faults"
 report_line "(d) page faults, untraced" fault.untraced fault.untraced "$faults"
 report_line "    page faults, unwatched, cowtop watching other" fault.cowtop-other fault.untraced "$faults"
@@ -407,9 +416,22 @@ if [ -s "$tmp/cow.cowtop.ns" ] && [ -s "$tmp/cow.bpftrace.ns" ]; then
 		printf "\n" }'
 fi
 
+if [ -s "$tmp/cow.stacks.ns" ] && [ -s "$tmp/cow.cowtop.ns" ]; then
+	echo
+	s=$(added cow.stacks cow.cowtop)
+	us=-
+	[ -s "$tmp/cow.stacks.us" ] && read -r us _ _ < <(stats "$tmp/cow.stacks.us" 3)
+	awk -v s="$s" -v us="${us:--}" -v ns="$(stats "$tmp/cow.stacks.ns" | cut -d' ' -f1)" \
+		-v nb="$(stats "$tmp/cow.cowtop.ns" | cut -d' ' -f1)" -v f="$faults" 'BEGIN {
+		printf "stacks on: (b\x27)/(b) = %.3f, +%.2f us/copy measured by the workload", 1 + s, (ns - nb) / f / 1e3
+		if (us != "-") printf ", +%.2f us/copy by the kernel (capture only, median)", us
+		printf "\n" }'
+fi
+
 echo
 echo "copies counted for cowbench's $reps children per round (expected about $faults):"
 read -r kminflt _ _ < <(stats "$tmp/cow.untraced.minflt")
 echo "  kernel      $kminflt minor faults per untraced run (median; children and parent)"
 report_counts cow.cowtop "(b) cowtop"
+report_counts cow.stacks "(b') stacks"
 report_counts cow.bpftrace "(c) cow.bt"
