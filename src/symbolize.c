@@ -145,7 +145,14 @@ int symbolizer__frame(struct symbolizer *s, int pid, unsigned long long ip, bool
 	obj = base(dwfl_module_info(m, NULL, NULL, NULL, NULL, NULL, NULL, NULL));
 	name = dwfl_module_addrinfo(m, addr, &off, &sym, NULL, NULL, NULL);
 	if (!name || !*name) {
-		snprintf(buf, cap, "0x%llx (%s)", ip, obj);
+		/* The address in the object's own terms (its ELF virtual address),
+		 * which stays the same in every process and which addr2line or gdb
+		 * resolve once debug symbols are at hand. */
+		Dwarf_Addr rel = ip;
+
+		if (dwfl_module_relocate_address(m, &rel) < 0)
+			rel = ip;
+		snprintf(buf, cap, "0x%llx (%s)", (unsigned long long)rel, obj);
 		return -ENOENT;
 	}
 	snprintf(buf, cap, "%s (%s)", name, obj);

@@ -11,8 +11,10 @@ struct symbolizer;
 
 struct symbolizer *symbolizer__new(void);
 void symbolizer__free(struct symbolizer *s);
-/* Name ip of process pid into buf: "function (object)", "0xADDR (object)"
- * without a symbol, "0xADDR (?)" outside every known object. A return
+/* Name ip of process pid into buf: "function (object)"; "0xADDR (object)"
+ * without a symbol, ADDR then the address in the object's own terms (its ELF
+ * virtual address, the same in every process); "0xADDR (?)" outside every
+ * known object. A return
  * address (caller true) is looked up one byte back, in its call. Returns 0
  * when a symbol was found, -ENOENT when not. */
 int symbolizer__frame(struct symbolizer *s, int pid, unsigned long long ip, bool caller,
