@@ -8,7 +8,6 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/resource.h>
@@ -21,9 +20,7 @@
 #include "loop.h"
 #include "output.h"
 #include "sampler.h"
-#include "snapshot.h"
 #include "stackfeed.h"
-#include "folded.h"
 #include "targets.h"
 #include "tracer.h"
 #include "tui.h"
@@ -311,17 +308,10 @@ static int open_tracer(struct app *a)
 /* At exit, with --folded: the stacks of the whole run for flame graphs. */
 static void write_folded(struct app *a)
 {
-	char err[512], *text;
-	size_t len = 0;
+	char err[512];
 
-	if (!a->opt->folded || !a->stacks.stacks)
-		return;
-	stackfeed__tick(&a->stacks);
-	text = folded_text(a->stacks.stacks, &len);
-	if (!text || snapshot_write(a->opt->folded, text, len, err, sizeof(err)))
-		app_fail(a, 1, "folded: cannot write %s: %s", a->opt->folded,
-			 text ? err : strerror(ENOMEM));
-	free(text);
+	if (a->opt->folded && stackfeed__write_folded(&a->stacks, a->opt->folded, err, sizeof(err)))
+		app_fail(a, 1, "folded: cannot write %s: %s", a->opt->folded, err);
 }
 
 /* Before anything is attached or started: the full-screen view needs a

@@ -2,6 +2,9 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include "folded.h"
+#include "safefile.h"
 #include "stackfeed.h"
 
 #define FRAME_NAME_MAX 256
@@ -110,6 +113,28 @@ void stackfeed__tick(struct stackfeed *f)
 		if (p->exited)
 			symbolizer__forget(f->sym, p->pid);
 	}
+}
+
+/* Write the stacks of the whole run to path in the folded format, after a
+ * last read; nothing is written when stacks were never on. Returns 0, or -1
+ * with the reason in err. */
+int stackfeed__write_folded(struct stackfeed *f, const char *path, char *err, size_t errlen)
+{
+	size_t len = 0;
+	char *text;
+	int e;
+
+	if (!f->stacks)
+		return 0;
+	stackfeed__tick(f);
+	text = folded_text(f->stacks, &len);
+	if (!text) {
+		snprintf(err, errlen, "%s", strerror(ENOMEM));
+		return -1;
+	}
+	e = safefile_write(path, text, len, err, errlen);
+	free(text);
+	return e ? -1 : 0;
 }
 
 /* Free the table and the sessions. */

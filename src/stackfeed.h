@@ -22,6 +22,7 @@ struct stackfeed {
 void stackfeed__init(struct stackfeed *f, struct tracer *t, struct model *m, unsigned every);
 int stackfeed__set(struct stackfeed *f, bool on);  /* turn the capture on or off, live */
 void stackfeed__tick(struct stackfeed *f);
+int stackfeed__write_folded(struct stackfeed *f, const char *path, char *err, size_t errlen);
 void stackfeed__free(struct stackfeed *f);
 
 #endif

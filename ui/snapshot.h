@@ -1,6 +1,5 @@
 /* A snapshot of the view: its text (pure: a frame and the view's state in,
- * lines out), written to a file safely: a private temporary file in the
- * same directory, renamed over the name only once complete. */
+ * lines out); safefile.c writes it. */
 #ifndef COWTOP_UI_SNAPSHOT_H
 #define COWTOP_UI_SNAPSHOT_H
 
@@ -10,7 +9,6 @@
 #include "view.h"
 
 char *snapshot_text(const struct view *v, const struct header_info *hi, int cols, size_t *len);
-int snapshot_write(const char *path, const char *data, size_t len, char *err, size_t errlen);
 size_t snapshot_default_path(time_t now, char *buf, size_t cap);
 
 #endif

@@ -24,6 +24,7 @@
 #include "row.h"
 #include "screen.h"
 #include "sites.h"
+#include "safefile.h"
 #include "snapshot.h"
 #include "terminal.h"
 #include "text.h"
@@ -477,7 +478,7 @@ static void snapshot(struct tui *t)
 		say(t, true, "snapshot: cannot write %s: out of memory", path);
 		return;
 	}
-	if (snapshot_write(path, text, len, err, sizeof(err)))
+	if (safefile_write(path, text, len, err, sizeof(err)))
 		say(t, true, "snapshot: cannot write %s: %s", path, err);
 	else
 		say(t, false, "snapshot written to %s (%zu processes)", path, t->v.n);

@@ -20,6 +20,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include "safefile.h"
 #include "snapshot.h"
 
 static const char text[] = "cowtop 12:00:00  host h\n    PID S  CoW/s\n  100 S  1.0 \xe2\x96\x81\n";
@@ -100,7 +101,7 @@ static void test_writes_exact_content_0600(void **state)
 	struct stat st;
 	mode_t old = umask(0);
 
-	assert_int_equal(snapshot_write(in(d, "snap.txt"), text, strlen(text), err, sizeof(err)), 0);
+	assert_int_equal(safefile_write(in(d, "snap.txt"), text, strlen(text), err, sizeof(err)), 0);
 	umask(old);
 	assert_int_equal(lstat(in(d, "snap.txt"), &st), 0);
 	assert_true(S_ISREG(st.st_mode));
@@ -120,7 +121,7 @@ static void test_replaces_regular_file(void **state)
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, "a much longer old content that must vanish\n", 44), 44);
 	close(fd);
-	assert_int_equal(snapshot_write(in(d, "old.txt"), "new\n", 4, err, sizeof(err)), 0);
+	assert_int_equal(safefile_write(in(d, "old.txt"), "new\n", 4, err, sizeof(err)), 0);
 	assert_int_equal(slurp(in(d, "old.txt"), buf, sizeof(buf)), 4);
 	assert_memory_equal(buf, "new\n", 4);
 	assert_int_equal(stat(in(d, "old.txt"), &st), 0);
@@ -139,7 +140,7 @@ static void test_refuses_symlink_target_untouched(void **state)
 	assert_int_equal(write(fd, "precious\n", 9), 9);
 	close(fd);
 	assert_int_equal(symlink(in(d, "victim"), in(d, "link.txt")), 0);
-	assert_true(snapshot_write(in(d, "link.txt"), text, strlen(text), err, sizeof(err)) < 0);
+	assert_true(safefile_write(in(d, "link.txt"), text, strlen(text), err, sizeof(err)) < 0);
 	assert_non_null(strstr(err, "symbolic link"));
 	assert_int_equal(slurp(in(d, "victim"), buf, sizeof(buf)), 9);
 	assert_memory_equal(buf, "precious\n", 9);
@@ -155,7 +156,7 @@ static void test_refuses_dangling_symlink(void **state)
 	struct stat st;
 
 	assert_int_equal(symlink(in(d, "nowhere"), in(d, "dangling")), 0);
-	assert_true(snapshot_write(in(d, "dangling"), text, strlen(text), err, sizeof(err)) < 0);
+	assert_true(safefile_write(in(d, "dangling"), text, strlen(text), err, sizeof(err)) < 0);
 	assert_non_null(strstr(err, "symbolic link"));
 	assert_int_equal(lstat(in(d, "nowhere"), &st), -1); /* not created through it */
 	assert_int_equal(entries(d), 1);
@@ -167,7 +168,7 @@ static void test_refuses_directory(void **state)
 	char err[128] = "";
 
 	assert_int_equal(mkdir(in(d, "sub"), 0755), 0);
-	assert_true(snapshot_write(in(d, "sub"), text, strlen(text), err, sizeof(err)) < 0);
+	assert_true(safefile_write(in(d, "sub"), text, strlen(text), err, sizeof(err)) < 0);
 	assert_non_null(strstr(err, "directory"));
 	assert_int_equal(entries(d), 1);
 }
@@ -179,7 +180,7 @@ static void test_refuses_fifo(void **state)
 
 	assert_int_equal(mkfifo(in(d, "fifo"), 0600), 0);
 	/* must not block opening it either */
-	assert_true(snapshot_write(in(d, "fifo"), text, strlen(text), err, sizeof(err)) < 0);
+	assert_true(safefile_write(in(d, "fifo"), text, strlen(text), err, sizeof(err)) < 0);
 	assert_non_null(strstr(err, "FIFO"));
 	assert_int_equal(entries(d), 1);
 }
@@ -207,7 +208,7 @@ static void test_refuses_dev_full(void **state)
 
 	if (!dev)
 		skip();
-	assert_true(snapshot_write(dev, text, strlen(text), err, sizeof(err)) < 0);
+	assert_true(safefile_write(dev, text, strlen(text), err, sizeof(err)) < 0);
 	assert_non_null(strstr(err, "device"));
 	assert_int_equal(stat(dev, &st), 0);
 	assert_true(S_ISCHR(st.st_mode));
@@ -218,10 +219,10 @@ static void test_missing_directory_reported(void **state)
 	struct dir *d = *state;
 	char err[128] = "";
 
-	assert_true(snapshot_write(in(d, "no/such/dir.txt"), text, strlen(text), err, sizeof(err)) < 0);
+	assert_true(safefile_write(in(d, "no/such/dir.txt"), text, strlen(text), err, sizeof(err)) < 0);
 	assert_non_null(strstr(err, "No such file or directory"));
 	assert_int_equal(entries(d), 0);
-	assert_true(snapshot_write("", text, strlen(text), err, sizeof(err)) < 0);
+	assert_true(safefile_write("", text, strlen(text), err, sizeof(err)) < 0);
 }
 
 static void test_write_error_leaves_nothing(void **state)
@@ -241,7 +242,7 @@ static void test_write_error_leaves_nothing(void **state)
 	small.rlim_cur = 100;
 	signal(SIGXFSZ, SIG_IGN);
 	assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
-	assert_true(snapshot_write(in(d, "keep.txt"), big, sizeof(big), err, sizeof(err)) < 0);
+	assert_true(safefile_write(in(d, "keep.txt"), big, sizeof(big), err, sizeof(err)) < 0);
 	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
 	signal(SIGXFSZ, SIG_DFL);
 	assert_non_null(strstr(err, "large"));
@@ -258,7 +259,7 @@ static void test_relative_name_in_cwd(void **state)
 
 	assert_non_null(getcwd(cwd, sizeof(cwd)));
 	assert_int_equal(chdir(d->path), 0);
-	assert_int_equal(snapshot_write("plain.txt", "x\n", 2, err, sizeof(err)), 0);
+	assert_int_equal(safefile_write("plain.txt", "x\n", 2, err, sizeof(err)), 0);
 	assert_int_equal(chdir(cwd), 0);
 	assert_int_equal(slurp(in(d, "plain.txt"), buf, sizeof(buf)), 2);
 	assert_int_equal(entries(d), 1);
