@@ -1,6 +1,6 @@
 /* The full-screen view: terminal, drawing, keys. Everything shown is built
  * off-screen as lines (row.c, header.c, help.c, screen.c, snapshot.c) and
- * drawn here with one screen update per frame. */
+ * drawn with one screen update per frame; the panes are drawn by panes.c. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
 #endif
@@ -20,45 +20,20 @@
 #include "help.h"
 #include "keys.h"
 #include "line.h"
+#include "panes.h"
 #include "regions.h"
-#include "row.h"
 #include "screen.h"
-#include "sites.h"
 #include "safefile.h"
 #include "snapshot.h"
 #include "terminal.h"
 #include "text.h"
 #include "tui.h"
+#include "tui_int.h"
 #include "view.h"
 
-#define PANE_MAX HELP_LINES /* lines of the help or the regions pane */
-_Static_assert(REGIONS_LINES <= PANE_MAX, "the regions pane does not fit");
 #define DELAY_MIN 0.1
 #define DELAY_MAX 86400.0
 #define ESC_KEY 27
-
-struct tui {
-	struct tui_opts o;
-	SCREEN *screen;
-	attr_t attr[ROLE_N];     /* of each role, chosen once */
-
-	struct view v;           /* holds the frame shown */
-	struct frame *latest;    /* the newest frame while paused, to resume with */
-	struct screen_state s;
-	size_t body;             /* table rows on screen at the last draw */
-
-	struct header_info hi;
-	char host[256], kernel[512];
-
-	struct line scratch;
-	struct line *pane;       /* PANE_MAX lines for the help or the regions pane */
-	size_t help_top, help_n; /* first help line shown, lines in all */
-
-	bool sites;              /* the copy-sites pane is shown (and stacks wanted) */
-	bool site_focus;         /* keys move in the pane */
-	bool site_open;          /* the selected site's stack is shown */
-	size_t site_sel;
-};
 
 /* Set the status message (replaced by the next one, cleared by a key). */
 static void __attribute__((format(printf, 3, 4)))
@@ -164,144 +139,6 @@ static struct areas areas_now(const struct tui *t, int lines)
 			    t->s.log || t->sites);
 }
 
-/* The layout of the table's columns at this width, and its scale. */
-static void table_layout(const struct tui *t, int cols, struct row_layout *rl)
-{
-	row_layout_init(rl, cols, t->s.utf8);
-	row_layout_scale(rl, t->v.metric, t->v.rows, t->v.n);
-}
-
-/* Draw the column titles and the visible rows from screen row y. */
-static void draw_table(struct tui *t, int y, const struct areas *a, int cols)
-{
-	struct row_layout rl;
-	size_t i;
-	int k;
-
-	table_layout(t, cols, &rl);
-	if (a->titles) {
-		row_titles(&rl, t->v.vo.sort, t->v.vo.reverse, &t->scratch);
-		terminal_draw_line(t->attr, y++, &t->scratch, cols, false);
-	}
-	view__scroll(&t->v, (size_t)a->body);
-	t->body = (size_t)a->body;
-	for (k = 0; k < a->body; k++) {
-		i = t->v.top + (size_t)k;
-		if (i >= t->v.n)
-			break;
-		row_format(&t->v.rows[i], &rl, &t->scratch);
-		terminal_draw_line(t->attr, y + k, &t->scratch, cols, i == t->v.sel);
-	}
-}
-
-/* Draw the probe log pane: its title, then the newest hits that fit. */
-static void draw_log(struct tui *t, int y, int rows, int cols)
-{
-	const struct frame *f = t->v.f;
-	size_t i, nlog = f ? f->nlog : 0;
-
-	row_marker_titles(f ? f->log_kept : 0, cols, &t->scratch);
-	terminal_draw_line(t->attr, y++, &t->scratch, cols, false);
-	if (--rows < 1)
-		return;
-	if (!nlog) {
-		line_clear(&t->scratch);
-		line_add(&t->scratch, ROLE_DIM, "no probe hits yet");
-		terminal_draw_line(t->attr, y, &t->scratch, cols, false);
-		return;
-	}
-	for (i = nlog > (size_t)rows ? nlog - (size_t)rows : 0; i < nlog; i++) {
-		const struct frame_mark *e = &f->log[i];
-
-		row_marker(&e->mk, e->comm, frame_probe_label(f, e->mk.probe), t->s.utf8, cols, &t->scratch);
-		terminal_draw_line(t->attr, y++, &t->scratch, cols, false);
-	}
-}
-
-/* The lines of a full-screen pane, allocated once; NULL when out of memory. */
-static struct line *pane_lines(struct tui *t)
-{
-	if (!t->pane)
-		t->pane = calloc(PANE_MAX, sizeof(*t->pane));
-	return t->pane;
-}
-
-/* Draw pane lines from first on, in the rows above the status line. */
-static void draw_pane(struct tui *t, size_t first, size_t n, int rows, int cols)
-{
-	int y;
-
-	for (y = 0; first < n && y < rows; first++, y++)
-		terminal_draw_line(t->attr, y, &t->pane[first], cols, false);
-}
-
-/* The stacks of the selected process in the frame shown, NULL if none. */
-static const struct stacks_proc *selected_stacks(const struct tui *t)
-{
-	const struct proc *p = view__selected(&t->v);
-
-	return p && t->v.f ? stacks_snap__of(t->v.f->stacks, p->pid, p->start_time) : NULL;
-}
-
-/* Draw the opened stack of the selected site. */
-static void draw_stack(struct tui *t, const struct stacks_proc *sp, int y, int rows, int cols)
-{
-	const struct stack_site *site = &sp->sites[t->site_sel];
-	const struct stack_top *st = site->heaviest >= 0 ? &sp->top[site->heaviest] : NULL;
-	int k;
-
-	sites_stack_title(site, st, t->s.utf8, &t->scratch);
-	terminal_draw_line(t->attr, y++, &t->scratch, cols, false);
-	for (k = 0; st && k < st->nframes && k < rows - 1; k++) {
-		sites_frame(k, st->frames[k], t->s.utf8, &t->scratch);
-		terminal_draw_line(t->attr, y++, &t->scratch, cols, false);
-	}
-}
-
-/* Draw the copy-sites pane of the selected process, or a site's stack. */
-static void draw_sites(struct tui *t, int y, int rows, int cols)
-{
-	const struct stacks_proc *sp = selected_stacks(t);
-	size_t i;
-
-	if (sp && t->site_sel >= sp->nsites)
-		t->site_sel = sp->nsites ? sp->nsites - 1 : 0;
-	if (t->site_open && sp && t->site_sel < sp->nsites) {
-		draw_stack(t, sp, y, rows, cols);
-		return;
-	}
-	sites_title(t->v.f, view__selected(&t->v), t->site_focus, &t->scratch);
-	terminal_draw_line(t->attr, y++, &t->scratch, cols, false);
-	for (i = 0; sp && i < sp->nsites && (int)i < rows - 1; i++) {
-		sites_row(&sp->sites[i], sp->pages, t->s.utf8, &t->scratch);
-		terminal_draw_line(t->attr, y++, &t->scratch, cols, t->site_focus && i == t->site_sel);
-	}
-}
-
-/* Draw the help screen, scrolled, in the rows above the status line. */
-static void draw_help(struct tui *t, int rows, int cols)
-{
-	if (!pane_lines(t))
-		return;
-	t->help_n = help_build(t->pane, PANE_MAX, t->s.utf8);
-	if (rows < 1)
-		return;
-	if (t->help_top + (size_t)rows > t->help_n)
-		t->help_top = t->help_n > (size_t)rows ? t->help_n - (size_t)rows : 0;
-	draw_pane(t, t->help_top, t->help_n, rows, cols);
-}
-
-/* Draw the regions pane of the selected process above the status line. */
-static void draw_regions(struct tui *t, int rows, int cols)
-{
-	size_t n;
-
-	if (!pane_lines(t))
-		return;
-	n = regions_build(t->v.f, view__selected(&t->v), cols, t->s.utf8, t->pane, PANE_MAX);
-	draw_pane(t, 0, n, rows, cols);
-}
-
 /* Put the cursor at the end of a prompt, or hide it. */
 static void place_cursor(struct tui *t, int y)
 {
@@ -337,11 +174,11 @@ static void draw_body(struct tui *t, const struct areas *a, int cols)
 		screen_phase_line(&t->v, t->s.utf8, &t->scratch);
 		terminal_draw_line(t->attr, y++, &t->scratch, cols, false);
 	}
-	draw_table(t, y, a, cols);
+	panes_draw_table(t, y, a, cols);
 	if (a->log && t->sites)
-		draw_sites(t, y + a->titles + a->body, a->log, cols);
+		panes_draw_sites(t, y + a->titles + a->body, a->log, cols);
 	else if (a->log)
-		draw_log(t, y + a->titles + a->body, a->log, cols);
+		panes_draw_log(t, y + a->titles + a->body, a->log, cols);
 }
 
 /* Draw the whole screen into the buffer, then show it in one update. */
@@ -355,9 +192,9 @@ static void draw(struct tui *t)
 	t->s.log_hidden = t->s.log && !a.log;
 	erase();
 	if (t->s.mode == MODE_HELP)
-		draw_help(t, lines - a.status - a.footer, cols);
+		panes_draw_help(t, lines - a.status - a.footer, cols);
 	else if (t->s.mode == MODE_REGIONS)
-		draw_regions(t, lines - a.status - a.footer, cols);
+		panes_draw_regions(t, lines - a.status - a.footer, cols);
 	else
 		draw_body(t, &a, cols);
 	y = lines - a.footer - a.status;

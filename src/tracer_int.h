@@ -1,0 +1,52 @@
+/* What the tracer's own files share, and nobody else sees: the tracer's
+ * state and the conversions of the kernel's units to cowtop's. Included
+ * only by tracer.c and tracer_maps.c (the only users of bpf/cowtop.h);
+ * tracer.h is the public API. */
+#ifndef COWTOP_TRACER_INT_H
+#define COWTOP_TRACER_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <bpf/libbpf.h>
+#include "tracer.h"
+#include "../bpf/cowtop.h"
+#include "cowtop.skel.h"
+
+/* The tracer's state, opaque outside its own files. */
+struct tracer {
+	struct cowtop_bpf *skel;
+	struct ring_buffer *rb;
+	const struct mechanism *mech;
+	struct tracer_handlers on;
+	unsigned long long ns_per_tick; /* kernel start times to /proc's unit */
+	unsigned long long page_kib;    /* kernel page counts to KiB */
+	double boot_to_unix;            /* add to CLOCK_BOOTTIME seconds for unix time */
+	int ncpus;
+	struct bpf_link **links; /* USDT attachments */
+	size_t nlinks, links_cap;
+	__u32 *drop;             /* forgotten pids whose region counters go at the next walk */
+	size_t ndrop, drop_cap;
+};
+
+/* The kernel's counters in cowtop's own type. */
+static inline struct cow_counts counts_of(const struct cowtop_counts *k)
+{
+	return (struct cow_counts){
+		.cow = k->cow, .cow_kernel = k->cow_kernel, .zero_fill = k->zero_fill,
+		.reuse = k->reuse,
+	};
+}
+
+/* A kernel start time (ns since boot) in clock ticks, /proc's unit. */
+static inline unsigned long long ticks_of(const struct tracer *t, __u64 ns)
+{
+	return ns / t->ns_per_tick;
+}
+
+/* A kernel page count in KiB; -1 when the kernel does not know it. */
+static inline long long kib_of(const struct tracer *t, __u64 pages)
+{
+	return pages == COWTOP_INHERITED_UNKNOWN ? -1 : (long long)(pages * t->page_kib);
+}
+
+#endif

@@ -1,0 +1,354 @@
+/* Readers of the kernel's maps: the process counters, pending per-CPU
+ * copies, the per-region, per-phase and per-stack counters, and the loss
+ * and capture statistics, handed out in cowtop's own types. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sys/sysmacros.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "tracer_int.h"
+
+/* Copies of pid still pending in the per-CPU slots (read after the map, so a
+ * flush in between can only make a frame short, never count twice). */
+static __u64 pending(const struct cowtop_slot *slots, int ncpus, __u32 pid)
+{
+	__u64 n = 0;
+	int c;
+
+	for (c = 0; c < ncpus; c++)
+		if (COWTOP_ACC_TGID(slots[c].acc) == pid)
+			n += COWTOP_ACC_COUNT(slots[c].acc);
+	return n;
+}
+
+struct entry {
+	__u32 pid;
+	struct cowtop_proc p;
+};
+
+/* Read the whole process map into a malloc'd array; returns its length or -errno. */
+static ssize_t read_procs(struct tracer *t, struct entry **out)
+{
+	int fd = bpf_map__fd(t->skel->maps.procs);
+	__u32 key, next, *prev = NULL;
+	struct entry *v = NULL, *nv;
+	size_t n = 0, cap = 0;
+
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 256;
+			nv = realloc(v, cap * sizeof(*v));
+			if (!nv) {
+				free(v);
+				return -ENOMEM;
+			}
+			v = nv;
+		}
+		if (bpf_map_lookup_elem(fd, &next, &v[n].p) == 0)
+			v[n++].pid = next;
+	}
+	*out = v;
+	return n;
+}
+
+/* Call fn for every process with counters in the kernel, pending copies
+ * included. The slots are read after the map: a flush in between can make
+ * one frame short, never count a copy twice. */
+int tracer__for_each(struct tracer *t, tracer_proc_fn fn, void *ctx)
+{
+	int ncpus = t->ncpus > 0 ? t->ncpus : 1;
+	struct cowtop_slot *slots = calloc(ncpus, sizeof(*slots));
+	struct entry *v = NULL;
+	__u32 zero = 0;
+	ssize_t n, i;
+	bool have_slots;
+
+	if (!slots)
+		return -ENOMEM;
+	n = read_procs(t, &v);
+	have_slots = n > 0 &&
+		     bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.slots), &zero, slots) == 0;
+	for (i = 0; i < n; i++) {
+		struct tracer_proc p = {
+			.pid = (int)v[i].pid, .ppid = (int)v[i].p.ppid,
+			.start = ticks_of(t, v[i].p.start_ns), .exited = v[i].p.exited,
+			.counts = counts_of(&v[i].p.counts),
+			.inherited_kib = kib_of(t, v[i].p.inherited),
+		};
+
+		if (have_slots && !p.exited)
+			p.counts.cow += pending(slots, ncpus, v[i].pid);
+		fn(&p, ctx);
+	}
+	free(v);
+	free(slots);
+	return n < 0 ? (int)n : 0;
+}
+
+/* One region counter as read, pending per-CPU counts added. */
+struct region_count {
+	struct cowtop_region_key key; /* first: compared as the whole entry's key */
+	__u64 pages;
+};
+
+/* Region counters read at a walk. */
+struct regions {
+	struct region_count *v;
+	size_t n, cap;
+};
+
+/* Append one counter; -ENOMEM when it does not fit. */
+static int regions_push(struct regions *r, const struct cowtop_region_key *k, __u64 pages)
+{
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? r->cap * 2 : 256;
+		struct region_count *v = realloc(r->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		r->v = v;
+		r->cap = cap;
+	}
+	r->v[r->n].key = *k;
+	r->v[r->n++].pages = pages;
+	return 0;
+}
+
+/* Order region counters by every field of their key. */
+static int cmp_region(const void *x, const void *y)
+{
+	const struct cowtop_region_key *a = x, *b = y;
+
+	if (a->tgid != b->tgid)
+		return a->tgid < b->tgid ? -1 : 1;
+	if (a->kind != b->kind)
+		return a->kind < b->kind ? -1 : 1;
+	if (a->dev != b->dev)
+		return a->dev < b->dev ? -1 : 1;
+	return (a->ino > b->ino) - (a->ino < b->ino);
+}
+
+/* Order pids. */
+static int cmp_u32(const void *x, const void *y)
+{
+	__u32 a = *(const __u32 *)x, b = *(const __u32 *)y;
+
+	return (a > b) - (a < b);
+}
+
+/* Read the region map; keys of queued (forgotten) pids go to *gone too. */
+static int read_regions(struct tracer *t, struct regions *r, struct regions *gone)
+{
+	int fd = bpf_map__fd(t->skel->maps.region_cow);
+	struct cowtop_region_key key, next, *prev = NULL;
+	__u64 n;
+
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &n))
+			continue;
+		if (regions_push(r, &key, n))
+			return -ENOMEM;
+		if (t->ndrop && bsearch(&key.tgid, t->drop, t->ndrop, sizeof(*t->drop), cmp_u32) &&
+		    regions_push(gone, &key, 0))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Whether the pending region count of a slot belongs to the process the
+ * map counts under its tgid now (not to an exited one of a reused pid). */
+static bool pending_is_current(struct tracer *t, const struct cowtop_slot *s)
+{
+	struct cowtop_proc p;
+	__u32 key = s->rkey.tgid;
+
+	return bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.procs), &key, &p) == 0 &&
+	       ticks_of(t, p.start_ns) == ticks_of(t, s->rstart);
+}
+
+/* Add the region counts pending in the slots, read after the map (a flush
+ * in between makes a frame short, never counts twice). The slots are read
+ * twice: a CPU whose pending key was changing, or changed between the
+ * reads, is left out rather than its count put under the wrong key. */
+static int add_pending_regions(struct tracer *t, struct regions *r)
+{
+	int ncpus = t->ncpus > 0 ? t->ncpus : 1, fd = bpf_map__fd(t->skel->maps.slots), c, e = 0;
+	struct cowtop_slot *a = calloc(ncpus, sizeof(*a)), *b = calloc(ncpus, sizeof(*b));
+	size_t sorted = r->n;
+	__u32 zero = 0;
+
+	if (!a || !b || bpf_map_lookup_elem(fd, &zero, a) || bpf_map_lookup_elem(fd, &zero, b))
+		goto out;
+	qsort(r->v, r->n, sizeof(*r->v), cmp_region);
+	for (c = 0; c < ncpus && !e; c++) {
+		struct region_count *hit;
+
+		if (!a[c].rcount || (a[c].rgen & 1) || a[c].rgen != b[c].rgen ||
+		    !pending_is_current(t, &a[c]))
+			continue;
+		hit = bsearch(&a[c].rkey, r->v, sorted, sizeof(*r->v), cmp_region);
+		if (hit)
+			hit->pages += a[c].rcount;
+		else
+			e = regions_push(r, &a[c].rkey, a[c].rcount);
+	}
+out:
+	free(a);
+	free(b);
+	return e;
+}
+
+/* A region kind of the kernel's in cowtop's own type. */
+static enum region_kind kind_of(__u32 k)
+{
+	switch (k) {
+	case COWTOP_REGION_HEAP: return REGION_HEAP;
+	case COWTOP_REGION_STACK: return REGION_STACK;
+	case COWTOP_REGION_ANON: return REGION_ANON;
+	case COWTOP_REGION_FILE: return REGION_FILE;
+	default: return REGION_OTHER;
+	}
+}
+
+/* Call fn for every (process, region) counter, pending copies included,
+ * then drop the counters of the pids forgotten since the last walk. */
+int tracer__for_each_region(struct tracer *t, tracer_region_fn fn, void *ctx)
+{
+	int fd = bpf_map__fd(t->skel->maps.region_cow), e;
+	struct regions r = { 0 }, gone = { 0 };
+	size_t i;
+
+	qsort(t->drop, t->ndrop, sizeof(*t->drop), cmp_u32);
+	e = read_regions(t, &r, &gone);
+	if (!e)
+		e = add_pending_regions(t, &r);
+	for (i = 0; i < r.n; i++) {
+		const struct cowtop_region_key *k = &r.v[i].key;
+		/* The kernel's dev_t: major << 20 | minor. */
+		struct tracer_region tr = {
+			.pid = (int)k->tgid, .kind = kind_of(k->kind),
+			.dev = k->kind == COWTOP_REGION_FILE ? makedev(k->dev >> 20, k->dev & 0xfffff) : 0,
+			.ino = k->kind == COWTOP_REGION_FILE ? k->ino : 0, .pages = r.v[i].pages,
+		};
+
+		fn(&tr, ctx);
+	}
+	for (i = 0; i < gone.n; i++)
+		bpf_map_delete_elem(fd, &gone.v[i].key);
+	if (!e)
+		t->ndrop = 0; /* else a pid's counters may have been missed: try again */
+	free(r.v);
+	free(gone.v);
+	return e;
+}
+
+/* Records and processes lost since start, all kinds summed. */
+unsigned long long tracer__lost(struct tracer *t)
+{
+	int fd = bpf_map__fd(t->skel->maps.stats);
+	__u64 total = 0, v[t->ncpus > 0 ? t->ncpus : 1];
+	__u32 k;
+	int c;
+
+	for (k = 0; k < COWTOP_STAT_MAX; k++) {
+		if (bpf_map_lookup_elem(fd, &k, v))
+			continue;
+		for (c = 0; c < t->ncpus; c++)
+			total += v[c];
+	}
+	return total;
+}
+
+/* Call fn for every (process, phase) copy counter held in the kernel. */
+int tracer__for_each_phase(struct tracer *t, tracer_split_fn fn, void *ctx)
+{
+	int fd = bpf_map__fd(t->skel->maps.phase_cow);
+	struct cowtop_phase_key key, next, *prev = NULL;
+	__u64 n;
+
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		if (bpf_map_lookup_elem(fd, &next, &n) == 0)
+			fn((int)next.tgid, (int)next.phase, n, ctx);
+		key = next;
+		prev = &key;
+	}
+	return errno == ENOENT ? 0 : -errno;
+}
+
+/* The per-phase copy counters of one process (zeros where none). */
+void tracer__phases_of(struct tracer *t, int pid, unsigned long long out[PHASE_MAX])
+{
+	struct cowtop_phase_key k = { .tgid = pid };
+	int fd = bpf_map__fd(t->skel->maps.phase_cow);
+
+	memset(out, 0, COWTOP_PHASE_MAX * sizeof(*out));
+	if (!t->skel->rodata->usdt_enabled)
+		return;
+	for (k.phase = 1; k.phase < COWTOP_PHASE_MAX; k.phase++)
+		if (bpf_map_lookup_elem(fd, &k, &out[k.phase]))
+			out[k.phase] = 0;
+}
+
+/* Call fn for every (process, stack) page counter held in the kernel. */
+int tracer__for_each_stack(struct tracer *t, tracer_stack_fn fn, void *ctx)
+{
+	int fd = bpf_map__fd(t->skel->maps.stack_pages);
+	struct cowtop_stack_key key, next, *prev = NULL;
+	__u64 n;
+
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		if (bpf_map_lookup_elem(fd, &next, &n) == 0)
+			fn((int)next.tgid, next.stack_id, n, ctx);
+		key = next;
+		prev = &key;
+	}
+	return errno == ENOENT ? 0 : -errno;
+}
+
+/* The user addresses of a captured stack, innermost first. */
+int tracer__stack_ips(struct tracer *t, unsigned stack_id, unsigned long long *ips, int max)
+{
+	__u64 v[COWTOP_STACK_DEPTH];
+	__u32 key = stack_id;
+	int i;
+
+	if (bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.stack_map), &key, v))
+		return 0;
+	for (i = 0; i < COWTOP_STACK_DEPTH && i < max && v[i]; i++)
+		ips[i] = v[i];
+	return i;
+}
+
+/* The capture counters, summed over CPUs. */
+void tracer__stack_stats(struct tracer *t, struct tracer_stack_stats *out)
+{
+	int fd = bpf_map__fd(t->skel->maps.stack_stats), ncpus = t->ncpus > 0 ? t->ncpus : 1;
+	unsigned long long sum[COWTOP_STACK_STAT_MAX] = { 0 };
+	__u64 v[ncpus];
+	__u32 k;
+	int c;
+
+	for (k = 0; k < COWTOP_STACK_STAT_MAX; k++) {
+		if (bpf_map_lookup_elem(fd, &k, v))
+			continue;
+		for (c = 0; c < ncpus; c++)
+			sum[k] += v[c];
+	}
+	out->taken = sum[COWTOP_STACK_TAKEN];
+	out->failed = sum[COWTOP_STACK_FAILED];
+	out->ns = sum[COWTOP_STACK_NS];
+}
+
+/* Drop the page counter of (pid, stack id), once read for the last time. */
+void tracer__forget_stack(struct tracer *t, int pid, unsigned stack_id)
+{
+	struct cowtop_stack_key key = { .tgid = pid, .stack_id = stack_id };
+
+	bpf_map_delete_elem(bpf_map__fd(t->skel->maps.stack_pages), &key);
+}

@@ -1,0 +1,44 @@
+/* The full-screen view's state, shared by tui.c (keys, screen update) and
+ * panes.c (drawing the panes) only; tui.h is the API. */
+#ifndef COWTOP_TUI_INT_H
+#define COWTOP_TUI_INT_H
+
+#include <curses.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include "header.h"
+#include "help.h"
+#include "line.h"
+#include "regions.h"
+#include "screen.h"
+#include "tui.h"
+#include "view.h"
+
+#define PANE_MAX HELP_LINES /* lines of the help or the regions pane */
+_Static_assert(REGIONS_LINES <= PANE_MAX, "the regions pane does not fit");
+
+/* The view's state: the frame shown, the screen and the panes. */
+struct tui {
+	struct tui_opts o;
+	SCREEN *screen;
+	attr_t attr[ROLE_N];     /* of each role, chosen once */
+
+	struct view v;           /* holds the frame shown */
+	struct frame *latest;    /* the newest frame while paused, to resume with */
+	struct screen_state s;
+	size_t body;             /* table rows on screen at the last draw */
+
+	struct header_info hi;
+	char host[256], kernel[512];
+
+	struct line scratch;
+	struct line *pane;       /* PANE_MAX lines for the help or the regions pane */
+	size_t help_top, help_n; /* first help line shown, lines in all */
+
+	bool sites;              /* the copy-sites pane is shown (and stacks wanted) */
+	bool site_focus;         /* keys move in the pane */
+	bool site_open;          /* the selected site's stack is shown */
+	size_t site_sel;
+};
+
+#endif
