@@ -13,11 +13,20 @@
 # process before its exec are counted under cowtop's own code). Without
 # --stacks no stack field appears.
 #
-# Environment (besides lib.sh's): SITELOAD (default ./tests/workloads/siteload).
+# regionload (built without frame pointers: only the innermost frame is
+# sure) has its child write each region from a function of its own:
+# write_heap, write_mmap, write_stack, write_data (libregiondata.so's .data)
+# and write_file (a private file mapping). Each of them must be a site of the
+# child with the pages it wrote, within the regions slack: that ties each
+# region's copies to the function that made them.
+#
+# Environment (besides lib.sh's): SITELOAD (default ./tests/workloads/siteload),
+# REGIONLOAD (default ./tests/workloads/regionload).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 SITELOAD=${SITELOAD:-./tests/workloads/siteload}
+REGIONLOAD=${REGIONLOAD:-./tests/workloads/regionload}
 readonly HEAP=2000 MMAP=1000 HOLD=1500
 
 # The child's pid: the pid with the most copies in the last frame.
@@ -25,11 +34,17 @@ child_of() {
 	jq -n -r '[inputs] | last | .processes | max_by(.cow_pages) | .pid' "$FRAMES"
 }
 
-# Pages of the child's stack whose innermost frame is FN, last frame: stack_pages PID FN.
-stack_pages() {
-	jq -n -r --argjson pid "$1" --arg fn "$2 (siteload)" \
+# Pages of PID's stacks whose innermost frame is "FN (OBJ)", last frame:
+# site_pages PID FN OBJ.
+site_pages() {
+	jq -n -r --argjson pid "$1" --arg fn "$2 ($3)" \
 		'[inputs] | last | .processes[] | select(.pid == $pid) | .cow_stacks
 		 | map(select(.frames[0] == $fn) | .pages) | add // 0' "$FRAMES"
+}
+
+# Pages of the child's stack whose innermost frame is FN, last frame: stack_pages PID FN.
+stack_pages() {
+	site_pages "$1" "$2" siteload
 }
 
 # Check the child's sites in FRAMES against [LOW, HIGH] factors of the truth:
@@ -46,8 +61,31 @@ check_sites() {
 	check "$name: write_mmap pages $mmap in [$4, $5]" in_range "$mmap" "$4" "$5"
 }
 
+# regionload: one writer function per region, each a site of the child
+# with the pages it wrote (regions slack: SLACK per region, as in the
+# regions test).
+check_region_sites() {
+	local report=$WORK/regions.report child fn n pages
+	run_cowtop regions --stacks -- "$REGIONLOAD" --report "$report" \
+		--heap 2000 --mmap 1500 --stack 64 --data 128 --file 300 --file-dir "$WORK" --linger 1.5
+	expect_eq "regions: exit status" "$RC" 0
+	child=$(awk '$1 == "child" { print $2 }' "$report")
+	[ -n "$child" ] || {
+		fail "regions: no child in the report"
+		return
+	}
+	for fn in write_heap:2000 write_mmap:1500 write_stack:64 write_data:128 write_file:300; do
+		n=${fn#*:}
+		fn=${fn%:*}
+		pages=$(site_pages "$child" "$fn" regionload)
+		check "regions: site $fn of the child: $pages pages in [$n, $((n + SLACK))]" \
+			in_range "$pages" "$n" $((n + SLACK))
+	done
+}
+
 setup
 [ -x "$SITELOAD" ] || die "siteload not found at '$SITELOAD' (set SITELOAD)"
+[ -x "$REGIONLOAD" ] || die "regionload not found at '$REGIONLOAD' (set REGIONLOAD)"
 
 # Through --: stacks from the first instruction, folded at exit.
 run_cowtop cmd --stacks --folded "$WORK/cmd.folded" -- "$SITELOAD" $HEAP $MMAP 0 $HOLD
@@ -88,5 +126,7 @@ run_cowtop off -- "$SITELOAD" 10 10 0 0
 check "off: no stacks status, no cow_stacks" \
 	jq_true '[inputs] | length > 0 and all(has("stacks") | not)
 		and ([.[].processes[]] | all(has("cow_stacks") | not))'
+
+check_region_sites
 
 finish

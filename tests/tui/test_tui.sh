@@ -2,13 +2,15 @@
 # TUI tests: run cowtop's full-screen view in a detached tmux pane of fixed
 # size, drive it with send-keys and read the screen back with capture-pane.
 # Runs in UTF-8 (LANG=C.UTF-8), ASCII (LANG=C) and --ascii modes, then the
-# sharing view (memory columns, group line) with every process read, then with
-# USDT probes on a Ruby workload (skipped without a Ruby that has them).
+# sharing view (memory columns, group line) with every process read, the
+# regions and copy-sites panes on regionload, then with USDT probes on a Ruby
+# workload (skipped without a Ruby that has them).
 #
 # Environment:
 #   COWTOP   cowtop binary (default ./cowtop)
 #   COWLOAD  workload binary (default ./tests/workloads/cowload)
-#   COWTOP_TUI_MODES  modes to run (default "utf8 ascii-locale ascii-flag sharing usdt")
+#   REGIONLOAD  regions workload binary (default ./tests/workloads/regionload)
+#   COWTOP_TUI_MODES  modes to run (default "utf8 ascii-locale ascii-flag sharing regions usdt")
 #   COWTOP_TEST_KEEP  1: keep the work directory
 #
 # Needs root (cowtop loads eBPF programs) and tmux.
@@ -17,7 +19,8 @@ set -euo pipefail
 
 COWTOP=${COWTOP:-./cowtop}
 COWLOAD=${COWLOAD:-./tests/workloads/cowload}
-MODES=${COWTOP_TUI_MODES:-utf8 ascii-locale ascii-flag sharing usdt}
+REGIONLOAD=${REGIONLOAD:-./tests/workloads/regionload}
+MODES=${COWTOP_TUI_MODES:-utf8 ascii-locale ascii-flag sharing regions usdt}
 SOCK=cowtop-tui-$$
 SESSION=tui
 PASSED=0
@@ -602,6 +605,113 @@ test_sharing() {
 	stop
 }
 
+# Pages regionload's child writes in each region, and the slack of each as
+# in the regions integration test: 16 pages per region, 8 for other.
+readonly R_HEAP=2000 R_ANON=1500 R_STACK=64 R_DATA=128 R_FILE=300
+readonly R_SLACK=16 R_OTHER_SLACK=8
+
+# The copies of a region in the regions pane on input: region_count REGION.
+region_count() {
+	awk -v r="$1" '$1 == r && $2 ~ /^[0-9<]+%$/ { print $3; exit }'
+}
+
+# Every region of the child in the regions pane on input, within its slack.
+regions_in() {
+	local text n
+	text=$(cat)
+	grep -qF "copies by region: pid $CHILD regionload" <<<"$text" || return 1
+	for n in heap:$R_HEAP stack:$R_STACK anon:$R_ANON file:libregiondata.so:$R_DATA \
+		"file:$FILE_NAME:$R_FILE" other:0; do
+		count_near "$(region_count "${n%:*}" <<<"$text")" "${n##*:}" \
+			"$([[ ${n%:*} == other ]] && echo $R_OTHER_SLACK || echo $R_SLACK)" || return 1
+	done
+}
+regions_shown() { screen | regions_in; }
+
+# A count n within [w, w + slack]: count_near N W SLACK.
+count_near() {
+	[[ $1 =~ ^[0-9]+$ ]] && (($1 >= $2 && $1 <= $2 + $3))
+}
+
+# The snapshot ends with the regions pane of the child: after the groups,
+# its title, then only its lines.
+snapshot_regions() {
+	local f=$DIR/snapshot.txt
+	[[ -f $f ]] && ! grep -q "$ESC" "$f" || return 1
+	[[ $(grep -n '^copies by region: ' "$f" | tail -n 1 | cut -d: -f1) -gt \
+		$(grep -n '^groups: ' "$f" | cut -d: -f1) ]] || return 1
+	sed -n '/^copies by region: /,$p' "$f" | regions_in &&
+		sed -n '/^copies by region: /,$p' "$f" | tail -n 1 | grep -q '^  file:NAME: '
+}
+
+# The copies of site "FN (regionload)" in the copy-sites pane.
+site_count() {
+	screen | awk -v fn="$1" 'NF >= 3 && $(NF - 1) == fn && $NF == "(regionload)" && $1 ~ /%$/ { print $2; exit }'
+}
+
+# Every writer of the child is a site with the pages it wrote, write_heap
+# first.
+sites_shown() {
+	local n
+	[[ $(screen | sed -n '/^Top copy sites of /,$p' | grep -m 1 -E '^ *[0-9.<]+% ' |
+		awk '{ print $(NF - 1) }') == write_heap ]] || return 1
+	for n in write_heap:$R_HEAP write_mmap:$R_ANON write_stack:$R_STACK write_data:$R_DATA \
+		write_file:$R_FILE; do
+		count_near "$(site_count "${n%:*}")" "${n##*:}" "$R_SLACK" || return 1
+	done
+}
+
+# The regions pane and the copy-sites pane on regionload: its child writes
+# each region from a function of its own once stacks are being captured.
+test_regions() {
+	local main
+	DIR=$WORK/$MODE
+	mkdir -p "$DIR"
+	# the workload's "ready" line goes to a file, not over the screen
+	t new-session -d -s "$SESSION" -x 160 -y 40 \
+		"cd '$DIR' || exit; '$REGIONLOAD' --heap $R_HEAP --mmap $R_ANON --stack $R_STACK --data $R_DATA \
+		--file $R_FILE --file-dir '$DIR' --linger 300 --wait-signal --report '$DIR/report' >'$DIR/out' & \
+		LANG=C.UTF-8 LC_ALL= '$COWTOP' -d 0.5 -o '$DIR/snapshot.txt' -p \$!; \
+		echo COWTOP-EXIT=\$?; sleep 600"
+	eventually 10 grep -q '^ready ' "$DIR/out" || die "the workload did not start"
+	main=$(main_pid)
+	expect "the waiting workload is shown" nrows_is 1
+	keys c
+	expect "c: the header says stacks are on" line_has 3 "stacks on: "
+	expect "c: the copy-sites pane of the selected process" screen_has "Top copy sites of $main"
+	kill -USR1 "$main"
+	eventually 10 grep -q '^child ' "$DIR/report" || die "the workload did not fork"
+	CHILD=$(awk '$1 == "child" { print $2 }' "$DIR/report")
+	FILE_NAME=$(awk '$1 == "child" { print $NF }' "$DIR/report")
+	expect "the child appears" nrows_is 2
+	keys Home j
+	expect "the child is selected" sel_is "$CHILD"
+	expect "the header shows the cost of a capture" line_has 3 " us/copy"
+	expect "the child's sites: each writer with its pages, write_heap first" sites_shown
+	keys Tab Down Enter
+	expect "Tab, Down, Enter: the stack of write_mmap" screen_has "Stack of write_mmap (regionload): "
+	expect "its innermost frame is write_mmap" screen_has "  #0  write_mmap (regionload)"
+	expect "the stack replaces the list" screen_lacks "write_heap (regionload)"
+	keys Escape
+	sleep 0.3
+	expect "Esc: the list again" sites_shown
+	keys Tab r
+	expect "r: the child's copies by region, as it wrote them" regions_shown
+	expect "r: the regions pane replaces the table" nrows_is 0
+	keys w
+	expect "w: the snapshot goes to the -o file" screen_has "snapshot written to $DIR/snapshot.txt"
+	expect "w: the snapshot ends with the child's regions" snapshot_regions
+	keys r
+	expect "r again: the table" nrows_is 2
+	expect "r again: no regions pane" screen_lacks "copies by region"
+	keys c
+	expect "c again: the header no longer says stacks are on" screen_lacks "stacks on"
+	expect "c again: no copy-sites pane" screen_lacks "Top copy sites"
+	keys q
+	expect "quits" screen_has "COWTOP-EXIT=0"
+	stop
+}
+
 # Whether the Ruby on the PATH has the GC probes.
 ruby_with_probes() {
 	local lib
@@ -698,6 +808,10 @@ run_mode() {
 		test_sharing
 		return
 	fi
+	if [[ $MODE == regions ]]; then
+		test_regions
+		return
+	fi
 	case $MODE in
 	utf8) lang=C.UTF-8 UTF8=1 TREE_RE='(├─|└─) ' ;;
 	ascii-locale) lang=C UTF8=0 TREE_RE='(\|-|`-) ' ;;
@@ -733,8 +847,10 @@ main() {
 	command -v tmux >/dev/null || die "tmux is needed"
 	[[ -x $COWTOP ]] || die "no cowtop binary at $COWTOP"
 	[[ -x $COWLOAD ]] || die "no workload binary at $COWLOAD"
+	[[ -x $REGIONLOAD ]] || die "no workload binary at $REGIONLOAD"
 	COWTOP=$(realpath "$COWTOP")
 	COWLOAD=$(realpath "$COWLOAD")
+	REGIONLOAD=$(realpath "$REGIONLOAD")
 	WORK=$(mktemp -d "${TMPDIR:-/tmp}/cowtop-tui.XXXXXX")
 	trap cleanup EXIT
 	for m in $MODES; do
