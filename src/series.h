@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-#define SERIES_CAP 256
+#define SERIES_CAP 128 /* two minutes at the default refresh; two series a process, in every frame */
 
 struct series {
 	float v[SERIES_CAP]; /* float: enough for a rate or a percentage, half the memory */
