@@ -10,9 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/resource.h>
 #include <sys/signalfd.h>
-#include <time.h>
 #include <unistd.h>
 #include "app.h"
 #include "collect.h"
@@ -32,7 +30,7 @@ struct app {
 	struct collect collect;
 	struct targets targets;
 	struct sampler *sampler;        /* smaps_rollup, MemAvailable, memory cgroups */
-	struct stackfeed stacks;        /* copies by code path (--stacks, key k) */
+	struct stackfeed stacks;        /* copies by code path (--stacks, key c) */
 	struct loop *loop;
 	struct tui *tui;                /* NULL in batch mode */
 	int procfd, sigfd, timerfd;
@@ -72,33 +70,13 @@ static int app_check(struct app *a, int status, const char *err)
 	return app_fail(a, status, "%s", err);
 }
 
-/* Wall clock, unix seconds. */
-static double wall_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* Our own CPU use (user + system) over the last dt seconds, in percent. */
+/* Our own CPU use over the last dt seconds, in percent. */
 static void measure_cpu(struct app *a, double dt)
 {
-	struct rusage ru;
-	double cpu;
+	double cpu = loop_cpu_seconds();
 
-	if (getrusage(RUSAGE_SELF, &ru))
-		return;
-	cpu = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
-	      ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
 	a->cpu_pct = dt > 0 ? 100.0 * (cpu - a->cpu_prev) / dt : 0;
 	a->cpu_prev = cpu;
-}
-
-/* Whether everything watched is gone and nothing more can come. */
-static bool all_done(struct app *a)
-{
-	return targets__done(&a->targets);
 }
 
 /* Build the frame of the model now and hand it to the view. */
@@ -106,10 +84,10 @@ static void present(struct app *a, double interval)
 {
 	struct view_opts vo = { .sort = a->opt->sort, .reverse = a->opt->reverse, .tree = !a->opt->flat };
 	struct frame_status st = {
-		.time = wall_now(), .interval = interval, .mechanism = tracer__mechanism(a->tracer),
+		.time = loop_wall_now(), .interval = interval, .mechanism = tracer__mechanism(a->tracer),
 		.lost = tracer__lost(a->tracer), .cpu_pct = a->cpu_pct, .target = a->targets.what,
 		.usdt = a->targets.probes != NULL,
-		.command_done = a->targets.launch.pid > 0 && all_done(a),
+		.command_done = a->targets.launch.pid > 0 && targets__done(&a->targets),
 		.command_status = a->targets.cmd_status,
 		.stacks = a->stacks.stacks,
 	};
@@ -154,7 +132,7 @@ static void tick(struct app *a)
 	collect__forget_exited(&a->collect, a->tui != NULL, a->opt->linger);
 	if (a->opt->iterations && a->frames >= a->opt->iterations)
 		a->stop = true;
-	if (!a->tui && all_done(a)) {
+	if (!a->tui && targets__done(&a->targets)) {
 		char err[256];
 
 		a->stop = true;
@@ -174,7 +152,7 @@ static void on_timer(int fd, unsigned events, void *ctx)
 static void drain(struct app *a)
 {
 	collect__drain(&a->collect);
-	if (all_done(a))
+	if (targets__done(&a->targets))
 		a->final_due = true;
 }
 

@@ -20,5 +20,7 @@ int loop_timer_set(int fd, double first, double period);
 int loop_timer_stop(int fd);
 unsigned long long loop_timer_expirations(int fd);
 double loop_now(void);
+double loop_wall_now(void);
+double loop_cpu_seconds(void);
 
 #endif
