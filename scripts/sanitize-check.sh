@@ -78,7 +78,8 @@ if [ "${#unit_tests[@]}" -eq 0 ]; then
 	exit 1
 fi
 echo "sanitize-check: building the unit tests with $cc $san_cflags"
-quiet make -j"$(nproc)" "${unit_tests[@]}"
+# test_symbolize runs a program built for it (check_PROGRAMS, not a test)
+quiet make -j"$(nproc)" "${unit_tests[@]}" tests/unit/symtarget
 if [ "$unit_only" != 1 ]; then
 	echo "sanitize-check: building cowtop with $cc $san_cflags"
 	quiet make -j"$(nproc)" cowtop.skel.h

@@ -372,7 +372,8 @@ static void collect_regions(struct collect *c)
 
 	c->ticks++;
 	tracer__for_each_region(c->tracer, on_region, &w);
-	qsort(w.v, w.n, sizeof(*w.v), cmp_part);
+	if (w.n > 1) /* qsort wants an array, even an empty one */
+		qsort(w.v, w.n, sizeof(*w.v), cmp_part);
 	for (i = 0; i < w.n; i = j) {
 		unsigned long long sum = 0;
 

@@ -321,7 +321,8 @@ static int take_sites(struct srec **r, size_t n, struct stacks_proc *out)
 			v[nv++] = (struct stack_site){ .name = name, .heaviest = i < STACKS_TOP ? (int)i : -1 };
 		v[k].pages += r[i]->st.pages;
 	}
-	qsort(v, nv, sizeof(*v), site_cmp);
+	if (nv > 1)
+		qsort(v, nv, sizeof(*v), site_cmp);
 	out->nsites = nv < STACKS_TOP ? nv : STACKS_TOP;
 	memcpy(out->sites, v, out->nsites * sizeof(*v));
 	free(v);

@@ -185,14 +185,15 @@ static int add_pending_regions(struct tracer *t, struct regions *r)
 
 	if (!a || !b || bpf_map_lookup_elem(fd, &zero, a) || bpf_map_lookup_elem(fd, &zero, b))
 		goto out;
-	qsort(r->v, r->n, sizeof(*r->v), cmp_region);
+	if (r->n > 1)
+		qsort(r->v, r->n, sizeof(*r->v), cmp_region);
 	for (c = 0; c < ncpus && !e; c++) {
 		struct region_count *hit;
 
 		if (!a[c].rcount || (a[c].rgen & 1) || a[c].rgen != b[c].rgen ||
 		    !pending_is_current(t, &a[c]))
 			continue;
-		hit = bsearch(&a[c].rkey, r->v, sorted, sizeof(*r->v), cmp_region);
+		hit = sorted ? bsearch(&a[c].rkey, r->v, sorted, sizeof(*r->v), cmp_region) : NULL;
 		if (hit)
 			hit->pages += a[c].rcount;
 		else
@@ -224,7 +225,8 @@ int tracer__for_each_region(struct tracer *t, tracer_region_fn fn, void *ctx)
 	struct regions r = { 0 }, gone = { 0 };
 	size_t i;
 
-	qsort(t->drop, t->ndrop, sizeof(*t->drop), cmp_u32);
+	if (t->ndrop > 1) /* qsort wants an array, even an empty one */
+		qsort(t->drop, t->ndrop, sizeof(*t->drop), cmp_u32);
 	e = read_regions(t, &r, &gone);
 	if (!e)
 		e = add_pending_regions(t, &r);
