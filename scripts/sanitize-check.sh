@@ -84,7 +84,8 @@ if [ "$unit_only" != 1 ]; then
 	echo "sanitize-check: building cowtop with $cc $san_cflags"
 	quiet make -j"$(nproc)" cowtop.skel.h
 	quiet make -j"$(nproc)" cowtop
-	quiet make -j"$(nproc)" tests/workloads/cowload tests/workloads/phaseload CFLAGS="-O2 -g" LDFLAGS=
+	quiet make -j"$(nproc)" tests/workloads/cowload tests/workloads/phaseload \
+	tests/workloads/regionload tests/workloads/siteload CFLAGS="-O2 -g" LDFLAGS=
 fi
 
 logs=$build/reports
@@ -120,6 +121,8 @@ if [ "$unit_only" != 1 ]; then
 	export COWTOP=$build/obj/cowtop
 	export COWLOAD=$build/obj/tests/workloads/cowload
 	export PHASELOAD=$build/obj/tests/workloads/phaseload
+	export REGIONLOAD=$build/obj/tests/workloads/regionload
+	export SITELOAD=$build/obj/tests/workloads/siteload
 	for t in "$src"/tests/integration/test_*.sh "$src"/tests/tui/test_tui.sh; do
 		run_test "$(basename "$t" .sh)" bash "$t"
 	done
