@@ -18,7 +18,10 @@ CG_LIMIT_KIB=$((3 * 1024 * 1024))
 # Remove the test's memory cgroup once its processes are gone.
 cg_cleanup() {
 	[ -n "$CG" ] && [ -d "$CG" ] || return 0
-	local i
+	local i pid
+	for pid in $(cat "$CG/cgroup.procs" 2>/dev/null); do
+		kill -KILL "$pid" 2>/dev/null || true
+	done
 	for ((i = 0; i < 50; i++)); do
 		rmdir "$CG" 2>/dev/null && return 0
 		sleep 0.1
@@ -173,5 +176,7 @@ test_sharing() {
 }
 
 setup
+# the test's memory cgroup goes too, however the test ends
+trap 'cleanup; cg_cleanup' EXIT
 test_sharing
 finish
