@@ -1,7 +1,8 @@
 /* cowtop's run: wiring only. The targets say what is watched, the tracer
  * reports it, the collector merges it into the model, a frame is built per
- * tick and handed to the view (screen or batch); signals, the refresh timer,
- * the ring buffer and the terminal share one epoll loop. */
+ * tick and handed to every sink (the screen, batch output, and whatever
+ * other view the options open); signals, the refresh timer, the ring buffer,
+ * the terminal and the sinks' own fds share one epoll loop. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +19,7 @@
 #include "loop.h"
 #include "output.h"
 #include "sampler.h"
+#include "sink.h"
 #include "stackfeed.h"
 #include "targets.h"
 #include "tracer.h"
@@ -33,6 +35,7 @@ struct app {
 	struct stackfeed stacks;        /* copies by code path (--stacks, key c) */
 	struct loop *loop;
 	struct tui *tui;                /* NULL in batch mode */
+	struct sink *sinks;             /* the views frames go to, in order */
 	int procfd, sigfd, timerfd;
 	double cpu_pct, cpu_prev;       /* our own CPU use: last interval, seconds at the last tick */
 	unsigned long long marks_shown; /* probe hits already in a frame */
@@ -79,7 +82,24 @@ static void measure_cpu(struct app *a, double dt)
 	a->cpu_prev = cpu;
 }
 
-/* Build the frame of the model now and hand it to the view. */
+static bool use_tui(const struct app *a);
+
+/* The views that frames go to, each opened when the options ask for it. */
+static const sink_open_fn sink_makers[] = {
+	batch_sink_open,
+};
+
+/* Act on a sink's answer: a failure ends the run with status 1, a reader
+ * gone ends it quietly. */
+static void sink_answer(struct app *a, enum sink_status st, const char *err)
+{
+	if (st == SINK_FAILED)
+		app_fail(a, 1, "%s", err);
+	if (st != SINK_OK)
+		a->stop = true;
+}
+
+/* Build the frame of the model now and hand it to every sink. */
 static void present(struct app *a, double interval)
 {
 	struct view_opts vo = { .sort = a->opt->sort, .reverse = a->opt->reverse, .tree = !a->opt->flat };
@@ -92,18 +112,48 @@ static void present(struct app *a, double interval)
 		.stacks = a->stacks.stacks,
 	};
 	struct frame *f = frame__build(a->model, &st, &vo, &a->marks_shown);
+	struct sink *s;
+	char err[512];
 
 	if (!f)
 		return;
-	if (a->tui)
-		tui__frame(a->tui, f);
-	else if (a->opt->format == FORMAT_JSON)
-		output_json(stdout, f);
-	else
-		output_text(stdout, f, &(struct output_opts){ .regions = a->opt->regions });
+	for (s = a->sinks; s && !a->stop; s = s->next)
+		sink_answer(a, s->ops->frame(s, f, err, sizeof(err)), err);
 	frame__free(f);
-	if (!a->tui && (fflush(stdout) || ferror(stdout)))
-		a->stop = true; /* reader gone (EPIPE): nothing left to do */
+}
+
+/* Open the sinks the options ask for, in the makers' order. */
+static int open_sinks(struct app *a)
+{
+	struct sink_env env = { .opt = a->opt, .loop = a->loop, .tui = use_tui(a) };
+	struct sink **tail = &a->sinks;
+	char err[512];
+	size_t i;
+
+	for (i = 0; i < sizeof(sink_makers) / sizeof(*sink_makers); i++) {
+		int status = 1;
+
+		if (sink_makers[i](&env, tail, &status, err, sizeof(err)))
+			return app_check(a, status, err);
+		if (*tail)
+			tail = &(*tail)->next;
+	}
+	return 0;
+}
+
+/* The run ends: let each sink write what it owes, then free them all. */
+static void close_sinks(struct app *a, bool flush)
+{
+	struct sink *s, *next;
+	char err[512];
+
+	for (s = a->sinks; s; s = next) {
+		next = s->next;
+		if (flush && s->ops->close)
+			sink_answer(a, s->ops->close(s, err, sizeof(err)), err);
+		s->ops->free(s);
+	}
+	a->sinks = NULL;
 }
 
 /* Read the costly figures on their budget, the rows on screen first. */
@@ -240,6 +290,8 @@ static int open_tui(struct app *a)
 		return app_fail(a, 1, "cannot start the full-screen view: %s", strerror(-e));
 	if (loop__add(a->loop, STDIN_FILENO, on_stdin, a))
 		return app_fail(a, 1, "cannot read the terminal");
+	tui__sink(a->tui)->next = a->sinks; /* the screen first */
+	a->sinks = tui__sink(a->tui);
 	present(a, 0);
 	return 0;
 }
@@ -311,6 +363,7 @@ static int start(struct app *a)
 	    open_tracer(a) ||
 	    app_check(a, targets__attach_probes(&a->targets, err, sizeof(err)), err) ||
 	    setup_loop(a) ||
+	    open_sinks(a) ||
 	    app_check(a, targets__start(&a->targets, use_tui(a), err, sizeof(err)), err))
 		return -1;
 	return use_tui(a) ? open_tui(a) : 0;
@@ -347,7 +400,9 @@ int app_run(struct options *opt)
 			break;
 	}
 	write_folded(&a);
+	close_sinks(&a, true);
 cleanup:
+	close_sinks(&a, false);
 	tui__free(a.tui);
 	stackfeed__free(&a.stacks);
 	targets__free(&a.targets);

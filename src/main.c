@@ -1,4 +1,6 @@
 /* cowtop: copy-on-write top. Parse the options, check the machine, run. */
+#include "config.h"
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include "app.h"
@@ -7,9 +9,17 @@
 #include "preflight.h"
 #include "usdt_list.h"
 
-#ifndef PACKAGE_VERSION
-#define PACKAGE_VERSION "dev"
-#endif
+/* What was printed on stdout reached it: status, or 1 with one line when
+ * it could not be written (a closed pipe is a reader that had enough). */
+static int stdout_done(int status)
+{
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return status;
+	if (errno == EPIPE)
+		return status;
+	fprintf(stderr, "cowtop: cannot write the output: %s\n", strerror(errno));
+	return 1;
+}
 
 int main(int argc, char **argv)
 {
@@ -24,18 +34,18 @@ int main(int argc, char **argv)
 	}
 	if (opt.help) {
 		options_usage(stdout);
-		return 0;
+		return stdout_done(0);
 	}
 	if (opt.version) {
 		printf("cowtop %s\n", PACKAGE_VERSION);
-		return 0;
+		return stdout_done(0);
 	}
 	if (opt.list_usdt) {
 		if (usdt_list_print(stdout, opt.list_usdt, err, sizeof(err))) {
 			fprintf(stderr, "cowtop: %s\n", err);
 			return 1;
 		}
-		return 0;
+		return stdout_done(0);
 	}
 	if (preflight_check(err, sizeof(err))) {
 		fprintf(stderr, "cowtop: %s\n", err);

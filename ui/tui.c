@@ -235,6 +235,28 @@ void tui__frame(struct tui *t, struct frame *f)
 	draw(t);
 }
 
+/* The view as one of the app's sinks; it lives as long as the view. */
+static enum sink_status tui_sink_frame(struct sink *s, struct frame *f, char *err, size_t errlen)
+{
+	(void)err;
+	(void)errlen;
+	tui__frame((struct tui *)s, f);
+	return SINK_OK;
+}
+
+static void tui_sink_free(struct sink *s)
+{
+	(void)s; /* the app frees the view with tui__free: it also reads keys */
+}
+
+static const struct sink_ops tui_sink_ops = { .frame = tui_sink_frame, .free = tui_sink_free };
+
+struct sink *tui__sink(struct tui *t)
+{
+	t->sink.ops = &tui_sink_ops;
+	return &t->sink;
+}
+
 /* The terminal changed size: take the new size and lay out again. */
 void tui__resize(struct tui *t)
 {

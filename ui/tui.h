@@ -31,6 +31,7 @@ enum tui_action {
 int tui__open(struct tui **out, const struct tui_opts *o);
 void tui__free(struct tui *t);
 void tui__frame(struct tui *t, struct frame *f);
+struct sink *tui__sink(struct tui *t); /* frames in through the app's sink list; tui__free frees it */
 void tui__resize(struct tui *t);
 enum tui_action tui__input(struct tui *t);
 double tui__delay(const struct tui *t);

@@ -12,6 +12,7 @@
 #include "regions.h"
 #include "screen.h"
 #include "tui.h"
+#include "sink.h"
 #include "view.h"
 
 #define PANE_MAX HELP_LINES /* lines of the help or the regions pane */
@@ -19,6 +20,7 @@ _Static_assert(REGIONS_LINES <= PANE_MAX, "the regions pane does not fit");
 
 /* The view's state: the frame shown, the screen and the panes. */
 struct tui {
+	struct sink sink;        /* frames reach the view through the app's sinks */
 	struct tui_opts o;
 	SCREEN *screen;
 	attr_t attr[ROLE_N];     /* of each role, chosen once */

@@ -1,0 +1,54 @@
+/* Where frames go: each view of the frame (the full-screen view, batch text
+ * or JSON, and any other output) is a sink. The app builds one frame a tick
+ * and hands it to every sink it opened, in order; it knows nothing of what a
+ * sink does with it. A sink that needs the event loop (a server, a file
+ * watcher) adds its own fds when it is opened. */
+#ifndef COWTOP_SINK_H
+#define COWTOP_SINK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "frame.h"
+
+struct loop;
+struct options;
+struct sink;
+
+/* What a sink's frame function answers. */
+enum sink_status {
+	SINK_OK = 0,
+	SINK_DONE = 1,   /* nobody reads any more (closed pipe): end quietly */
+	SINK_FAILED = -1 /* a message is in err: end with status 1 */
+};
+
+struct sink_ops {
+	/* Show, write or keep f (a sink that keeps it takes frame__hold). */
+	enum sink_status (*frame)(struct sink *s, struct frame *f, char *err, size_t errlen);
+	/* The run ends: write what is due at the end; may fail like frame. NULL: nothing. */
+	enum sink_status (*close)(struct sink *s, char *err, size_t errlen);
+	void (*free)(struct sink *s);
+};
+
+struct sink {
+	const struct sink_ops *ops;
+	struct sink *next; /* the app's list */
+};
+
+/* What a sink's opener may look at. tui: the full-screen view is on. */
+struct sink_env {
+	const struct options *opt;
+	struct loop *loop;
+	bool tui;
+};
+
+/* Open a sink if the options ask for it: 0 with *out NULL when they do not,
+ * 0 with *out set, or -1 with a one-line message in err (exit status in
+ * *status: 1 for a runtime failure, 2 for a bad argument). */
+typedef int (*sink_open_fn)(const struct sink_env *env, struct sink **out, int *status,
+			    char *err, size_t errlen);
+
+/* Batch text or JSON on stdout when the full-screen view is off. */
+int batch_sink_open(const struct sink_env *env, struct sink **out, int *status,
+		    char *err, size_t errlen);
+
+#endif
