@@ -4,6 +4,11 @@
 #
 #   (a) a copy-on-write workload (bench/cowbench), untraced
 #   (b) the same workload watched by cowtop (cowtop -b -f json -d 1 -- ...)
+#   (f) the floor: the same workloads untraced but with empty BPF
+#       programs (bench/floor.bpf.c) on the three hooks cowtop uses; every
+#       line is also given as a ratio to this floor
+#   (b) regions off: the same watched by cowtop --no-regions (copies not
+#       split by memory region), so the cost of regions is (b)/(b-)
 #   (b') the same with copies by code path on (cowtop --stacks): a user
 #       stack captured and counted at every copy; the kernel's own measure
 #       of a capture (us_per_copy in the frames) is printed too
@@ -43,6 +48,7 @@ run_timeout=600		# seconds one traced workload run may take
 tmp=
 idle_pid=
 other_pid=
+floor=
 bg_pids=()
 
 # Print the usage text.
@@ -263,6 +269,39 @@ run_other()
 	stop_pid "$pid"
 }
 
+# Run both workloads with the empty programs of the floor attached; record
+# them as variants cow.floor and fault.floor. $1 picks the order.
+run_floor()
+{
+	local log=$tmp/floor.out pid
+
+	rm -f "$log"
+	"$floor" "$tmp/floor.bpf.o" >"$log" 2>"$log.err" &
+	pid=$!
+	bg_pids+=("$pid")
+	wait_ready "$pid" "$log" '^ready' "the floor loader"
+	if (($1)); then
+		run_plain cow cow.floor
+		run_plain fault fault.floor
+	else
+		run_plain fault fault.floor
+		run_plain cow cow.floor
+	fi
+	stop_pid "$pid"
+}
+
+# Build the floor's loader and programs into the scratch directory; say
+# why not (and go on without the floor) when clang or libbpf is missing.
+build_floor()
+{
+	floor=$tmp/floor
+	if ! clang -O2 -target bpf -c "$here/floor.bpf.c" -o "$tmp/floor.bpf.o" 2>"$tmp/floor.build" ||
+		! "${CC:-cc}" -O2 -Wall -o "$floor" "$here/floor.c" -lbpf 2>>"$tmp/floor.build"; then
+		note "no floor variant: cannot build it: $(head -n 1 "$tmp/floor.build")"
+		floor=
+	fi
+}
+
 # Run variant block $1 once in round $2.
 run_block()
 {
@@ -271,16 +310,19 @@ run_block()
 	fault.untraced)		run_plain fault fault.untraced ;;
 	cow.cowtop)		run_cowtop_cmd cow cow.cowtop ;;
 	cow.stacks)		run_cowtop_cmd cow cow.stacks --stacks ;;
+	cow.noregions)		run_cowtop_cmd cow cow.noregions --no-regions ;;
+	floor)			run_floor $(($2 % 2)) ;;
 	cow.bpftrace)		run_bpftrace_cmd cow cow.bpftrace ;;
 	other.cowtop)		run_other cowtop $(($2 % 2)) ;;
 	other.bpftrace)		run_other bpftrace $(($2 % 2)) ;;
 	esac
 }
 
-# Print one result line: label, variant, baseline variant.
+# Print one result line: label, variant, baseline variant, pages, floor
+# variant (its ratio column is "-" when the floor did not run).
 report_line()
 {
-	local label=$1 var=$2 base=$3 per=$4 m lo hi bm
+	local label=$1 var=$2 base=$3 per=$4 fl=$5 m lo hi bm fm=0
 
 	if [ ! -s "$tmp/$var.ns" ]; then
 		printf '%-52s %s\n' "$label" "(skipped)"
@@ -288,10 +330,11 @@ report_line()
 	fi
 	read -r m lo hi < <(stats "$tmp/$var.ns")
 	read -r bm _ _ < <(stats "$tmp/$base.ns")
+	[ -s "$tmp/$fl.ns" ] && read -r fm _ _ < <(stats "$tmp/$fl.ns")
 	awk -v l="$label" -v m="$m" -v lo="$lo" -v hi="$hi" -v bm="$bm" \
-		-v per="$per" 'BEGIN {
-		printf "%-52s %9.1f %9.1f %9.1f %8.0f %7.3f\n",
-			l, m / 1e6, lo / 1e6, hi / 1e6, m / per, m / bm }'
+		-v per="$per" -v fm="$fm" 'BEGIN {
+		printf "%-52s %9.1f %9.1f %9.1f %8.0f %7.3f", l, m / 1e6, lo / 1e6, hi / 1e6, m / per, m / bm
+		if (fm > 0) printf " %7.3f\n", m / fm; else printf " %7s\n", "-" }'
 }
 
 # Print the median ratio of variant $1 against $2 minus one (added cost).
@@ -375,8 +418,10 @@ cp "$src_bench" "$bench"
 sleep 100000 &
 idle_pid=$!
 
+build_floor
 blocks=(cow.untraced fault.untraced)
-((use_cowtop)) && blocks+=(cow.cowtop cow.stacks other.cowtop)
+[ -n "$floor" ] && blocks+=(floor)
+((use_cowtop)) && blocks+=(cow.cowtop cow.noregions cow.stacks other.cowtop)
 ((use_bpftrace)) && blocks+=(cow.bpftrace other.bpftrace)
 
 note "warm-up run"
@@ -393,18 +438,22 @@ done
 
 faults=$((pages * reps))
 echo "cowtop overhead: $rounds rounds; each run: $reps x $pages pages = $faults faults timed"
-echo "kernel $(uname -r), $(nproc) CPUs; times of the faulting loops only; ratio = median / untraced median"
+echo "kernel $(uname -r), $(nproc) CPUs; times of the faulting loops only"
+echo "ratio = median / untraced median; floor = median / median with empty programs on the hooks"
 echo
-printf '%-52s %9s %9s %9s %8s %7s\n' "" "median ms" "min ms" "max ms" "ns/page" "ratio"
-report_line "(a) CoW, untraced" cow.untraced cow.untraced "$faults"
-report_line "(b) CoW, watched by cowtop" cow.cowtop cow.untraced "$faults"
-report_line "(b') CoW, watched by cowtop --stacks" cow.stacks cow.untraced "$faults"
-report_line "(c) CoW, watched by bpftrace cow.bt" cow.bpftrace cow.untraced "$faults"
-report_line "(d) page faults, untraced" fault.untraced fault.untraced "$faults"
-report_line "    page faults, unwatched, cowtop watching other" fault.cowtop-other fault.untraced "$faults"
-report_line "    CoW, unwatched, cowtop watching other" cow.cowtop-other cow.untraced "$faults"
-report_line "    page faults, unwatched, cow.bt watching other" fault.bpftrace-other fault.untraced "$faults"
-report_line "    CoW, unwatched, cow.bt watching other" cow.bpftrace-other cow.untraced "$faults"
+printf '%-52s %9s %9s %9s %8s %7s %7s\n' "" "median ms" "min ms" "max ms" "ns/page" "ratio" "floor"
+report_line "(a) CoW, untraced" cow.untraced cow.untraced "$faults" cow.floor
+report_line "(f) CoW, empty programs on the hooks (floor)" cow.floor cow.untraced "$faults" cow.floor
+report_line "(b-) CoW, watched by cowtop --no-regions" cow.noregions cow.untraced "$faults" cow.floor
+report_line "(b) CoW, watched by cowtop" cow.cowtop cow.untraced "$faults" cow.floor
+report_line "(b') CoW, watched by cowtop --stacks" cow.stacks cow.untraced "$faults" cow.floor
+report_line "(c) CoW, watched by bpftrace cow.bt" cow.bpftrace cow.untraced "$faults" cow.floor
+report_line "(d) page faults, untraced" fault.untraced fault.untraced "$faults" fault.floor
+report_line "    page faults, empty programs on the hooks (floor)" fault.floor fault.untraced "$faults" fault.floor
+report_line "    page faults, unwatched, cowtop watching other" fault.cowtop-other fault.untraced "$faults" fault.floor
+report_line "    CoW, unwatched, cowtop watching other" cow.cowtop-other cow.untraced "$faults" cow.floor
+report_line "    page faults, unwatched, cow.bt watching other" fault.bpftrace-other fault.untraced "$faults" fault.floor
+report_line "    CoW, unwatched, cow.bt watching other" cow.bpftrace-other cow.untraced "$faults" cow.floor
 
 if [ -s "$tmp/cow.cowtop.ns" ] && [ -s "$tmp/cow.bpftrace.ns" ]; then
 	echo
@@ -414,6 +463,15 @@ if [ -s "$tmp/cow.cowtop.ns" ] && [ -s "$tmp/cow.bpftrace.ns" ]; then
 		printf "added cost, watched CoW: cowtop %+.1f%%, bpftrace %+.1f%%", b * 100, c * 100
 		if (c > 0) printf ", cowtop / bpftrace = %.2f", b / c
 		printf "\n" }'
+fi
+
+if [ -s "$tmp/cow.noregions.ns" ] && [ -s "$tmp/cow.cowtop.ns" ]; then
+	echo
+	awk -v b="$(stats "$tmp/cow.cowtop.ns" | cut -d' ' -f1)" \
+		-v n="$(stats "$tmp/cow.noregions.ns" | cut -d' ' -f1)" \
+		-v u="$(stats "$tmp/cow.untraced.ns" | cut -d' ' -f1)" -v f="$faults" 'BEGIN {
+		printf "regions: (b)/(b-) = %.3f, ratio %.3f against %.3f, %+.0f ns/copy\n",
+			b / n, b / u, n / u, (b - n) / f }'
 fi
 
 if [ -s "$tmp/cow.stacks.ns" ] && [ -s "$tmp/cow.cowtop.ns" ]; then
@@ -434,4 +492,5 @@ read -r kminflt _ _ < <(stats "$tmp/cow.untraced.minflt")
 echo "  kernel      $kminflt minor faults per untraced run (median; children and parent)"
 report_counts cow.cowtop "(b) cowtop"
 report_counts cow.stacks "(b') stacks"
+report_counts cow.noregions "(b-) no regions"
 report_counts cow.bpftrace "(c) cow.bt"

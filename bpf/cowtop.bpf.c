@@ -40,6 +40,7 @@ const volatile __u32 gfp_movable = 0x08;   /* __GFP_MOVABLE of this kernel */
 const volatile __u32 gfp_zero = 0x100;     /* __GFP_ZERO of this kernel */
 const volatile __u64 user_addr_end = 0x00007ffffffff000ULL;
 const volatile bool usdt_enabled = false;  /* -u given: count copies per phase */
+const volatile bool regions_enabled = true; /* split copies by memory region */
 const volatile __u32 nr_cpus = 1;          /* possible CPUs, for flushes at exit */
 const volatile __u32 mm_anonpages = 1;     /* MM_ANONPAGES of this kernel (an anonymous enum) */
 const volatile __u64 ns_per_tick = 10000000; /* user space's start times are in clock ticks */
@@ -544,8 +545,10 @@ int on_mm_page_alloc(struct bpf_raw_tracepoint_args *ctx)
 		kind = classify(s);
 		if (kind != COWTOP_REGION_FILE)
 			return 0; /* THP first touch, swap-in, shared mapping */
-	} else if (gfp & gfp_zero) {
-		kind = COWTOP_REGION_OTHER; /* a zero fill: no region */
+		if (!regions_enabled)
+			kind = COWTOP_REGION_OTHER; /* counted, not split */
+	} else if ((gfp & gfp_zero) || !regions_enabled) {
+		kind = COWTOP_REGION_OTHER; /* a zero fill, or no regions asked */
 	} else {
 		kind = classify(s);
 	}

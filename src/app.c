@@ -322,6 +322,7 @@ static int open_tracer(struct app *a)
 		.first_clone_of = a->opt->first_clone_of,
 		.ringbuf_kib = a->opt->ringbuf_kib,
 		.usdt = a->targets.probes != NULL,
+		.no_regions = a->opt->no_regions,
 		.on = collect__handlers(&a->collect),
 	};
 	char err[256];

@@ -24,6 +24,7 @@ enum {
 	OPT_STACKS,
 	OPT_STACKS_SAMPLE,
 	OPT_FOLDED,
+	OPT_NO_REGIONS,
 };
 
 static const struct option long_opts[] = {
@@ -40,6 +41,7 @@ static const struct option long_opts[] = {
 	{ "linger", required_argument, NULL, OPT_LINGER },
 	{ "smaps-budget", required_argument, NULL, OPT_SMAPS_BUDGET },
 	{ "regions", no_argument, NULL, OPT_REGIONS },
+	{ "no-regions", no_argument, NULL, OPT_NO_REGIONS },
 	{ "ascii", no_argument, NULL, OPT_ASCII },
 	{ "demo", no_argument, NULL, OPT_DEMO },
 	{ "ringbuf-kib", required_argument, NULL, OPT_RINGBUF },
@@ -76,6 +78,7 @@ void options_usage(FILE *f)
 	      "      --flat                a flat list instead of the tree\n"
 	      "      --linger SECONDS      keep exited processes on screen this long (default 10)\n"
 	      "      --regions             batch text: each process's copies by memory region\n"
+	      "      --no-regions          do not split copies by region (all are \"other\")\n"
 	      "                            (heap, stack, anon, file:NAME, other)\n"
 	      "  -o, --snapshot FILE       where the snapshot key writes (default ./cowtop-DATE.txt)\n"
 	      "      --ascii               ASCII glyphs only\n"
@@ -213,6 +216,7 @@ static int apply(struct options *o, int c, const char *arg, char *err, size_t er
 			return fail(err, errlen, "invalid smaps budget '%s' (percent of a CPU, 0 to 100)", arg);
 		return 0;
 	case OPT_STACKS: o->stacks = true; return 0;
+	case OPT_NO_REGIONS: o->no_regions = true; return 0;
 	case OPT_FOLDED:
 		if (!*arg)
 			return fail(err, errlen, "--folded needs a file name");
@@ -256,6 +260,8 @@ static int check_targets(const struct options *o, char *err, size_t errlen)
 
 	if (kinds > 1)
 		return fail(err, errlen, "-p, --track-first-clone, --demo and -- COMMAND exclude each other");
+	if (o->regions && o->no_regions)
+		return fail(err, errlen, "--regions and --no-regions exclude each other");
 	return 0;
 }
 

@@ -24,6 +24,7 @@ struct options {
 	bool reverse;
 	bool flat;            /* list instead of tree */
 	bool regions;         /* batch text: a line of copies by region per process */
+	bool no_regions;      /* do not split copies by region in the kernel */
 	bool demo;
 	bool ascii;
 	const char *snapshot; /* -o */

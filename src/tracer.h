@@ -78,6 +78,7 @@ struct tracer_opts {
 	int first_clone_of;
 	unsigned ringbuf_kib; /* 0: default */
 	bool usdt;            /* load the USDT program and count copies per phase */
+	bool no_regions;      /* leave copies unsplit by region (all "other") */
 	struct tracer_handlers on;
 };
 

@@ -126,9 +126,30 @@ test_text() {
 		<<<"$line"
 }
 
+# --no-regions: every copy is "other", the first writes to the private
+# file mapping included (still counted as copies); the total is the same.
+test_no_regions() {
+	local child file
+	new_report no-regions
+	# shellcheck disable=SC2046
+	run_cowtop no-regions --no-regions -- "$REGIONLOAD" --report "$REPORT" $(load_args)
+	expect_eq "no-regions: cowtop exit status" "$RC" 0
+	child=$(awk '$1 == "child" { print $2 }' "$REPORT")
+	file=$(awk '$1 == "child" { print $NF }' "$REPORT")
+	validate_frames
+	check_region_contract no-regions
+	check_region "$child" heap 0 0
+	check_region "$child" anon 0 0
+	check_region "$child" stack 0 0
+	check_region "$child" file:libregiondata.so 0 0
+	check_region "$child" "file:$file" 0 0
+	check_region "$child" other $((HEAP + ANON + STACK + DATA + FILE)) $((REGION_SLACK * 5 + OTHER_SLACK))
+}
+
 setup
 [ -x "$REGIONLOAD" ] || die "workload not found at '$REGIONLOAD' (set REGIONLOAD)"
 test_command
 test_pid
 test_text
+test_no_regions
 finish

@@ -58,6 +58,11 @@ static void test_regions(void **state)
 	assert_int_equal(parse(&o, argv, err, "--regions=yes", NULL), -EINVAL);
 	assert_int_equal(parse(&o, argv, err, "--regions", "heap", NULL), -EINVAL);
 	assert_non_null(strstr(err, "'heap'"));
+	assert_false(o.no_regions);
+	assert_int_equal(parse(&o, argv, err, "--no-regions", NULL), 0);
+	assert_true(o.no_regions);
+	assert_int_equal(parse(&o, argv, err, "-b", "--regions", "--no-regions", NULL), -EINVAL);
+	assert_non_null(strstr(err, "exclude each other"));
 }
 
 /* The smaps budget: a percentage of one CPU, fractions allowed, 0 off. */
