@@ -23,36 +23,88 @@ static __u64 pending(const struct cowtop_slot *slots, int ncpus, __u32 pid)
 	return n;
 }
 
-struct entry {
-	__u32 pid;
-	struct cowtop_proc p;
+/* A whole hash map as read: n entries, keys and values in two arrays. */
+struct dump {
+	void *keys, *vals;
+	size_t n, cap;
+	size_t ksz, vsz;
 };
 
-/* Read the whole process map into a malloc'd array; returns its length or -errno. */
-static ssize_t read_procs(struct tracer *t, struct entry **out)
+/* Make room for more entries in d: at least twice as many. */
+static int dump_grow(struct dump *d)
 {
-	int fd = bpf_map__fd(t->skel->maps.procs);
-	__u32 key, next, *prev = NULL;
-	struct entry *v = NULL, *nv;
-	size_t n = 0, cap = 0;
+	size_t cap = d->cap ? d->cap * 2 : 256;
+	void *k = realloc(d->keys, cap * d->ksz), *v;
 
-	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		key = next;
-		prev = &key;
-		if (n == cap) {
-			cap = cap ? cap * 2 : 256;
-			nv = realloc(v, cap * sizeof(*v));
-			if (!nv) {
-				free(v);
-				return -ENOMEM;
-			}
-			v = nv;
-		}
-		if (bpf_map_lookup_elem(fd, &next, &v[n].p) == 0)
-			v[n++].pid = next;
+	if (!k)
+		return -ENOMEM;
+	d->keys = k;
+	v = realloc(d->vals, cap * d->vsz);
+	if (!v)
+		return -ENOMEM;
+	d->vals = v;
+	d->cap = cap;
+	return 0;
+}
+
+/* Read the map key by key: two system calls an entry. */
+static int dump_by_key(int fd, struct dump *d)
+{
+	char key[64], next[64];
+	void *prev = NULL;
+
+	d->n = 0;
+	while (bpf_map_get_next_key(fd, prev, next) == 0) {
+		memcpy(key, next, d->ksz);
+		prev = key;
+		if (d->n == d->cap && dump_grow(d))
+			return -ENOMEM;
+		if (bpf_map_lookup_elem(fd, key, (char *)d->vals + d->n * d->vsz) == 0)
+			memcpy((char *)d->keys + d->n++ * d->ksz, key, d->ksz);
 	}
-	*out = v;
-	return n;
+	return errno == ENOENT ? 0 : -errno;
+}
+
+/* Read every entry of hash map fd (keys of ksz bytes, values of vsz) into
+ * d, which the caller frees (dump_free): in batches, one system call for
+ * as many entries as fit, where the kernel can; key by key where not.
+ * 0 or -errno. */
+static int map_dump(int fd, size_t ksz, size_t vsz, struct dump *d)
+{
+	__u64 in[8], out[8]; /* a hash map's batch position: a bucket index */
+	bool first = true;
+	int e;
+
+	*d = (struct dump){ .ksz = ksz, .vsz = vsz };
+	if (ksz > 64 || dump_grow(d))
+		return -ENOMEM;
+	for (;;) {
+		__u32 count = d->cap - d->n;
+
+		e = bpf_map_lookup_batch(fd, first ? NULL : in, out, (char *)d->keys + d->n * ksz,
+					 (char *)d->vals + d->n * vsz, &count, NULL);
+		if (e && errno == ENOSPC && count == 0) { /* a bucket larger than the room left */
+			if (dump_grow(d))
+				return -ENOMEM;
+			continue;
+		}
+		if (e && errno != ENOENT)
+			return first && (errno == EINVAL || errno == ENOTSUP || errno == ENOSYS) ?
+			       dump_by_key(fd, d) : -errno;
+		d->n += count;
+		if (e) /* ENOENT: that was the last batch */
+			return 0;
+		memcpy(in, out, sizeof(in));
+		first = false;
+		if (d->n == d->cap && dump_grow(d))
+			return -ENOMEM;
+	}
+}
+
+static void dump_free(struct dump *d)
+{
+	free(d->keys);
+	free(d->vals);
 }
 
 /* Call fn for every process with counters in the kernel, pending copies
@@ -62,31 +114,34 @@ int tracer__for_each(struct tracer *t, tracer_proc_fn fn, void *ctx)
 {
 	int ncpus = t->ncpus > 0 ? t->ncpus : 1;
 	struct cowtop_slot *slots = calloc(ncpus, sizeof(*slots));
-	struct entry *v = NULL;
+	struct dump d;
 	__u32 zero = 0;
-	ssize_t n, i;
 	bool have_slots;
+	size_t i;
+	int e;
 
 	if (!slots)
 		return -ENOMEM;
-	n = read_procs(t, &v);
-	have_slots = n > 0 &&
+	e = map_dump(bpf_map__fd(t->skel->maps.procs), sizeof(__u32), sizeof(struct cowtop_proc), &d);
+	have_slots = !e && d.n > 0 &&
 		     bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.slots), &zero, slots) == 0;
-	for (i = 0; i < n; i++) {
+	for (i = 0; !e && i < d.n; i++) {
+		__u32 pid = ((const __u32 *)d.keys)[i];
+		const struct cowtop_proc *v = &((const struct cowtop_proc *)d.vals)[i];
 		struct tracer_proc p = {
-			.pid = (int)v[i].pid, .ppid = (int)v[i].p.ppid,
-			.start = ticks_of(t, v[i].p.start_ns), .exited = v[i].p.exited,
-			.counts = counts_of(&v[i].p.counts),
-			.inherited_kib = kib_of(t, v[i].p.inherited),
+			.pid = (int)pid, .ppid = (int)v->ppid,
+			.start = ticks_of(t, v->start_ns), .exited = v->exited,
+			.counts = counts_of(&v->counts),
+			.inherited_kib = kib_of(t, v->inherited),
 		};
 
 		if (have_slots && !p.exited)
-			p.counts.cow += pending(slots, ncpus, v[i].pid);
+			p.counts.cow += pending(slots, ncpus, pid);
 		fn(&p, ctx);
 	}
-	free(v);
+	dump_free(&d);
 	free(slots);
-	return n < 0 ? (int)n : 0;
+	return e;
 }
 
 /* One region counter as read, pending per-CPU counts added. */
@@ -143,22 +198,20 @@ static int cmp_u32(const void *x, const void *y)
 /* Read the region map; keys of queued (forgotten) pids go to *gone too. */
 static int read_regions(struct tracer *t, struct regions *r, struct regions *gone)
 {
-	int fd = bpf_map__fd(t->skel->maps.region_cow);
-	struct cowtop_region_key key, next, *prev = NULL;
-	__u64 n;
+	struct dump d;
+	size_t i;
+	int e = map_dump(bpf_map__fd(t->skel->maps.region_cow), sizeof(struct cowtop_region_key),
+			 sizeof(__u64), &d);
 
-	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &n))
-			continue;
-		if (regions_push(r, &key, n))
-			return -ENOMEM;
-		if (t->ndrop && bsearch(&key.tgid, t->drop, t->ndrop, sizeof(*t->drop), cmp_u32) &&
-		    regions_push(gone, &key, 0))
-			return -ENOMEM;
+	for (i = 0; !e && i < d.n; i++) {
+		const struct cowtop_region_key *key = &((const struct cowtop_region_key *)d.keys)[i];
+
+		e = regions_push(r, key, ((const __u64 *)d.vals)[i]);
+		if (!e && t->ndrop && bsearch(&key->tgid, t->drop, t->ndrop, sizeof(*t->drop), cmp_u32))
+			e = regions_push(gone, key, 0);
 	}
-	return 0;
+	dump_free(&d);
+	return e;
 }
 
 /* Whether the pending region count of a slot belongs to the process the
@@ -270,17 +323,18 @@ unsigned long long tracer__lost(struct tracer *t)
 /* Call fn for every (process, phase) copy counter held in the kernel. */
 int tracer__for_each_phase(struct tracer *t, tracer_split_fn fn, void *ctx)
 {
-	int fd = bpf_map__fd(t->skel->maps.phase_cow);
-	struct cowtop_phase_key key, next, *prev = NULL;
-	__u64 n;
+	struct dump d;
+	size_t i;
+	int e = map_dump(bpf_map__fd(t->skel->maps.phase_cow), sizeof(struct cowtop_phase_key),
+			 sizeof(__u64), &d);
 
-	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		if (bpf_map_lookup_elem(fd, &next, &n) == 0)
-			fn((int)next.tgid, (int)next.phase, n, ctx);
-		key = next;
-		prev = &key;
+	for (i = 0; !e && i < d.n; i++) {
+		const struct cowtop_phase_key *k = &((const struct cowtop_phase_key *)d.keys)[i];
+
+		fn((int)k->tgid, (int)k->phase, ((const __u64 *)d.vals)[i], ctx);
 	}
-	return errno == ENOENT ? 0 : -errno;
+	dump_free(&d);
+	return e;
 }
 
 /* The per-phase copy counters of one process (zeros where none). */
@@ -300,17 +354,18 @@ void tracer__phases_of(struct tracer *t, int pid, unsigned long long out[PHASE_M
 /* Call fn for every (process, stack) page counter held in the kernel. */
 int tracer__for_each_stack(struct tracer *t, tracer_stack_fn fn, void *ctx)
 {
-	int fd = bpf_map__fd(t->skel->maps.stack_pages);
-	struct cowtop_stack_key key, next, *prev = NULL;
-	__u64 n;
+	struct dump d;
+	size_t i;
+	int e = map_dump(bpf_map__fd(t->skel->maps.stack_pages), sizeof(struct cowtop_stack_key),
+			 sizeof(__u64), &d);
 
-	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		if (bpf_map_lookup_elem(fd, &next, &n) == 0)
-			fn((int)next.tgid, next.stack_id, n, ctx);
-		key = next;
-		prev = &key;
+	for (i = 0; !e && i < d.n; i++) {
+		const struct cowtop_stack_key *k = &((const struct cowtop_stack_key *)d.keys)[i];
+
+		fn((int)k->tgid, k->stack_id, ((const __u64 *)d.vals)[i], ctx);
 	}
-	return errno == ENOENT ? 0 : -errno;
+	dump_free(&d);
+	return e;
 }
 
 /* The user addresses of a captured stack, innermost first. */
