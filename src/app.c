@@ -414,6 +414,7 @@ cleanup:
 		close(a.timerfd);
 	tracer__free(a.tracer);
 	sampler__free(a.sampler);
+	collect__free(&a.collect);
 	model__free(a.model);
 	if (a.procfd >= 0)
 		close(a.procfd);

@@ -9,6 +9,13 @@
 #include "collect.h"
 #include "loop.h"
 
+/* Let go of the kept /proc files. */
+void collect__free(struct collect *c)
+{
+	statfds__free(c->statfds);
+	c->statfds = NULL;
+}
+
 /* Start with an empty table fed from the /proc directory procfd. */
 void collect__init(struct collect *c, struct model *m, int procfd)
 {
@@ -24,6 +31,20 @@ struct tracer_handlers collect__handlers(struct collect *c)
 	return (struct tracer_handlers){ .event = collect__event, .hit = collect__hit, .ctx = c };
 }
 
+/* Read /proc/PID/stat through a kept file. The files are set up at the
+ * first read, once the launched command has been forked: the open-file
+ * limit raised for them is cowtop's alone. */
+static int read_stat(struct collect *c, int pid, struct proc_stat *st)
+{
+	if (!c->statfds && !c->statfds_failed) {
+		c->statfds = statfds__new(c->procfd, statfds_budget());
+		c->statfds_failed = !c->statfds;
+	}
+	if (!c->statfds)
+		return procfs_read_stat(c->procfd, pid, st);
+	return statfds__read(c->statfds, pid, st);
+}
+
 /* Update p from /proc; false when the process there is not p any more.
  * One file per process: stat has RSS and VSZ too (statm's resident is the
  * same kernel counter), and /proc reads are most of cowtop's CPU time. */
@@ -31,7 +52,7 @@ static bool refresh_from_proc(struct collect *c, struct proc *p)
 {
 	struct proc_stat st;
 
-	if (procfs_read_stat(c->procfd, p->pid, &st) || st.start_time != p->start_time)
+	if (read_stat(c, p->pid, &st) || st.start_time != p->start_time)
 		return false;
 	model__set_ppid(p, st.ppid);
 	model__set_comm(p, st.comm, strnlen(st.comm, sizeof(st.comm)));
@@ -58,6 +79,7 @@ static void end_proc(struct collect *c, struct proc *p)
 {
 	take_final_phases(c, p);
 	model__mark_exited(p, c->now());
+	statfds__drop(c->statfds, p->pid);
 	if (c->tracer)
 		tracer__forget(c->tracer, p->pid, p->start_time);
 }
@@ -158,7 +180,7 @@ static bool proc_is(struct collect *c, int pid, unsigned long long start)
 {
 	struct proc_stat st;
 
-	return procfs_read_stat(c->procfd, pid, &st) == 0 && st.start_time == start;
+	return read_stat(c, pid, &st) == 0 && st.start_time == start;
 }
 
 /* A process known only from the kernel's map: add it once /proc confirms who
@@ -202,6 +224,7 @@ static void on_counts(const struct tracer_proc *k, void *ctx)
 		/* Its exit record was lost: the map still has the final counts. */
 		take_final_phases(w->c, p);
 		model__mark_exited(p, w->c->now());
+		statfds__drop(w->c->statfds, p->pid);
 		walk_reap(w, p);
 	}
 }

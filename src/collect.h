@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include "model.h"
 #include "procfs.h"
+#include "statfds.h"
 #include "tracer.h"
 
 #define COLLECT_LINGER_MAX 1024 /* exited processes kept on screen at most (newest) */
@@ -35,10 +36,13 @@ struct collect {
 	bool launched_execd;      /* ... and it has exec'd */
 	bool saw_fork;            /* a watched process forked */
 	unsigned ticks;
+	struct statfds *statfds;  /* kept /proc/PID/stat files; NULL before the first read */
+	bool statfds_failed;      /* ... or when they could not be set up */
 	struct collect_file files[COLLECT_FILES]; /* open addressing by (dev, ino) */
 };
 
 void collect__init(struct collect *c, struct model *m, int procfd);
+void collect__free(struct collect *c);
 struct tracer_handlers collect__handlers(struct collect *c);
 void collect__event(const struct tracer_event *e, void *ctx);
 void collect__hit(const struct tracer_hit *h, void *ctx);
