@@ -156,14 +156,28 @@ static void close_sinks(struct app *a, bool flush)
 	a->sinks = NULL;
 }
 
-/* Read the costly figures on their budget, the rows on screen first. */
-static void sample(struct app *a, double interval)
+/* Whether every process's /proc figures are needed at each tick: a view
+ * other than the screen shows them all, or the screen sorts by one. */
+static bool needs_every_proc(const struct app *a)
 {
-	int pids[256];
+	const struct sink *s;
 
+	for (s = a->sinks; s; s = s->next)
+		if (!s->screen_only)
+			return true;
+	return a->tui && tui__sorts_by_proc(a->tui);
+}
+
+/* Tell the collector and the sampler what the views show: the rows on
+ * screen are read first, and only they each tick when that is enough. */
+static void want(struct app *a)
+{
+	int pids[COLLECT_WANT_MAX];
+	size_t n = a->tui ? tui__visible(a->tui, pids, COLLECT_WANT_MAX) : 0;
+
+	collect__want(&a->collect, pids, n, needs_every_proc(a));
 	if (a->tui)
-		sampler__want(a->sampler, pids, tui__visible(a->tui, pids, 256));
-	sampler__run(a->sampler, interval);
+		sampler__want(a->sampler, pids, n);
 }
 
 /* Close an interval: collect, sample, present, forget what was shown exited. */
@@ -172,9 +186,10 @@ static void tick(struct app *a)
 	double now = loop_now(), dt = now - a->last_tick, interval;
 
 	a->final_due = false;
+	want(a);
 	interval = collect__tick(&a->collect, dt);
 	stackfeed__tick(&a->stacks);
-	sample(a, interval);
+	sampler__run(a->sampler, interval);
 	measure_cpu(a, dt);
 	present(a, interval);
 	a->last_tick = now;

@@ -21,6 +21,7 @@ void collect__init(struct collect *c, struct model *m, int procfd)
 {
 	memset(c, 0, sizeof(*c));
 	c->model = m;
+	c->want_all = true;
 	c->procfd = procfd;
 	c->now = loop_now;
 }
@@ -54,6 +55,7 @@ static bool refresh_from_proc(struct collect *c, struct proc *p)
 
 	if (read_stat(c, p->pid, &st) || st.start_time != p->start_time)
 		return false;
+	p->track.read = true;
 	model__set_ppid(p, st.ppid);
 	model__set_comm(p, st.comm, strnlen(st.comm, sizeof(st.comm)));
 	model__set_mem(p, st.state, (unsigned long long)(st.rss > 0 ? st.rss : 0) * procfs_page_kib(),
@@ -430,7 +432,37 @@ static void collect_counts(struct collect *c)
 	collect_regions(c);
 }
 
-/* Read /proc for every live process. One gone from /proc is marked exited
+static int cmp_int(const void *x, const void *y)
+{
+	int a = *(const int *)x, b = *(const int *)y;
+
+	return (a > b) - (a < b);
+}
+
+void collect__want(struct collect *c, const int *pids, size_t n, bool all)
+{
+	c->want_all = all;
+	c->nwant = n < COLLECT_WANT_MAX ? n : COLLECT_WANT_MAX;
+	if (c->nwant)
+		memcpy(c->want, pids, c->nwant * sizeof(*pids));
+	if (c->nwant > 1)
+		qsort(c->want, c->nwant, sizeof(*c->want), cmp_int);
+}
+
+/* Whether p is read from /proc this tick: when every process is wanted,
+ * when p is, when only /proc can tell that it has gone (the kernel side
+ * does not hold it), when it was never read, and the others once in
+ * COLLECT_SLOW_TICKS (staggered by pid, so that the reads spread). */
+static bool due(const struct collect *c, const struct proc *p)
+{
+	if (c->want_all || !p->track.in_kernel || !p->track.read)
+		return true;
+	if (c->nwant && bsearch(&p->pid, c->want, c->nwant, sizeof(*c->want), cmp_int))
+		return true;
+	return (c->ticks + (unsigned)p->pid) % COLLECT_SLOW_TICKS == 0;
+}
+
+/* Read /proc for every live process that is due. One gone from /proc is marked exited
  * here when the kernel side does not know it; else its exit record brings
  * the final counts. That record is written before the process leaves /proc,
  * so it has been read by the next frame: a process still gone then, with no
@@ -442,7 +474,7 @@ static void refresh_all(struct collect *c)
 	struct proc *p;
 
 	for (i = 0; (p = model__at(c->model, i)); i++) {
-		if (p->exited)
+		if (p->exited || !due(c, p))
 			continue;
 		if (refresh_from_proc(c, p))
 			p->track.gone = 0;

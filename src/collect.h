@@ -14,6 +14,8 @@
 
 #define COLLECT_LINGER_MAX 1024 /* exited processes kept on screen at most (newest) */
 #define COLLECT_FILES 1024      /* files (device, inode) whose region slot is remembered */
+#define COLLECT_WANT_MAX 256    /* processes a view can ask to have read every tick */
+#define COLLECT_SLOW_TICKS 10   /* ... the others are read once in this many ticks */
 
 /* A file copies were made in, and its slot of SPLIT_REGION: 0 ("other")
  * once the model's slots ran out, -1 while it could not be named yet. */
@@ -37,12 +39,20 @@ struct collect {
 	bool saw_fork;            /* a watched process forked */
 	unsigned ticks;
 	struct statfds *statfds;  /* kept /proc/PID/stat files; NULL before the first read */
+	/* What the views need from /proc (collect__want): every process each
+	 * tick, or only these (sorted), the rest every COLLECT_SLOW_TICKS. */
+	bool want_all;
+	int want[COLLECT_WANT_MAX];
+	size_t nwant;
 	bool statfds_failed;      /* ... or when they could not be set up */
 	struct collect_file files[COLLECT_FILES]; /* open addressing by (dev, ino) */
 };
 
 void collect__init(struct collect *c, struct model *m, int procfd);
 void collect__free(struct collect *c);
+/* Which processes to read from /proc at the next ticks: all of them, or the
+ * pids given (rows on screen) every tick and the others now and then. */
+void collect__want(struct collect *c, const int *pids, size_t n, bool all);
 struct tracer_handlers collect__handlers(struct collect *c);
 void collect__event(const struct tracer_event *e, void *ctx);
 void collect__hit(const struct tracer_hit *h, void *ctx);

@@ -52,6 +52,7 @@ struct split {
 struct proc_track {
 	bool in_kernel;      /* the BPF side holds its counters */
 	unsigned char gone;  /* frames in a row it was not in /proc */
+	bool read;           /* /proc was read for it at least once */
 };
 
 /* One process: public data, read by everyone, written only through model__*

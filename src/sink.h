@@ -32,6 +32,9 @@ struct sink_ops {
 struct sink {
 	const struct sink_ops *ops;
 	struct sink *next; /* the app's list */
+	/* It shows /proc's figures (RSS, VSZ, state) only of the rows on
+	 * screen: the others may be read less often. */
+	bool screen_only;
 };
 
 /* What a sink's opener may look at. tui: the full-screen view is on. */

@@ -254,6 +254,7 @@ static const struct sink_ops tui_sink_ops = { .frame = tui_sink_frame, .free = t
 struct sink *tui__sink(struct tui *t)
 {
 	t->sink.ops = &tui_sink_ops;
+	t->sink.screen_only = true;
 	return &t->sink;
 }
 
@@ -268,6 +269,21 @@ void tui__resize(struct tui *t)
 
 /* The live processes on screen, the selection first: whose memory to read
  * first. Returns how many pids were put (at most max). */
+/* Whether the order of the rows needs /proc's figures of every process:
+ * sorting by a column the kernel side does not give. */
+bool tui__sorts_by_proc(const struct tui *t)
+{
+	switch (t->v.vo.sort) {
+	case SORT_COW_RATE:
+	case SORT_COW:
+	case SORT_PID:
+	case SORT_COMM:
+		return false;
+	default:
+		return true;
+	}
+}
+
 size_t tui__visible(const struct tui *t, int *pids, size_t max)
 {
 	if (!t)

@@ -36,6 +36,7 @@ void tui__resize(struct tui *t);
 enum tui_action tui__input(struct tui *t);
 double tui__delay(const struct tui *t);
 size_t tui__visible(const struct tui *t, int *pids, size_t max);
+bool tui__sorts_by_proc(const struct tui *t);
 bool tui__stacks(const struct tui *t);
 int tui_check_terminal(char *err, size_t errlen);
 

@@ -281,6 +281,44 @@ static void test_fork_then_exit(void **state)
 	assert_string_equal(model__find(f->m, 10, 500)->comm, "master");
 }
 
+/* With only the rows on screen wanted, those are read from /proc every
+ * tick, the others once in COLLECT_SLOW_TICKS ticks; with everything
+ * wanted, all each tick. (The state letter tells a read.) */
+static void test_want_rows(void **state)
+{
+	struct fixture *f = *state;
+	struct proc *on, *off;
+	int shown = 30, ticks = 0;
+
+	proc_put(f, 30, 1, "shown", 'S', 900);
+	proc_put(f, 31, 1, "hidden", 'S', 901);
+	collect__watch(&f->c, &(struct proc_stat){ .pid = 30, .ppid = 1, .start_time = 900 });
+	collect__watch(&f->c, &(struct proc_stat){ .pid = 31, .ppid = 1, .start_time = 901 });
+	map_put(f, 30, 1, 900, 0, false);
+	map_put(f, 31, 1, 901, 0, false);
+	collect__tick(&f->c, 1.0);
+	on = model__find(f->m, 30, 900);
+	off = model__find(f->m, 31, 901);
+	assert_int_equal(off->state, 'S');
+	proc_put(f, 30, 1, "shown", 'R', 900);
+	proc_put(f, 31, 1, "hidden", 'R', 901);
+	collect__want(&f->c, &shown, 1, false);
+	/* the hidden one is read within COLLECT_SLOW_TICKS ticks, not every tick */
+	while (off->state != 'R' && ticks < COLLECT_SLOW_TICKS + 1) {
+		collect__tick(&f->c, 1.0);
+		assert_int_equal(on->state, 'R');
+		ticks++;
+	}
+	assert_int_equal(off->state, 'R');
+	assert_true(ticks > 1);
+	proc_put(f, 30, 1, "shown", 'D', 900);
+	proc_put(f, 31, 1, "hidden", 'D', 901);
+	collect__want(&f->c, NULL, 0, true);
+	collect__tick(&f->c, 1.0);
+	assert_int_equal(on->state, 'D');
+	assert_int_equal(off->state, 'D');
+}
+
 /* The exit record of a child is read before its fork record: it stays
  * exited with its final counts (the fork's older counts do not move them
  * back), and it still hangs under its parent. */
@@ -573,6 +611,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_fork_then_exit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_want_rows, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exit_before_fork, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pid_reuse, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lost_records, setup, teardown),
