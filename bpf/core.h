@@ -82,6 +82,7 @@ struct percpu_counter {
 struct mm_struct {
 	struct percpu_counter rss_stat[4];
 	unsigned long start_brk, brk, start_stack;
+	unsigned long total_vm;
 } __attribute__((preserve_access_index));
 
 /* Since 6.13 mm_lock_seq is a seqcount bumped when the mmap lock is taken
@@ -118,6 +119,8 @@ struct vm_area_struct {
 } __attribute__((preserve_access_index));
 
 struct task_struct {
+	unsigned int __state;
+	int exit_state;
 	pid_t pid;
 	pid_t tgid;
 	int exit_code;
@@ -128,6 +131,18 @@ struct task_struct {
 	struct task_struct *group_leader;
 	struct signal_struct *signal;
 	struct mm_struct *mm;
+} __attribute__((preserve_access_index));
+
+/* The task iterator's context (bpf/iter.bpf.c). */
+struct seq_file;
+
+struct bpf_iter_meta {
+	struct seq_file *seq;
+} __attribute__((preserve_access_index));
+
+struct bpf_iter__task {
+	struct bpf_iter_meta *meta;
+	struct task_struct *task;
 } __attribute__((preserve_access_index));
 
 #endif

@@ -65,7 +65,7 @@ __u64 watch_bits[COWTOP_WATCH_WORDS] = {};
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 32768);
+	__uint(max_entries, COWTOP_PROCS_MAX);
 	__type(key, __u32);
 	__type(value, struct cowtop_proc);
 } procs SEC(".maps");

@@ -20,6 +20,28 @@ struct cowtop_counts {
 #define COWTOP_INHERITED_UNKNOWN (~0ULL)
 
 /* Value of the watched-process map, keyed by tgid. */
+#define COWTOP_PROCS_MAX 32768 /* watched processes the kernel side holds */
+
+/* What the task iterator (bpf/iter.bpf.c) writes per watched process: the
+ * figures /proc/PID/stat gives, read from the same kernel fields. */
+struct cowtop_task_rec {
+	__u32 tgid;
+	__u32 ppid;     /* the real parent's tgid */
+	__u64 start_ns; /* group leader's start time, as in cowtop_proc */
+	__u64 rss;      /* pages: file + anon + shmem counters, as /proc's RSS */
+	__u64 vm;       /* pages: total_vm, /proc's VSZ */
+	__u32 flags;    /* COWTOP_TASK_* */
+	char state;     /* /proc's state letter */
+	char pad[3];
+	char comm[16];
+};
+
+enum {
+	/* The leader has exited and others still run: rss, vm and state are
+	 * those of a live thread (a record of its own, after the leader's). */
+	COWTOP_TASK_THREAD = 1,
+};
+
 struct cowtop_proc {
 	struct cowtop_counts counts;
 	__u64 start_ns; /* group leader's start time, ns since boot (CLOCK_BOOTTIME) */

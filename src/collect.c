@@ -462,6 +462,39 @@ static bool due(const struct collect *c, const struct proc *p)
 	return (c->ticks + (unsigned)p->pid) % COLLECT_SLOW_TICKS == 0;
 }
 
+/* One watched process as the kernel side's task iterator read it: what
+ * /proc/PID/stat would have said. A thread's record (the leader has
+ * exited, others run) comes after its leader's and gives the figures. */
+static void on_task(const struct tracer_task *k, void *ctx)
+{
+	struct collect *c = ctx;
+	struct proc *p = model__find(c->model, k->pid, k->start);
+
+	if (!p || p->exited)
+		return;
+	if (!k->thread) {
+		model__set_ppid(p, k->ppid);
+		model__set_comm(p, k->comm, strnlen(k->comm, sizeof(k->comm)));
+	}
+	model__set_mem(p, k->state, k->rss_kib, k->vsz_kib);
+	p->track.read = true;
+	p->track.walked = c->ticks + 1;
+}
+
+/* Whether p's figures are fresh this tick: from the task walk when it saw
+ * p, else from /proc, read when p is due, or at once when the walk missed
+ * a process the kernel side holds (the task iterator passes over pid 1 on
+ * some kernels; /proc decides whether it has gone). -1: not due, left as it
+ * is. */
+static int refresh_one(struct collect *c, struct proc *p, bool walked)
+{
+	if (walked && p->track.walked == c->ticks + 1)
+		return 1;
+	if (!(walked && p->track.in_kernel) && !due(c, p))
+		return -1;
+	return refresh_from_proc(c, p);
+}
+
 /* Read /proc for every live process that is due. One gone from /proc is marked exited
  * here when the kernel side does not know it; else its exit record brings
  * the final counts. That record is written before the process leaves /proc,
@@ -470,13 +503,15 @@ static bool due(const struct collect *c, const struct proc *p)
  * is marked exited with the counts it has. */
 static void refresh_all(struct collect *c)
 {
+	bool walked = c->tracer && tracer__for_each_task(c->tracer, on_task, c) == 0;
 	size_t i;
 	struct proc *p;
+	int fresh;
 
 	for (i = 0; (p = model__at(c->model, i)); i++) {
-		if (p->exited || !due(c, p))
+		if (p->exited || (fresh = refresh_one(c, p, walked)) < 0)
 			continue;
-		if (refresh_from_proc(c, p))
+		if (fresh)
 			p->track.gone = 0;
 		else if (!p->track.in_kernel || ++p->track.gone >= 2)
 			model__mark_exited(p, c->now());

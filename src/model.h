@@ -53,6 +53,7 @@ struct proc_track {
 	bool in_kernel;      /* the BPF side holds its counters */
 	unsigned char gone;  /* frames in a row it was not in /proc */
 	bool read;           /* /proc was read for it at least once */
+	unsigned walked;     /* 1 + the collector's tick of the last task walk that saw it */
 };
 
 /* One process: public data, read by everyone, written only through model__*

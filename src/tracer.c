@@ -51,7 +51,7 @@ static bool has_tracepoint(const struct btf *vmlinux, const char *name)
 }
 
 /* The value of enumerator name in the kernel's BTF, or -1. */
-static long btf_enum_value(const struct btf *btf, const char *name)
+long btf_enum_value(const struct btf *btf, const char *name)
 {
 	__u32 id, n = btf__type_cnt(btf);
 
@@ -270,6 +270,7 @@ int tracer__open(struct tracer **out, const struct tracer_opts *o, char *err, si
 	e = load_attach(t, err, errlen);
 	if (e)
 		goto fail;
+	tracer_tasks_open(t, vmlinux);
 	btf__free(vmlinux);
 	*out = t;
 	return 0;
@@ -291,6 +292,7 @@ void tracer__free(struct tracer *t)
 	free(t->links);
 	free(t->drop);
 	ring_buffer__free(t->rb);
+	tracer_tasks_free(t);
 	cowtop_bpf__destroy(t->skel);
 	free(t);
 }

@@ -69,7 +69,19 @@ struct tracer_region {
 	unsigned long long pages;     /* copies in it so far, pending per-CPU counts included */
 };
 
+/* What /proc/PID/stat says of a watched process, as the kernel side's task
+ * iterator reads it from the same fields. */
+struct tracer_task {
+	int pid, ppid;
+	unsigned long long start;  /* clock ticks since boot */
+	char state;                /* /proc's letter */
+	char comm[TRACER_COMM_LEN];/* NUL-terminated */
+	unsigned long long rss_kib, vsz_kib;
+	bool thread;               /* the leader exited: state and figures of a live thread */
+};
+
 typedef void (*tracer_proc_fn)(const struct tracer_proc *p, void *ctx);
+typedef void (*tracer_task_fn)(const struct tracer_task *t, void *ctx);
 typedef void (*tracer_region_fn)(const struct tracer_region *r, void *ctx);
 typedef void (*tracer_split_fn)(int pid, int slot, unsigned long long pages, void *ctx);
 
@@ -93,6 +105,10 @@ void tracer__hold_regions(struct tracer *t, int pid);
 int tracer__epoll_fd(struct tracer *t);
 int tracer__drain(struct tracer *t);
 int tracer__for_each(struct tracer *t, tracer_proc_fn fn, void *ctx);
+/* Every watched process as /proc would show it, in one read of the kernel
+ * side's task iterator: leaders first, then the thread records. -ENOTSUP
+ * when there is no iterator (read /proc then), or -errno. */
+int tracer__for_each_task(struct tracer *t, tracer_task_fn fn, void *ctx);
 /* Every (process, region) counter, forgotten processes' included until
  * this walk, which then drops them (tracer__forget only queues that). */
 int tracer__for_each_region(struct tracer *t, tracer_region_fn fn, void *ctx);

@@ -1,6 +1,7 @@
 /* What the tracer's own files share, and nobody else sees: the tracer's
  * state and the conversions of the kernel's units to cowtop's. Included
- * only by tracer.c and tracer_maps.c (the only users of bpf/cowtop.h);
+ * only by tracer.c, tracer_maps.c and tracer_tasks.c (the only users of
+ * bpf/cowtop.h);
  * tracer.h is the public API. */
 #ifndef COWTOP_TRACER_INT_H
 #define COWTOP_TRACER_INT_H
@@ -11,6 +12,7 @@
 #include "tracer.h"
 #include "../bpf/cowtop.h"
 #include "cowtop.skel.h"
+#include "iter.skel.h"
 
 /* The tracer's state, opaque outside its own files. */
 struct tracer {
@@ -26,7 +28,18 @@ struct tracer {
 	size_t nlinks, links_cap;
 	__u32 *drop;             /* forgotten pids whose region counters go at the next walk */
 	size_t ndrop, drop_cap;
+	struct iter_bpf *iter;   /* the task iterator; NULL when this kernel cannot run it */
+	struct bpf_link *iter_link;
+	char *tasks_buf;         /* its last read */
+	size_t tasks_cap;
 };
+
+/* The task iterator (tracer_tasks.c): set up after the main programs are
+ * loaded, sharing their process map; on failure there is none, and /proc is
+ * read instead. */
+void tracer_tasks_open(struct tracer *t, const struct btf *vmlinux);
+void tracer_tasks_free(struct tracer *t);
+long btf_enum_value(const struct btf *btf, const char *name);
 
 /* The kernel's counters in cowtop's own type. */
 static inline struct cow_counts counts_of(const struct cowtop_counts *k)

@@ -3,6 +3,7 @@
  * functions the collector calls) and a /proc tree written in a temporary
  * directory. No root, no BPF. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -36,8 +37,23 @@ struct tracer {
 	int dropped[FAKE_MAX];   /* forgotten pids whose regions go at the next walk */
 	int ndropped;
 	int held;                /* pid whose regions are held until its exec */
+	struct tracer_task tasks[FAKE_MAX]; /* what the task iterator would read */
+	int ntasks;
+	bool iterator;           /* there is one (else: -ENOTSUP, /proc is read) */
 	struct tracer_handlers on;
 };
+
+/* The fake task iterator: its records in the order given. */
+int tracer__for_each_task(struct tracer *t, tracer_task_fn fn, void *ctx)
+{
+	int i;
+
+	if (!t->iterator)
+		return -ENOTSUP;
+	for (i = 0; i < t->ntasks; i++)
+		fn(&t->tasks[i], ctx);
+	return 0;
+}
 
 /* Every region counter, then drop those of forgotten pids, as the
  * tracer does. */
@@ -317,6 +333,62 @@ static void test_want_rows(void **state)
 	collect__tick(&f->c, 1.0);
 	assert_int_equal(on->state, 'D');
 	assert_int_equal(off->state, 'D');
+}
+
+/* A task record as the iterator gives it. */
+static void task_put(struct fixture *f, int pid, int ppid, unsigned long long start, char state,
+		     unsigned long long rss_kib, bool thread, const char *comm)
+{
+	f->t.tasks[f->t.ntasks++] = (struct tracer_task){
+		.pid = pid, .ppid = ppid, .start = start, .state = state, .rss_kib = rss_kib,
+		.vsz_kib = 4 * rss_kib, .thread = thread,
+	};
+	snprintf(f->t.tasks[f->t.ntasks - 1].comm, TRACER_COMM_LEN, "%s", comm);
+}
+
+/* With a task iterator, the processes the kernel side holds take their
+ * figures from it, not from /proc; a thread's record gives the figures of
+ * a process whose leader exited; one the walk no longer sees has gone. */
+static void test_task_walk(void **state)
+{
+	struct fixture *f = *state;
+	struct proc *a, *b;
+
+	proc_put(f, 40, 1, "alpha", 'S', 1000);
+	proc_put(f, 41, 1, "beta", 'S', 1001);
+	collect__watch(&f->c, &(struct proc_stat){ .pid = 40, .ppid = 1, .start_time = 1000 });
+	collect__watch(&f->c, &(struct proc_stat){ .pid = 41, .ppid = 1, .start_time = 1001 });
+	map_put(f, 40, 1, 1000, 0, false);
+	map_put(f, 41, 1, 1001, 0, false);
+	f->t.iterator = true;
+	task_put(f, 40, 7, 1000, 'R', 5000, false, "alpha2");
+	task_put(f, 41, 1, 1001, 'Z', 0, false, "beta");
+	task_put(f, 41, 1, 1001, 'S', 7000, true, "beta");
+	collect__tick(&f->c, 1.0);
+	a = model__find(f->m, 40, 1000);
+	b = model__find(f->m, 41, 1001);
+	assert_int_equal(a->state, 'R'); /* /proc says S: the walk was used */
+	assert_int_equal(a->rss_kib, 5000);
+	assert_int_equal(a->ppid, 7);
+	assert_string_equal(a->comm, "alpha2");
+	assert_int_equal(b->state, 'S');
+	assert_int_equal(b->rss_kib, 7000);
+	assert_false(b->exited);
+	/* beta leaves the walk, and /proc (and its exit record never came):
+	 * gone after two */
+	f->t.ntasks = 1;
+	proc_drop(f, 41);
+	collect__tick(&f->c, 1.0);
+	assert_false(b->exited);
+	collect__tick(&f->c, 1.0);
+	assert_true(b->exited);
+	assert_false(a->exited);
+	/* a process the walk misses but /proc has (pid 1 on some kernels) lives */
+	f->t.ntasks = 0;
+	collect__tick(&f->c, 1.0);
+	collect__tick(&f->c, 1.0);
+	assert_false(a->exited);
+	assert_int_equal(a->state, 'S');
 }
 
 /* The exit record of a child is read before its fork record: it stays
@@ -612,6 +684,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_fork_then_exit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_want_rows, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_task_walk, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exit_before_fork, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pid_reuse, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lost_records, setup, teardown),
