@@ -103,3 +103,144 @@ pct_diff() {
 now() {
 	date +%s.%3N
 }
+
+# ---------------------------------------------------------------------------
+# Preforking web servers (unicorn, gunicorn): a master with WORKERS workers
+# on a unix socket, a local HTTP load, and each worker's copies against the
+# pagemap oracle (pagemap-truth.py --differs-from: pages whose frame differs
+# from the master's; see there what it cannot see).
+#
+# Each worker must be within WORKER_PCT percent of the oracle. The slack is
+# small when the master idles and the workers keep what they copied: the
+# master's own copies after a fork would show in every older worker's count
+# of differing frames (the test prints them: cowtop's count for the
+# master), freed and reused memory in a worker (its allocator) too, and a
+# copy the worker then freed is in cowtop's count only.
+# ---------------------------------------------------------------------------
+
+WORKERS=3
+WORKER_PCT=2
+REQUESTS=90
+
+# Live children of PID now, one per line, ascending.
+live_children() {
+	ps -o pid= --ppid "$1" 2>/dev/null | tr -d ' ' | sort -n
+}
+
+# Whether PID has exactly N live children: has_children PID N.
+has_children() {
+	[ "$(live_children "$1" | wc -l)" -eq "$2" ]
+}
+
+# Whether PID appears in FRAMES.
+in_frames() {
+	[ -n "$(jq -n -r --argjson p "$1" 'first(inputs.processes[] | select(.pid == $p) | .pid) // empty' "$FRAMES")" ]
+}
+
+# Send N requests over the unix socket SOCK, WORKERS at a time; check every
+# one was answered: http_load LABEL SOCK N.
+http_load() {
+	local label=$1 out=$WORK/$1.load
+	timeout 60 curl -sS --no-progress-meter --unix-socket "$2" --parallel \
+		--parallel-max "$WORKERS" "http://localhost/[1-$3]" >"$out" 2>"$out.err" || true
+	expect_eq "$label: requests answered" "$(grep -c . "$out")" "$3"
+	echo "$label: requests per worker: $(cut -d' ' -f1 "$out" | sort | uniq -c | awk '{ printf "%s%s:%s", s, $2, $1; s = " " }')"
+}
+
+# Kill the given workers of MASTER one by one; check the master forks a new
+# one each time and cowtop shows it under the master, and the killed one
+# exited: respawn LABEL MASTER PID...
+respawn() {
+	local label=$1 master=$2 old new
+	shift 2
+	for old in "$@"; do
+		kill -KILL "$old"
+		wait_until 20 eval '! live_children "$master" | grep -qx "$old" && has_children "$master" "$WORKERS"' ||
+			{ fail "$label: worker $old was not replaced within 20 s"; continue; }
+		new=$(live_children "$master" | tail -n 1)
+		wait_until 10 in_frames "$new" || true
+		wait_frames 2 10 || true
+		SUMMARY=
+		expect_eq "$label: respawned worker $new (for $old) under the master" \
+			"$(proc_field "$new" ppid)" "$master"
+		expect_eq "$label: killed worker $old's last state" "$(proc_field "$old" state)" exited
+	done
+}
+
+# Compare each live worker of MASTER with the oracle, after the load, when
+# they idle: check_workers LABEL MASTER.
+check_workers() {
+	local label=$1 master=$2 truth=$WORK/$1.truth pid compared differs zero t cow n=0 mcow
+	sleep 1
+	# shellcheck disable=SC2046 # one argument per pid
+	python3 "$TRUTH" --differs-from "$master" $(live_children "$master") >"$truth" ||
+		fail "$label: the pagemap oracle failed"
+	wait_frames 2 10 || fail "$label: no frames after the oracle"
+	SUMMARY=
+	mcow=$(last_cow "$master")
+	while read -r pid compared differs zero t; do
+		n=$((n + 1))
+		cow=$(cow_after "$pid" "$t")
+		echo "$label worker $pid: cowtop $cow copies, pagemap $differs frames differ" \
+			"($(pct_diff "$cow" "$differs")%; $zero zero fills, $compared pages compared;" \
+			"master's copies so far ${mcow:-?})"
+		if within "$cow" "$differs" "$WORKER_PCT"; then
+			pass "$label: worker $pid: $cow copies within $WORKER_PCT% of the oracle's $differs"
+		else
+			fail "$label: worker $pid: ${cow:-no} copies not within $WORKER_PCT% of the oracle's $differs"
+		fi
+		[ "$differs" -ge 1000 ] || fail "$label: worker $pid copied only $differs pages: the load missed it"
+	done <"$truth"
+	expect_eq "$label: workers compared" "$n" "$WORKERS"
+}
+
+# Wait up to 20 s for the background cowtop to end; RC its status.
+wait_cowtop() {
+	if ! wait_until 20 eval '! kill -0 "$COWTOP_PID"'; then
+		fail "cowtop still running 20 s after the server ended"
+		kill -KILL "$COWTOP_PID" 2>/dev/null || true
+	fi
+	RC=0
+	reap "$COWTOP_PID" || RC=$?
+}
+
+# The whole case for a server started by SERVER_CMD (an array) that writes
+# its master's pid to PIDFILE, serves on SOCK and stops gracefully on
+# STOP_SIGNAL: web_case MODE (launch: cowtop -- SERVER_CMD; attach: the
+# server first, then cowtop -p, and every worker replaced so that all are
+# watched from their fork).
+web_case() {
+	local mode=$1 label=$SERVER_NAME-$1 master workers
+	rm -f "$PIDFILE" "$SOCK"
+	if [ "$mode" = launch ]; then
+		start_cowtop "$label" -b -f json -d "$INTERVAL" -- "${SERVER_CMD[@]}"
+	else
+		"${SERVER_CMD[@]}" >"$WORK/$label.server.log" 2>&1 &
+		add_server $!
+	fi
+	wait_until 30 test -s "$PIDFILE" || die "$label: no pid file within 30 s"
+	master=$(cat "$PIDFILE")
+	add_server "$master"
+	wait_until 30 has_children "$master" "$WORKERS" || die "$label: $WORKERS workers not up within 30 s"
+	workers=$(live_children "$master")
+	if [ "$mode" = launch ]; then
+		wait_frames 1 10 || die "$label: cowtop printed no frame"
+		# shellcheck disable=SC2086 # the first worker
+		respawn "$label" "$master" $(echo $workers | cut -d' ' -f1)
+	else
+		start_cowtop "$label" -b -f json -d "$INTERVAL" -p "$master"
+		wait_frames 2 10 || die "$label: cowtop printed no frame"
+		# shellcheck disable=SC2086 # every worker
+		respawn "$label" "$master" $workers
+	fi
+	http_load "$label" "$SOCK" "$REQUESTS"
+	check_workers "$label" "$master"
+	kill -"$STOP_SIGNAL" "$master"
+	wait_until 20 eval '! kill -0 "$master"' || fail "$label: master still running 20 s after SIG$STOP_SIGNAL"
+	wait_cowtop
+	expect_eq "$label: cowtop exit status" "$RC" 0
+	validate_frames
+	SUMMARY=
+	expect_eq "$label: master's last state" "$(proc_field "$master" state)" exited
+	expect_eq "$label: master at depth 0" "$(proc_field "$master" depth)" 0
+}

@@ -48,16 +48,6 @@ redis_args() {
 		--rdb-key-save-delay 1)
 }
 
-# Wait up to 20 s for the background cowtop to end; RC its status.
-wait_cowtop() {
-	if ! wait_until 20 eval '! kill -0 "$COWTOP_PID"'; then
-		fail "cowtop still running 20 s after the server ended"
-		kill -KILL "$COWTOP_PID" 2>/dev/null || true
-	fi
-	RC=0
-	reap "$COWTOP_PID" || RC=$?
-}
-
 # The writes: SET on random existing keys, through one pipe.
 writes() {
 	awk -v n="$WRITES" -v k="$KEYS" -v v="$VALUE" 'BEGIN { srand(7)
