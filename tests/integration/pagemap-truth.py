@@ -100,7 +100,7 @@ def zero_pfn():
 def differs(parent, pid, zero):
     """Pages of pid present in parent too, those whose frame differs (the
     parent's not the zero page), and those that were the zero page."""
-    compared = diff = zeros = 0
+    compared = diff = zeros = own = 0
     with open(f"/proc/{pid}/pagemap", "rb") as cm, \
             open(f"/proc/{parent}/pagemap", "rb") as pm:
         for lo, hi in writable_ranges(pid):
@@ -114,7 +114,8 @@ def differs(parent, pid, zero):
                     zeros += 1
                 else:
                     diff += 1
-    return compared, diff, zeros
+                    own += bool(c & EXCLUSIVE)
+    return compared, diff, zeros, own
 
 
 def main():
@@ -122,8 +123,8 @@ def main():
     if len(sys.argv) > 2 and sys.argv[1] == "--differs-from":
         parent, zero = int(sys.argv[2]), zero_pfn()
         for arg in sys.argv[3:]:
-            compared, diff, zeros = differs(parent, int(arg), zero)
-            print(arg, compared, diff, zeros, f"{time.time():.3f}")
+            compared, diff, zeros, own = differs(parent, int(arg), zero)
+            print(arg, compared, diff, zeros, own, f"{time.time():.3f}")
         return 0
     for arg in sys.argv[1:]:
         present, exclusive = walk(int(arg))

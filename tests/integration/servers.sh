@@ -110,17 +110,29 @@ now() {
 # pagemap oracle (pagemap-truth.py --differs-from: pages whose frame differs
 # from the master's; see there what it cannot see).
 #
-# Each worker must be within WORKER_PCT percent of the oracle. The slack is
-# small when the master idles and the workers keep what they copied: the
-# master's own copies after a fork would show in every older worker's count
-# of differing frames (the test prints them: cowtop's count for the
-# master), freed and reused memory in a worker (its allocator) too, and a
-# copy the worker then freed is in cowtop's count only.
+# Each worker must be within WORKER_PCT percent of the oracle. The slack:
+# - the master's own copies after a worker's fork (gunicorn's arbiter runs
+#   Python code after each fork, and at every respawn; its first writes to
+#   python3.11's .data copy from the page cache): the worker keeps the old
+#   frame, which differs from the master's new one, so the oracle counts
+#   them for every older worker though cowtop rightly counts them for the
+#   master. Measured: 700-800 copies of the gunicorn master during a run,
+#   50-140 of them showing in an older worker (1-1.6% of its count); the
+#   unicorn master copies fewer (48-190). The lower bound takes the
+#   master's copies since the fork off the oracle.
+# - memory a worker freed and reused at the same address (its allocator
+#   giving arenas back and mapping them again): new frames, no copy;
+#   counted by the oracle only.
+# - a page a worker copied and then freed, or one the master freed: only
+#   cowtop counts it.
+# The worker's own pages (exclusively mapped) among the differing ones are
+# printed too: the master's copies of pages all workers still share are
+# not among them.
 # ---------------------------------------------------------------------------
 
 WORKERS=3
 WORKER_PCT=2
-REQUESTS=90
+REQUESTS=150
 
 # Live children of PID now, one per line, ascending.
 live_children() {
@@ -147,49 +159,82 @@ http_load() {
 	echo "$label: requests per worker: $(cut -d' ' -f1 "$out" | sort | uniq -c | awk '{ printf "%s%s:%s", s, $2, $1; s = " " }')"
 }
 
-# Kill the given workers of MASTER one by one; check the master forks a new
-# one each time and cowtop shows it under the master, and the killed one
-# exited: respawn LABEL MASTER PID...
+# Whether none of the given pids is a live child of MASTER and MASTER has
+# WORKERS children: replaced MASTER PID...
+replaced() {
+	local master=$1 old
+	shift
+	for old in "$@"; do
+		! live_children "$master" | grep -qx "$old" || return 1
+	done
+	has_children "$master" "$WORKERS"
+}
+
+# Kill the given workers of MASTER one at a time (the master's copies at
+# each respawn show in the workers forked before: fewer at a time keeps
+# them small), each once the last one is replaced; check cowtop shows the
+# new ones under the master, and the killed ones exited:
+# respawn LABEL MASTER PID...
 respawn() {
-	local label=$1 master=$2 old new
+	local label=$1 master=$2 old new fresh
 	shift 2
 	for old in "$@"; do
 		kill -KILL "$old"
-		wait_until 20 eval '! live_children "$master" | grep -qx "$old" && has_children "$master" "$WORKERS"' ||
-			{ fail "$label: worker $old was not replaced within 20 s"; continue; }
-		new=$(live_children "$master" | tail -n 1)
-		wait_until 10 in_frames "$new" || true
-		wait_frames 2 10 || true
-		SUMMARY=
-		expect_eq "$label: respawned worker $new (for $old) under the master" \
+		wait_until 20 replaced "$master" "$old" ||
+			fail "$label: worker $old not replaced within 20 s"
+	done
+	wait_frames 2 10 || true
+	SUMMARY=
+	fresh=$(live_children "$master" | grep -vxF -f <(echo "$OLD_WORKERS" | tr ' ' '\n'))
+	expect_eq "$label: workers respawned" "$(echo "$fresh" | wc -w)" "$#"
+	for new in $fresh; do
+		expect_eq "$label: respawned worker $new under the master" \
 			"$(proc_field "$new" ppid)" "$master"
+	done
+	for old in "$@"; do
 		expect_eq "$label: killed worker $old's last state" "$(proc_field "$old" state)" exited
 	done
 }
 
+# The copies of MASTER since WORKER was forked, as cowtop counts them: its
+# cow_pages in the last frame minus the one in the frame before the
+# worker's first (an upper bound: that frame can be up to -d before the
+# fork). master_since MASTER WORKER.
+master_since() {
+	jq -n -r --argjson m "$1" --argjson w "$2" '
+		[inputs | {m: ([.processes[] | select(.pid == $m) | .cow_pages] | last),
+			   w: ([.processes[] | select(.pid == $w)] | length > 0)}]
+		| (map(.w) | index(true)) as $i
+		| if $i == null then 0 else
+			([.[].m | select(. != null)] | last)
+			- ([.[:$i][].m | select(. != null)] | last // 0) end' "$FRAMES"
+}
+
 # Compare each live worker of MASTER with the oracle, after the load, when
-# they idle: check_workers LABEL MASTER.
+# they idle: check_workers LABEL MASTER. A worker's copies must be within
+# WORKER_PCT% of the pages whose frames differ from the master's; below,
+# the master's own copies since the worker's fork may be taken off the
+# oracle first (they differ from the worker's frames, but they are the
+# master's: see the top of this part).
 check_workers() {
-	local label=$1 master=$2 truth=$WORK/$1.truth pid compared differs zero t cow n=0 mcow
+	local label=$1 master=$2 truth=$WORK/$1.truth pid compared differs zero own t cow n=0 m low high
 	sleep 1
 	# shellcheck disable=SC2046 # one argument per pid
 	python3 "$TRUTH" --differs-from "$master" $(live_children "$master") >"$truth" ||
 		fail "$label: the pagemap oracle failed"
 	wait_frames 2 10 || fail "$label: no frames after the oracle"
 	SUMMARY=
-	mcow=$(last_cow "$master")
-	while read -r pid compared differs zero t; do
+	while read -r pid compared differs zero own t; do
 		n=$((n + 1))
 		cow=$(cow_after "$pid" "$t")
+		m=$(master_since "$master" "$pid")
+		low=$(((differs - m) * (100 - WORKER_PCT) / 100))
+		high=$((differs * (100 + WORKER_PCT) / 100))
 		echo "$label worker $pid: cowtop $cow copies, pagemap $differs frames differ" \
-			"($(pct_diff "$cow" "$differs")%; $zero zero fills, $compared pages compared;" \
-			"master's copies so far ${mcow:-?})"
-		if within "$cow" "$differs" "$WORKER_PCT"; then
-			pass "$label: worker $pid: $cow copies within $WORKER_PCT% of the oracle's $differs"
-		else
-			fail "$label: worker $pid: ${cow:-no} copies not within $WORKER_PCT% of the oracle's $differs"
-		fi
-		[ "$differs" -ge 1000 ] || fail "$label: worker $pid copied only $differs pages: the load missed it"
+			"($(pct_diff "$cow" "$differs")%); the worker's own pages among them $own;" \
+			"$zero zero fills; $compared pages compared; the master copied $m since the fork"
+		check_value "$label: worker $pid (oracle $differs, master since fork $m)" copies "$cow" "$low" "$high"
+		[ "$differs" -ge 4096 ] || fail "$label: worker $pid copied only $differs pages: the load missed it (each should write the whole 8192-page buffer)"
 	done <"$truth"
 	expect_eq "$label: workers compared" "$n" "$WORKERS"
 }
@@ -223,6 +268,7 @@ web_case() {
 	add_server "$master"
 	wait_until 30 has_children "$master" "$WORKERS" || die "$label: $WORKERS workers not up within 30 s"
 	workers=$(live_children "$master")
+	OLD_WORKERS=$workers
 	if [ "$mode" = launch ]; then
 		wait_frames 1 10 || die "$label: cowtop printed no frame"
 		# shellcheck disable=SC2086 # the first worker
