@@ -60,6 +60,11 @@ wait_until() {
 	done
 }
 
+# Whether PID is gone (no process of that pid, or a zombie reaped later).
+gone() {
+	! kill -0 "$1" 2>/dev/null
+}
+
 # Wait up to S seconds for N more frames than now: wait_frames N S.
 wait_frames() {
 	wait_lines "$FRAMES" $(($(count_lines "$FRAMES") + $1)) "$2"
@@ -241,7 +246,7 @@ check_workers() {
 
 # Wait up to 20 s for the background cowtop to end; RC its status.
 wait_cowtop() {
-	if ! wait_until 20 eval '! kill -0 "$COWTOP_PID"'; then
+	if ! wait_until 20 gone "$COWTOP_PID"; then
 		fail "cowtop still running 20 s after the server ended"
 		kill -KILL "$COWTOP_PID" 2>/dev/null || true
 	fi
@@ -271,8 +276,7 @@ web_case() {
 	OLD_WORKERS=$workers
 	if [ "$mode" = launch ]; then
 		wait_frames 1 10 || die "$label: cowtop printed no frame"
-		# shellcheck disable=SC2086 # the first worker
-		respawn "$label" "$master" $(echo $workers | cut -d' ' -f1)
+		respawn "$label" "$master" "${workers%%$'\n'*}"
 	else
 		start_cowtop "$label" -b -f json -d "$INTERVAL" -p "$master"
 		wait_frames 2 10 || die "$label: cowtop printed no frame"
@@ -282,7 +286,7 @@ web_case() {
 	http_load "$label" "$SOCK" "$REQUESTS"
 	check_workers "$label" "$master"
 	kill -"$STOP_SIGNAL" "$master"
-	wait_until 20 eval '! kill -0 "$master"' || fail "$label: master still running 20 s after SIG$STOP_SIGNAL"
+	wait_until 20 gone "$master" || fail "$label: master still running 20 s after SIG$STOP_SIGNAL"
 	wait_cowtop
 	expect_eq "$label: cowtop exit status" "$RC" 0
 	validate_frames

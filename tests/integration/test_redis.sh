@@ -36,8 +36,15 @@ persistence() {
 }
 
 # Whether a BGSAVE is running: saving DIR.
+# shellcheck disable=SC2317 # called through check and wait_until
 saving() {
 	[ "$(persistence "$1" rdb_bgsave_in_progress)" = 1 ]
+}
+
+# Whether no BGSAVE is running: saved DIR.
+# shellcheck disable=SC2317 # called through wait_until
+saved() {
+	! saving "$1"
 }
 
 # The arguments of a private redis-server in DIR.
@@ -80,7 +87,7 @@ run_case() {
 	sleep 0.2
 	writes "$dir"
 	check "$mode: $WRITES writes done while the save was running" saving "$dir"
-	wait_until 30 eval '! saving "$dir"' || fail "$mode: the save did not end within 30 s"
+	wait_until 30 saved "$dir" || fail "$mode: the save did not end within 30 s"
 	cow=$(persistence "$dir" rdb_last_cow_size)
 	wait_frames 2 10 || fail "$mode: no frames after the save"
 	rcli "$dir" shutdown nosave >/dev/null 2>&1 || true
