@@ -10,6 +10,8 @@ packages=(
 	# tests
 	libcmocka-dev tmux jq procps sudo util-linux git
 	systemtap-sdt-dev ruby python3.11
+	# tests against real servers (tests/integration/test_redis.sh, ...)
+	redis-server redis-tools unicorn ruby-rack gunicorn curl
 	# benchmarks
 	bpftrace
 )

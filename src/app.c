@@ -278,6 +278,7 @@ static void on_stdin(int fd, unsigned events, void *ctx)
 		break;
 	case TUI_DELAY_CHANGED:
 		loop_timer_set(a->timerfd, tui__delay(a->tui), tui__delay(a->tui));
+		model__set_period(a->model, tui__delay(a->tui));
 		break;
 	default:
 		break;
@@ -399,6 +400,7 @@ int app_run(struct options *opt)
 		app_fail(&a, 1, "cannot open /proc: %s", strerror(errno));
 		goto cleanup;
 	}
+	model__set_period(a.model, opt->delay);
 	a.sampler = sampler__new(a.model, a.procfd, opt->smaps_budget);
 	if (!a.sampler) {
 		app_fail(&a, 1, "cannot start the memory sampler: %s", strerror(errno));

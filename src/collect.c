@@ -113,6 +113,7 @@ void collect__event(const struct tracer_event *e, void *ctx)
 		c->saw_fork = true;
 	}
 	if (e->kind == TRACER_EXEC) {
+		model__forget_mem(p);
 		if (c->on_exec)
 			c->on_exec(e->pid, c->ctx);
 		if (c->launched == e->pid && !c->launched_execd) {

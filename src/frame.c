@@ -91,7 +91,7 @@ static void group_sum(const struct frame *f, const struct row *rows, size_t n, s
 	size_t i;
 
 	*g = (struct frame_group){ .root_pid = root->pid, .root_start = root->start_time,
-				   .root_rss_kib = root->rss_kib };
+				   .root_rss_kib = root->rss_kib, .root_mem_known = proc_mem_known(root) };
 	for (i = 0; i < n; i++) {
 		g->cow += rows[i].p->counts.cow;
 		g->rate += rows[i].p->cow_rate;

@@ -50,6 +50,7 @@ struct frame_group {
 	unsigned long long pss_kib;     /* sum over live members read: the footprint */
 	unsigned long long uss_kib;     /* sum over live members read */
 	unsigned long long root_rss_kib;
+	bool root_mem_known;            /* root_rss_kib was read (proc_mem_known) */
 	unsigned long long worker_uss_mean_kib, worker_uss_max_kib; /* over workers read */
 	unsigned long long cow;         /* copies of all members, exited ones still held included */
 	double rate;

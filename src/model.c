@@ -25,6 +25,7 @@ struct model {
 	struct mproc **buckets; /* chained by pid */
 	size_t nbuckets;
 	double last_dt;         /* length of the last interval, 0 before the first */
+	double period;          /* the refresh period, seconds; 0 unknown */
 	unsigned long long mem_available; /* KiB, 0 unknown */
 	char probes[PROBE_MAX][LABEL_MAX];
 	int nprobes;
@@ -254,6 +255,16 @@ void model__set_mem(struct proc *p, char state, unsigned long long rss_kib, unsi
 	p->vsz_kib = vsz_kib;
 }
 
+/* Forget the state and memory figures of p: after an exec they describe
+ * the image that is gone (the launched command was read as cowtop's fork,
+ * with cowtop's RSS); unknown until read again. */
+void model__forget_mem(struct proc *p)
+{
+	p->state = 0;
+	p->rss_kib = 0;
+	p->vsz_kib = 0;
+}
+
 /* Take the copies p made in one slot of a breakdown; counters only grow. */
 void model__set_split(struct proc *p, enum split_kind k, int slot, unsigned long long pages)
 {
@@ -309,6 +320,13 @@ unsigned long long proc_uss_kib(const struct proc *p)
 	return p->smaps.private_clean + p->smaps.private_dirty;
 }
 
+/* Whether rss_kib and vsz_kib hold a reading: /proc stat gives them with
+ * the state letter, which is never 0. */
+bool proc_mem_known(const struct proc *p)
+{
+	return p->state != 0;
+}
+
 /* The share of what p inherited at fork that is still shared, 0..100; -1
  * when unknown. Anonymous pages not private dirty are still shared with
  * the parent or a sibling; a copy moves a page to private dirty. */
@@ -347,16 +365,32 @@ static void proc_tick(struct mproc *q, double span, bool merged)
 	series__set_last(&p->rate, p->cow_rate, mark);
 }
 
+/* Take the refresh period: intervals much shorter than it are not rated
+ * alone (see model__tick). */
+void model__set_period(struct model *m, double seconds)
+{
+	m->period = seconds > 0 ? seconds : 0;
+}
+
 /* Close an interval of dt seconds: compute every rate and extend histories.
  * A rate over a vanishing interval means nothing (16 copies in 0.4 ms read
- * as 40000/s): an interval under MODEL_MERGE_RATIO of the last one is
- * merged into it. Returns the length the rates are over. */
+ * as 40000/s). An interval under MODEL_MERGE_RATIO of the refresh period
+ * (of the last interval when the period is unknown) is merged into the last
+ * one; a first one, with none to merge into, is rated over a whole period:
+ * nothing was counted before the watch began, so the copies of the period
+ * are the ones seen. Returns the length the rates are over. */
 double model__tick(struct model *m, double dt)
 {
-	bool merged = m->last_dt > 0 && dt < MODEL_MERGE_RATIO * m->last_dt;
-	double span = merged ? m->last_dt + (dt > 0 ? dt : 0) : dt;
+	double ref = m->period > 0 ? m->period : m->last_dt;
+	bool short_dt = ref > 0 && dt < MODEL_MERGE_RATIO * ref;
+	bool merged = short_dt && m->last_dt > 0;
+	double span = dt > 0 ? dt : 0;
 	size_t i;
 
+	if (merged)
+		span += m->last_dt;
+	else if (short_dt)
+		span = m->period;
 	for (i = 0; i < m->n; i++)
 		proc_tick(m->procs[i], span, merged);
 	m->last_dt = span;

@@ -98,6 +98,7 @@ void model__set_comm(struct proc *p, const char *comm, size_t len);   /* len byt
 void model__set_ppid(struct proc *p, int ppid);                       /* keeps a known parent over 0 */
 void model__set_parent(struct proc *p, int ppid);                     /* from a fork: always taken */
 void model__set_mem(struct proc *p, char state, unsigned long long rss_kib, unsigned long long vsz_kib);
+void model__forget_mem(struct proc *p);                               /* an exec: unknown again */
 void model__set_split(struct proc *p, enum split_kind k, int slot, unsigned long long pages); /* keeps max */
 void model__mark_exited(struct proc *p, double now);
 /* Writers used by the memory sampler and the kernel side. */
@@ -113,12 +114,18 @@ unsigned long long model__mem_available(const struct model *m);
  * inherited_kib), 0..100; -1 when unknown (no reading yet, or inherited
  * unknown or 0). */
 unsigned long long proc_uss_kib(const struct proc *p);
+/* Whether p's RSS and VSZ were ever read from /proc: a process that lived
+ * less than one refresh never was, and its figures are unknown, not 0. */
+bool proc_mem_known(const struct proc *p);
 double proc_shared_pct(const struct proc *p);
 /* Close an interval of dt seconds: rates and histories. An interval shorter
- * than MODEL_MERGE_RATIO of the one before (a final frame right after a
- * regular one) is merged into it: the rate is over both, the last history
- * point is replaced, and the merged length is returned; else dt is returned. */
+ * than MODEL_MERGE_RATIO of the refresh period (of the interval before when
+ * no period was set) is never rated alone: a final frame right after a
+ * regular one is merged into it (the rate is over both, the last history
+ * point is replaced, the merged length is returned); a first frame that
+ * short is rated over one whole period (returned). Else dt is returned. */
 #define MODEL_MERGE_RATIO 0.25
+void model__set_period(struct model *m, double seconds);
 double model__tick(struct model *m, double dt);
 size_t model__remove_exited(struct model *m, double before);
 

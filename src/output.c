@@ -141,12 +141,14 @@ static void json_proc(FILE *f, const struct frame *fr, const struct row *r)
 	json_string(f, p->comm, strnlen(p->comm, sizeof(p->comm)));
 	fprintf(f, ",\"depth\":%d,\"state\":\"%s\",\"start_time\":%llu,"
 		"\"cow_pages\":%llu,\"cow_rate\":%.1f,\"cow_kernel\":%llu,"
-		"\"reuse\":%llu,\"zero_fill\":%llu,\"rss_kib\":%llu,\"vsz_kib\":%llu",
+		"\"reuse\":%llu,\"zero_fill\":%llu",
 		r->depth, output_state(p), p->start_time,
 		(unsigned long long)p->counts.cow, p->cow_rate,
 		(unsigned long long)p->counts.cow_kernel,
 		(unsigned long long)p->counts.reuse,
-		(unsigned long long)p->counts.zero_fill, p->rss_kib, p->vsz_kib);
+		(unsigned long long)p->counts.zero_fill);
+	json_count(f, "rss_kib", proc_mem_known(p), p->rss_kib);
+	json_count(f, "vsz_kib", proc_mem_known(p), p->vsz_kib);
 	json_smaps(f, fr, p);
 	json_split(f, "cow_by_region", fr, p, SPLIT_REGION, false);
 	if (fr->usdt)
@@ -169,7 +171,7 @@ static void json_groups(FILE *f, const struct frame *fr)
 		fprintf(f, "%s{\"root\":%d,\"workers\":%zu", i ? "," : "", g->root_pid, g->workers);
 		json_count(f, "pss_kib", read, g->pss_kib);
 		json_count(f, "uss_kib", read, g->uss_kib);
-		fprintf(f, ",\"root_rss_kib\":%llu", g->root_rss_kib);
+		json_count(f, "root_rss_kib", g->root_mem_known, g->root_rss_kib);
 		json_count(f, "worker_uss_mean_kib", g->workers_read, g->worker_uss_mean_kib);
 		json_count(f, "worker_uss_max_kib", g->workers_read, g->worker_uss_max_kib);
 		fprintf(f, ",\"cow_pages\":%llu,\"cow_rate\":%.1f", g->cow, g->rate);
@@ -326,7 +328,7 @@ static const char *text_shared(const struct proc *p, char *buf, size_t cap)
 void output_text(FILE *f, const struct frame *fr, const struct output_opts *oo)
 {
 	char when[32], interval[32], prefix[256], name[4 * PROC_COMM_MAX + 1];
-	char shr[16], uss[32], pss[32];
+	char shr[16], uss[32], pss[32], rss[32], vsz[32];
 	time_t secs = (time_t)fr->time;
 	struct tm tm;
 	size_t i;
@@ -345,13 +347,15 @@ void output_text(FILE *f, const struct frame *fr, const struct output_opts *oo)
 
 		tree_prefix(r, false, prefix, sizeof(prefix));
 		text_sanitize_ascii(p->comm, strnlen(p->comm, sizeof(p->comm)), name, sizeof(name));
-		fprintf(f, "%7d %7d %-6s %9.1f %9llu %8llu %8llu %9llu %6s %9s %9s %9llu  %s%s\n",
+		fprintf(f, "%7d %7d %-6s %9.1f %9llu %8llu %8llu %9s %6s %9s %9s %9s  %s%s\n",
 			p->pid, p->ppid, output_state(p), p->cow_rate,
 			(unsigned long long)p->counts.cow, (unsigned long long)p->counts.reuse,
-			(unsigned long long)p->counts.zero_fill, p->rss_kib, text_shared(p, shr, sizeof(shr)),
+			(unsigned long long)p->counts.zero_fill,
+			text_count(proc_mem_known(p), p->rss_kib, rss, sizeof(rss)),
+			text_shared(p, shr, sizeof(shr)),
 			text_count(p->smaps_time != 0, proc_uss_kib(p), uss, sizeof(uss)),
 			text_count(p->smaps_time != 0, p->smaps.pss, pss, sizeof(pss)),
-			p->vsz_kib, prefix, name);
+			text_count(proc_mem_known(p), p->vsz_kib, vsz, sizeof(vsz)), prefix, name);
 	}
 	text_groups(f, fr);
 	if (oo && oo->regions)

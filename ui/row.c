@@ -184,6 +184,16 @@ static void smaps_kib(const struct proc *p, unsigned long long kib, char *buf, s
 		snprintf(buf, cap, "-");
 }
 
+/* A size read from /proc stat, or "-" when p was never read there (it lived
+ * less than one refresh): unknown is not 0. */
+static void mem_kib(const struct proc *p, unsigned long long kib, char *buf, size_t cap)
+{
+	if (proc_mem_known(p))
+		fmt_kib(kib, buf, cap);
+	else
+		snprintf(buf, cap, "-");
+}
+
 /* The fixed cells of p, the memory ones when mem. */
 static void row_cells(const struct proc *p, bool mem, struct line *out)
 {
@@ -192,14 +202,14 @@ static void row_cells(const struct proc *p, bool mem, struct line *out)
 
 	fmt_rate(p->cow_rate, rate, sizeof(rate));
 	fmt_count((unsigned long long)p->counts.cow, cow, sizeof(cow));
-	fmt_kib(p->rss_kib, rss, sizeof(rss));
+	mem_kib(p, p->rss_kib, rss, sizeof(rss));
 	if (pct < 0)
 		snprintf(shr, sizeof(shr), "-");
 	else
 		snprintf(shr, sizeof(shr), "%.0f%%", pct);
 	smaps_kib(p, proc_uss_kib(p), uss, sizeof(uss));
 	smaps_kib(p, p->smaps.pss, pss, sizeof(pss));
-	fmt_kib(p->vsz_kib, vsz, sizeof(vsz));
+	mem_kib(p, p->vsz_kib, vsz, sizeof(vsz));
 	line_add(out, ROLE_PLAIN, "%7d %c %7s %7s %6s ", p->pid, row_state(p), rate, cow, rss);
 	if (mem)
 		line_add(out, ROLE_PLAIN, "%5s %6s %6s ", shr, uss, pss);

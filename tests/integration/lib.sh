@@ -280,14 +280,21 @@ validate_frames() {
 			and (.state | type == "string" and length > 0)
 			and (.start_time | nat) and (.cow_pages | nat)
 			and (.cow_rate | num and . >= 0) and (.reuse | nat)
-			and (.zero_fill | nat) and (.rss_kib | nat)
-			and (.vsz_kib | nat);
+			and (.zero_fill | nat) and (.rss_kib | nat or . == null)
+			and (.vsz_kib | nat or . == null);
 		def frame: type == "object" and (.time | num) and (.interval | num and . > 0)
 			and (.mechanism | type == "string") and (.lost | nat)
 			and (.processes | type == "array" and all(.[]; proc));
 		[inputs] | all(.[]; frame)
 			and ([.[].time] as $t | $t == ($t | sort))'
 	check "no lost events" jq_true '[inputs.lost] | all(. == 0)'
+	# a rate over a vanishing interval is a spike (16 copies in 0.4 ms read
+	# as 40000/s): no frame covers less than a quarter of -d (printed with
+	# three decimals, hence the rounding)
+	# shellcheck disable=SC2016 # jq variables
+	check "no frame rated over less than a quarter of -d $INTERVAL" jq_true \
+		'[inputs.interval] | all(. >= $min)' \
+		--argjson min "$(awk -v i="$INTERVAL" 'BEGIN { printf "%.4f", i / 4 - 0.0005 }')"
 }
 
 # Build the per-pid summary of FRAMES (tab separated, one line per pid):

@@ -116,13 +116,22 @@ test_kread_file() {
 	check_cow_kernel "$(report_pids kread)" 600
 }
 
-# cowtop exits with the command's exit status.
+# cowtop exits with the command's exit status. The command and its child
+# live a few milliseconds, far less than one refresh (-d 2 here): the one
+# frame is rated over a whole refresh, not over those milliseconds, and
+# their RSS and VSZ were never read, so they are null, not 0 (nor the RSS
+# of cowtop's fork, read before the exec).
 test_status() {
 	new_report status
-	run_cowtop status -- "$COWLOAD" --report "$REPORT" --exit-code 7 \
+	INTERVAL=2 run_cowtop status -- "$COWLOAD" --report "$REPORT" --exit-code 7 \
 		--child-writes 10
 	expect_eq "status: exit status passed through" "$RC" 7
-	validate_frames
+	INTERVAL=2 validate_frames
+	check "status: rss_kib and vsz_kib null for processes never read" \
+		jq_true '[inputs.processes[]] | length == 2
+			and all(.[]; .rss_kib == null and .vsz_kib == null)'
+	check "status: the one frame is rated over a whole refresh" \
+		jq_true '[inputs] | length == 1 and .[0].interval == 2'
 }
 
 # Commands that cannot be executed: a message and exit status 127.

@@ -515,6 +515,27 @@ static void test_launch_base_and_hits(void **state)
 	assert_true(f->c.launched_execd);
 }
 
+/* The launched command was read from /proc as cowtop's fork, before its
+ * exec: that RSS and VSZ were cowtop's. An exec makes them unknown until
+ * read again (an exit before the next refresh leaves them unknown). */
+static void test_exec_forgets_memory(void **state)
+{
+	struct fixture *f = *state;
+	struct proc *p = model__add(f->m, 60, 1500);
+
+	assert_non_null(p);
+	model__set_mem(p, 'S', 12000, 18000);
+	assert_true(proc_mem_known(p));
+	queue(f, TRACER_EXEC, 60, 1, 1500, 0, "cmd");
+	queue(f, TRACER_EXIT, 60, 1, 1500, 3, "cmd");
+	collect__tick(&f->c, 1.0);
+	p = model__find(f->m, 60, 1500);
+	assert_non_null(p);
+	assert_true(p->exited);
+	assert_false(proc_mem_known(p));
+	assert_int_equal(p->rss_kib, 0);
+}
+
 /* The prefork baseline comes with the fork record; a process found
  * running has none. */
 static void test_inherited_from_fork(void **state)
@@ -690,6 +711,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_lost_records, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_vanishing_from_proc, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_launch_base_and_hits, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_exec_forgets_memory, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_inherited_from_fork, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_inherited_from_map, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_forget_exited, setup, teardown),

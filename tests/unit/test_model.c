@@ -306,7 +306,8 @@ static void test_vanishing_interval_merged(void **state)
 	model__free(m);
 }
 
-/* The first interval has none before it: it stands, however short. */
+/* Without a period the first interval has none to compare with: it stands,
+ * however short. */
 static void test_first_interval_stands(void **state)
 {
 	struct model *m = model__new();
@@ -315,6 +316,52 @@ static void test_first_interval_stands(void **state)
 	add(m, 5, 1, 7, "x", 0);
 	assert_true(model__tick(m, 0.0001) == 0.0001);
 	assert_int_equal(series__len(&model__at(m, 0)->rate), 1);
+	model__free(m);
+}
+
+/* A command that ends 1 ms after cowtop started: its only frame is rated
+ * over a whole period (90/s), not over 1 ms (18000/s). */
+static void test_first_short_interval_over_period(void **state)
+{
+	struct model *m = model__new();
+	struct proc *p = add(m, 5, 1, 7, "x", 0);
+	struct cow_counts c = { .cow = 18 };
+
+	(void)state;
+	model__set_period(m, 0.2);
+	model__set_counts(p, &c);
+	assert_true(model__tick(m, 0.001) == 0.2);
+	assert_true(p->cow_rate > 89.9 && p->cow_rate < 90.1);
+	assert_int_equal(series__len(&p->rate), 1);
+	model__free(m);
+}
+
+/* With a period, no interval is rated over less than MODEL_MERGE_RATIO of
+ * it, whatever came before: a final frame after a short one (0.1 s after a
+ * 0.3 s one, period 1 s) is merged too, and 0 s intervals never stand. */
+static void test_no_interval_under_quarter_period(void **state)
+{
+	static const double dts[] = { 0.001, 1.0, 0.3, 0.1, 0.0, 0.0004, 0.25, 0.2499 };
+	struct model *m = model__new();
+	struct proc *p = add(m, 5, 1, 7, "x", 0);
+	struct cow_counts c = { .cow = 0 };
+	size_t i;
+
+	(void)state;
+	model__set_period(m, 1.0);
+	for (i = 0; i < sizeof(dts) / sizeof(*dts); i++) {
+		double span;
+
+		c.cow += 16;
+		model__set_counts(p, &c);
+		span = model__tick(m, dts[i]);
+		assert_true(span >= MODEL_MERGE_RATIO * 1.0);
+		assert_true(p->cow_rate <= 16 * (i + 1) / span + 1e-9);
+	}
+	/* 0.001 -> 1 (period); 1; 0.3; 0.1 merged -> 0.4; 0 -> 0.4;
+	 * 0.0004 -> 0.4004; 0.25 alone; 0.2499 merged -> 0.4999 */
+	assert_true(model__tick(m, 1.0) == 1.0);
+	assert_int_equal(series__len(&p->rate), 5);
 	model__free(m);
 }
 
@@ -499,6 +546,8 @@ int main(void)
 		cmocka_unit_test(test_ppid_kept_while_exiting),
 		cmocka_unit_test(test_vanishing_interval_merged),
 		cmocka_unit_test(test_first_interval_stands),
+		cmocka_unit_test(test_first_short_interval_over_period),
+		cmocka_unit_test(test_no_interval_under_quarter_period),
 		cmocka_unit_test(test_split_keeps_max),
 		cmocka_unit_test(test_labels_per_kind),
 		cmocka_unit_test(test_split_region),

@@ -130,6 +130,27 @@ static void test_tiny_interval_never_zero(void **state)
 	model__free(m);
 }
 
+/* A process that lived less than one refresh never had its stat read: its
+ * RSS and VSZ are unknown (null, "-"), not 0; a process read as 0 is 0. */
+static void test_rss_vsz_unknown_until_read(void **state)
+{
+	struct model *m = sample();
+	char *s = render(m, output_json);
+
+	(void)state;
+	assert_non_null(strstr(s, "\"pid\":100,"));
+	assert_non_null(strstr(s, "\"zero_fill\":0,\"rss_kib\":0,\"vsz_kib\":0,")); /* master: read */
+	assert_non_null(strstr(s, "\"comm\":\"gone\",\"depth\":2,\"state\":\"exited\",\"start_time\":52,"
+				  "\"cow_pages\":0,\"cow_rate\":0.0,\"cow_kernel\":0,\"reuse\":0,"
+				  "\"zero_fill\":0,\"rss_kib\":null,\"vsz_kib\":null,"));
+	free(s);
+	s = render(m, text);
+	assert_non_null(strstr(s, " exited       0.0         0        0        0         -      -"
+				  "         -         -         -    `- gone\n"));
+	free(s);
+	model__free(m);
+}
+
 /* Phases and markers, with labels the frame carries. */
 static void test_usdt_parts(void **state)
 {
@@ -314,6 +335,7 @@ int main(void)
 		cmocka_unit_test(test_text_totals),
 		cmocka_unit_test(test_tiny_interval_never_zero),
 		cmocka_unit_test(test_usdt_parts),
+		cmocka_unit_test(test_rss_vsz_unknown_until_read),
 		cmocka_unit_test(test_json_unread_is_null),
 		cmocka_unit_test(test_json_memory_figures),
 		cmocka_unit_test(test_text_memory_columns_and_group),

@@ -349,7 +349,7 @@ static void test_text_of_a_frame(void **state)
 	assert_string_equal(line_at(out, 6),
 			    "    101 R    30.0      30   2.0M   4.0M                   @ |- busy");
 	assert_string_equal(line_at(out, 7),
-			    "    102 ?     0.0       0     0K     0K                   _ `- idle");
+			    "    102 ?     0.0       0      -      -                   _ `- idle");
 	assert_string_equal(line_at(out, 8), "");
 	assert_string_equal(line_at(out, 9),
 			    "copies per phase: share of each process's copies (and their number)");
@@ -375,7 +375,7 @@ static void test_text_of_a_frame(void **state)
 	assert_string_equal(line_at(out, 2), "CoW 30.0/s  copies 30  lost 2  probes 1 (1 phase)");
 	assert_string_equal(line_at(out, 3), GROUP_LINE);
 	assert_string_equal(line_at(out, 5),
-			    "    102 ?     0.0       0     0K     0K                   _ idle");
+			    "    102 ?     0.0       0      -      -                   _ idle");
 	assert_null(strstr(out, "busy"));
 	free(out);
 	view__free(&v);
