@@ -10,6 +10,7 @@ packages=(
 	# tests
 	libcmocka-dev tmux jq procps sudo util-linux git
 	systemtap-sdt-dev ruby python3.11
+	mandoc groff-base
 	# benchmarks
 	bpftrace
 )
