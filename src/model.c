@@ -33,6 +33,8 @@ struct model {
 	struct marker marks[MARK_LOG];     /* ring of probe hits */
 	size_t marks_head, marks_len;
 	unsigned long long marks_total;    /* hits ever logged */
+	unsigned long long forgotten_cow;  /* copies of the processes removed */
+	size_t forgotten;                  /* ... and how many they were */
 };
 
 /* The model's own record of p. */
@@ -377,6 +379,9 @@ size_t model__remove_exited(struct model *m, double before)
 			while (*pp != q)
 				pp = &(*pp)->hnext;
 			*pp = q->hnext;
+			/* Totals count every copy since watching began. */
+			m->forgotten_cow += q->pub.counts.cow;
+			m->forgotten++;
 			free(q);
 			gone++;
 			continue;
@@ -385,6 +390,18 @@ size_t model__remove_exited(struct model *m, double before)
 	}
 	m->n = j;
 	return gone;
+}
+
+/* Copies of the processes removed so far (exited, past their linger). */
+unsigned long long model__forgotten_cow(const struct model *m)
+{
+	return m->forgotten_cow;
+}
+
+/* How many processes were removed so far. */
+size_t model__forgotten(const struct model *m)
+{
+	return m->forgotten;
 }
 
 /* Register a probe label; returns its id or -ENOSPC. */

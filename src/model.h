@@ -119,6 +119,10 @@ double proc_shared_pct(const struct proc *p);
 #define MODEL_MERGE_RATIO 0.25
 double model__tick(struct model *m, double dt);
 size_t model__remove_exited(struct model *m, double before);
+/* What model__remove_exited took away: the copies of those processes (kept
+ * in the totals, which count every copy since watching began) and their number. */
+unsigned long long model__forgotten_cow(const struct model *m);
+size_t model__forgotten(const struct model *m);
 
 /* Labels: USDT probes, and the labels of each breakdown kind. A kind has
  * at most SPLIT_SLOTS labels (phases PHASE_MAX); slot 0's is fixed. */

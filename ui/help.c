@@ -9,6 +9,8 @@ static const char *const legend[] = {
 	"S        state: R running, S sleeping, D disk wait, Z zombie, X exited",
 	"CoW/s    pages copied on write per second over the last interval",
 	"COW      pages copied on write since cowtop began watching the process",
+	"copies   (header) every copy since watching began, exited processes",
+	"         included, also once they have left the table: it never goes down",
 	"RSS VSZ  resident and virtual memory size",
 	"SHR%     share of the memory inherited at fork still shared (- unknown)",
 	"USS      memory the process alone holds (its private pages)",
