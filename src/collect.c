@@ -24,6 +24,26 @@ struct tracer_handlers collect__handlers(struct collect *c)
 	return (struct tracer_handlers){ .event = collect__event, .hit = collect__hit, .ctx = c };
 }
 
+/* Read p's command line when it may have changed: in its first
+ * COLLECT_CMDLINE_READS refreshes after it was found, exec'd or renamed
+ * (a preforking server's worker rewrites its argv right after fork, and
+ * most title setters also change comm, which stat gives for free). Then
+ * never again: a title rewritten without a rename is not seen. */
+static void refresh_cmdline(struct collect *c, struct proc *p, const struct proc_stat *st)
+{
+	char buf[PROC_CMDLINE_MAX];
+	ssize_t n;
+
+	if (strncmp(p->comm, st->comm, sizeof(p->comm)) != 0)
+		p->track.cmdline_reads = 0;
+	if (p->track.cmdline_reads >= COLLECT_CMDLINE_READS || (st->flags & PROCFS_PF_KTHREAD))
+		return;
+	p->track.cmdline_reads++;
+	n = procfs_read_cmdline(c->procfd, p->pid, buf, sizeof(buf));
+	if (n > 0)
+		model__set_cmdline(p, buf, (size_t)n);
+}
+
 /* Update p from /proc; false when the process there is not p any more.
  * One file per process: stat has RSS and VSZ too (statm's resident is the
  * same kernel counter), and /proc reads are most of cowtop's CPU time. */
@@ -34,6 +54,8 @@ static bool refresh_from_proc(struct collect *c, struct proc *p)
 	if (procfs_read_stat(c->procfd, p->pid, &st) || st.start_time != p->start_time)
 		return false;
 	model__set_ppid(p, st.ppid);
+	model__set_kthread(p, (st.flags & PROCFS_PF_KTHREAD) != 0);
+	refresh_cmdline(c, p, &st);
 	model__set_comm(p, st.comm, strnlen(st.comm, sizeof(st.comm)));
 	model__set_mem(p, st.state, (unsigned long long)(st.rss > 0 ? st.rss : 0) * procfs_page_kib(),
 		       st.vsize / 1024);
@@ -83,6 +105,8 @@ void collect__event(const struct tracer_event *e, void *ctx)
 	p->track.in_kernel = true;
 	if (e->kind == TRACER_FORK || e->kind == TRACER_EXEC || !p->comm[0])
 		model__set_comm(p, e->comm, strlen(e->comm));
+	if (e->kind == TRACER_EXEC)
+		p->track.cmdline_reads = 0; /* a new program, new arguments */
 	if (e->kind == TRACER_FORK) {
 		model__set_parent(p, e->ppid);
 		model__set_inherited(p, e->inherited_kib);

@@ -12,6 +12,7 @@
 #include "tracer.h"
 
 #define COLLECT_LINGER_MAX 1024 /* exited processes kept on screen at most (newest) */
+#define COLLECT_CMDLINE_READS 3 /* refreshes that read a command line after start, exec or rename */
 #define COLLECT_FILES 1024      /* files (device, inode) whose region slot is remembered */
 
 /* A file copies were made in, and its slot of SPLIT_REGION: 0 ("other")

@@ -404,6 +404,28 @@ size_t model__forgotten(const struct model *m)
 	return m->forgotten;
 }
 
+/* Take p's command line (len bytes, cut to fit). An empty one (a zombie,
+ * or a process gone) keeps the last one read: it names the process best. */
+void model__set_cmdline(struct proc *p, const char *cmdline, size_t len)
+{
+	size_t n = strnlen(cmdline, len < PROC_CMDLINE_MAX - 1 ? len : PROC_CMDLINE_MAX - 1);
+
+	if (!n)
+		return;
+	/* Cut before a character split by the cut, not inside it. */
+	if (n < len && n == PROC_CMDLINE_MAX - 1)
+		while (n > 0 && ((unsigned char)cmdline[n] & 0xc0) == 0x80)
+			n--;
+	memcpy(p->cmdline, cmdline, n);
+	memset(p->cmdline + n, 0, sizeof(p->cmdline) - n);
+}
+
+/* Mark p as a kernel thread or not. */
+void model__set_kthread(struct proc *p, bool kthread)
+{
+	p->kthread = kthread;
+}
+
 /* Register a probe label; returns its id or -ENOSPC. */
 int model__add_probe(struct model *m, const char *label)
 {
