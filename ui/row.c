@@ -14,6 +14,7 @@
 
 #define CMD_MIN 16
 #define CMD_MAX 32
+#define CMD_MAX_ARGV 96 /* columns of a command line at most */
 #define HIST_MIN 4
 #define SPANS_AFTER_SPARK 4 /* tree lines and name, kept coloured before marks */
 #define LOG_COMM 15         /* columns of the command in the probe log */
@@ -54,19 +55,28 @@ static const char *column_title(const struct column *c, bool bytes)
  * ROW_HIST_KEEP with them: the copy history is what cowtop is about. */
 void row_layout_init(struct row_layout *l, int width, bool utf8)
 {
+	row_layout_split(l, width, utf8, false);
+}
+
+/* As row_layout_init; with cmdline, COMMAND shows command lines and gets
+ * two thirds of what the fixed columns leave, up to CMD_MAX_ARGV. */
+void row_layout_split(struct row_layout *l, int width, bool utf8, bool cmdline)
+{
 	bool mem = width - ROW_FIXED - 1 - CMD_MIN >= ROW_HIST_KEEP;
-	int extra = width - ROW_FIXED + (mem ? 0 : ROW_MEM), cmd = extra / 2, hist;
+	int extra = width - ROW_FIXED + (mem ? 0 : ROW_MEM), cmd = cmdline ? extra * 2 / 3 : extra / 2, hist;
+	int max = cmdline ? CMD_MAX_ARGV : CMD_MAX;
 
 	if (cmd < CMD_MIN)
 		cmd = CMD_MIN;
-	if (cmd > CMD_MAX)
-		cmd = CMD_MAX;
+	if (cmd > max)
+		cmd = max;
 	hist = extra - 1 - cmd;
 	if (hist < HIST_MIN)
 		hist = 0;
 	if (hist > SERIES_CAP)
 		hist = SERIES_CAP;
-	*l = (struct row_layout){ .width = width, .hist = hist, .scale = 0, .utf8 = utf8, .mem = mem };
+	*l = (struct row_layout){ .width = width, .hist = hist, .scale = 0, .utf8 = utf8, .mem = mem,
+				  .cmdline = cmdline };
 }
 
 /* The common scale of the rows' sparklines: their highest rate in view. */

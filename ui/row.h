@@ -36,6 +36,7 @@ struct row_layout {
 };
 
 void row_layout_init(struct row_layout *l, int width, bool utf8);
+void row_layout_split(struct row_layout *l, int width, bool utf8, bool cmdline);
 double rows_scale(const struct row *rows, size_t n, int hist);
 void row_layout_scale(struct row_layout *l, enum row_metric metric, const struct row *rows, size_t n);
 void row_titles(const struct row_layout *l, enum sort_key key, bool reverse, struct line *out);

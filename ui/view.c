@@ -307,9 +307,8 @@ void view__units_toggle(struct view *v)
  * metric, scale, names or command lines, units. */
 void view__row_layout(const struct view *v, int cols, struct row_layout *rl)
 {
-	row_layout_init(rl, cols, v->utf8);
+	row_layout_split(rl, cols, v->utf8, v->cmdline);
 	row_layout_scale(rl, v->metric, v->rows, v->n);
-	rl->cmdline = v->cmdline;
 	rl->bytes = v->bytes;
 }
 
