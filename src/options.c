@@ -88,7 +88,7 @@ void options_usage(FILE *f)
 	      "      --list-usdt PID|PATH  list the USDT probes of a process or an ELF file\n"
 	      "\n"
 	      "Copies by code path:\n"
-	      "      --stacks              capture the user stack of each copy (key k in the view)\n"
+	      "      --stacks              capture the user stack of each copy (key c in the view)\n"
 	      "      --stacks-sample N     only of 1 copy in N (counts scaled by N; default 1)\n"
 	      "      --folded FILE         at exit, write the stacks for flame graphs (implies --stacks)\n"
 	      "\n"
