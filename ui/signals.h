@@ -16,7 +16,8 @@ extern const struct signal_choice signal_menu[SIGNAL_MENU_N];
 /* A process to signal, pinned when it was picked. */
 struct signal_target {
 	int pid;
-	int pidfd; /* -1: none (pidfds unsupported, or the process had gone) */
+	int pidfd; /* -1: none (pidfds unsupported); -2: the process had gone. A
+	              target starts with -1, never 0 (that would close stdin) */
 };
 
 void signal_target_open(struct signal_target *t, int pid);

@@ -93,6 +93,7 @@ int tui__open(struct tui **out, const struct tui_opts *o)
 	if (!t)
 		return -ENOMEM;
 	t->o = *o;
+	t->kill.pidfd = -1; /* never fd 0: that is the terminal */
 	t->s.delay = o->delay > 0 ? o->delay : 1.0;
 	t->sites = o->stacks;
 	setlocale(LC_ALL, "");
@@ -427,6 +428,19 @@ static enum tui_action sites_toggle(struct tui *t)
 	return TUI_STACKS_TOGGLE;
 }
 
+/* How the signal menu names p: its name, and its command line when it has
+ * one ("sleep (respawn-worker[1] 600)"), both made safe. */
+static void kill_name(const struct proc *p, bool utf8, char *buf, size_t cap)
+{
+	char line[ROW_LABEL_MAX];
+	size_t n = row_name(p, utf8, buf, cap);
+
+	if (!p->cmdline[0] || n + 4 >= cap)
+		return;
+	row_label(p, true, utf8, line, sizeof(line));
+	snprintf(buf + n, cap - n, " (%.*s)", (int)(cap - n - 4), line);
+}
+
 /* Open the signal menu for the selected process, pinning it now; an
  * exited row has nobody to signal. */
 static void kill_open(struct tui *t)
@@ -438,12 +452,12 @@ static void kill_open(struct tui *t)
 		say(t, false, "no process selected");
 		return;
 	}
-	row_label(p, t->v.cmdline, t->s.utf8, name, sizeof(name));
+	kill_name(p, t->s.utf8, name, sizeof(name));
 	if (p->exited) {
 		say(t, true, "PID %d %s has exited: no signal to send", p->pid, name);
 		return;
 	}
-	signal_target_close(&t->kill);
+	signal_target_close(&t->kill); /* one left open by a menu never closed */
 	signal_target_open(&t->kill, p->pid);
 	t->s.kill_pid = p->pid;
 	snprintf(t->s.kill_name, sizeof(t->s.kill_name), "%s", name);

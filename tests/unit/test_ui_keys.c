@@ -1,5 +1,10 @@
 /* Unit tests: the key map is complete, unambiguous and fully documented. */
 #include <curses.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -10,6 +15,7 @@
 #include "help.h"
 #include "keys.h"
 #include "screen.h"
+#include "signals.h"
 #include "text.h"
 
 static void test_every_command_has_a_key(void **state)
@@ -176,6 +182,40 @@ static void test_kill_menu(void **state)
 	assert_non_null(strstr(l.text, "EscCancel"));
 }
 
+/* The menu's target is pinned: a signal reaches the child it was opened
+ * for; once that child is reaped, ESRCH (never another process). A target
+ * never opened closes nothing (fd 0 stays open). */
+static void test_signal_send(void **state)
+{
+	struct signal_target tg = { .pid = 0, .pidfd = -1 };
+	int status;
+	pid_t kid;
+
+	(void)state;
+	signal_target_close(&tg);
+	assert_int_not_equal(fcntl(0, F_GETFD), -1);
+	kid = fork();
+	assert_true(kid >= 0);
+	if (kid == 0) {
+		pause();
+		_exit(0);
+	}
+	signal_target_open(&tg, kid);
+	assert_int_equal(signal_send(&tg, SIGUSR2), 0);
+	assert_int_equal(waitpid(kid, &status, 0), kid);
+	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGUSR2);
+	assert_int_equal(signal_send(&tg, SIGTERM), -ESRCH);
+	assert_string_equal(signal_errno_name(-ESRCH), "ESRCH");
+	assert_string_equal(signal_errno_name(-EPERM), "EPERM");
+	signal_target_close(&tg);
+	assert_int_equal(tg.pidfd, -1);
+	signal_target_open(&tg, kid); /* reaped: gone */
+	assert_int_equal(signal_send(&tg, SIGTERM), -ESRCH);
+	signal_target_close(&tg);
+	assert_int_equal(signal_menu[0].sig, SIGTERM);
+	assert_string_equal(signal_menu[SIGNAL_MENU_N - 1].name, "USR2");
+}
+
 static void test_help_explains_marks(void **state)
 {
 	struct line *lines = calloc(HELP_LINES, sizeof(*lines));
@@ -205,6 +245,7 @@ int main(void)
 		cmocka_unit_test(test_footer_regions),
 		cmocka_unit_test(test_footer_widths),
 		cmocka_unit_test(test_kill_menu),
+		cmocka_unit_test(test_signal_send),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
