@@ -63,7 +63,7 @@ static const struct keyhint footer[] = {
 	{ "Bksp", "Back", false, NULL, 2 }, { "F", "Follow", false, NULL, 3 },
 	{ "Spc", "Pause", false, NULL, 4 }, { "p", "Cmdline", false, NULL, 3 },
 	{ "w", "Snapshot", false, NULL, 3 }, { "r", "Regions", false, NULL, 2 },
-	{ "d", "Delay", false, NULL, 1 }, { "l", "Log", true, NULL, 1 },
+	{ "d", "Delay", false, NULL, 1 }, { "l", "Log", true, NULL, 3 },
 	{ "q", "Quit", false, "F10", 9 },
 };
 

@@ -4,7 +4,7 @@
 # the workers' titles (command lines), k sends a signal after a menu naming
 # the process and the status line says what happened (the master then
 # starts a new worker, which appears), ESRCH when the process has gone, Esc
-# sends nothing; Z pauses; b shows bytes; the footer names the function
+# sends nothing; batch JSON and text carry the titles; Z pauses; b shows bytes; the footer names the function
 # keys when wide, and at 80 columns keeps Quit while the header keeps the
 # totals; K shows the kernel threads hidden at start.
 #
@@ -162,6 +162,26 @@ test_widths() {
 	expect "80 columns: nothing wider than the screen" width_at_most 80
 }
 
+# Batch output of the same processes: cmdline in JSON and in text, and -p
+# taking a list.
+test_batch() {
+	local w1 json text
+	w1=$(worker 1)
+	json=$("$COWTOP" -b -f json -n 2 -d 0.3 -p "$MASTER,$w1" 2>&1)
+	if jq -e -s --argjson p "$w1" '[.[-1].processes[] | select(.pid == $p)] | length == 1 and
+		.[0].cmdline == "respawn-worker[1] 600" and .[0].comm == "sleep"' <<<"$json" >/dev/null; then
+		pass "JSON: the worker's cmdline is its title, its comm its name"
+	else
+		fail "JSON: cmdline of $w1: $(jq -c -s '.[-1].processes' <<<"$json" 2>&1 | head -c 600)"
+	fi
+	text=$("$COWTOP" -b -n 1 -p "$MASTER" 2>&1)
+	if grep -qxF "cmdline $w1: respawn-worker[1] 600" <<<"$text"; then
+		pass "batch text: a cmdline line for the worker"
+	else
+		fail "batch text: no cmdline line for $w1: $text"
+	fi
+}
+
 # K: kernel threads hidden at start, shown after K (watching everything).
 test_kthreads() {
 	start 120 30
@@ -187,6 +207,7 @@ main() {
 	MASTER=$!
 	eventually 10 test "$(live_workers)" -eq 2 || die "the respawning master did not start"
 	eventually 10 test -n "$(worker 2)" || die "no worker report"
+	test_batch
 	start 160 30 -p "$MASTER"
 	eventually 10 screen_has "─ sleep" || die "cowtop did not show the workers: $(screen)"
 	test_view_keys
