@@ -153,6 +153,12 @@ static void status_indicators(const struct screen_state *s, const struct view *v
 		line_add(l, ROLE_WARN, "  PAUSED");
 	if (s->log)
 		line_add(l, ROLE_STATUS, "  probe log%s (l: hide)", s->log_hidden ? ": no room" : "");
+	if (v->cmdline)
+		line_add(l, ROLE_STATUS, "  command lines");
+	if (v->bytes)
+		line_add(l, ROLE_STATUS, "  bytes");
+	if (v->kthreads)
+		line_add(l, ROLE_STATUS, "  kernel threads");
 	line_add(l, ROLE_PLAIN, "  %zu shown", v->n);
 }
 
