@@ -7,7 +7,8 @@
 static const char *const legend[] = {
 	"PID      process id; tree lines show which process forked which",
 	"S        state: R running, S sleeping, D disk wait, Z zombie, X exited",
-	"CoW/s    pages copied on write per second over the last interval",
+	"CoW/s    pages copied on write per second over the last interval (after b:",
+	"         CoW B/s, bytes per second, and COW B in bytes; K M G are KiB MiB GiB)",
 	"COW      pages copied on write since cowtop began watching the process",
 	"copies   (header) every copy since watching began, exited processes",
 	"         included, also once they have left the table: it never goes down",

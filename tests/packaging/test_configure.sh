@@ -29,16 +29,15 @@ for d in "${dirs[@]}"; do
 		[ -e "$work/pc/${pc##*/}" ] || ln -s "$pc" "$work/pc/${pc##*/}"
 	done
 done
-PKG_CONFIG_LIBDIR=$work/pc PKG_CONFIG_PATH= pkg-config --exists cmocka
-[ $? -ne 0 ]
+! PKG_CONFIG_LIBDIR=$work/pc PKG_CONFIG_PATH='' pkg-config --exists cmocka
 say $? "cmocka is hidden from pkg-config"
-PKG_CONFIG_LIBDIR=$work/pc PKG_CONFIG_PATH= pkg-config --exists libbpf ncursesw
+PKG_CONFIG_LIBDIR=$work/pc PKG_CONFIG_PATH='' pkg-config --exists libbpf ncursesw
 say $? "the modules cowtop needs are not"
 
 cp -a "$srcdir/configure" "$srcdir/Makefile.in" "$srcdir/config.h.in" "$srcdir/build-aux" "$work/tree/"
 cp "$srcdir/src/main.c" "$work/tree/src/"
 chmod -R u+w "$work/tree" # make distcheck's source tree is read-only
-(cd "$work/tree" && PKG_CONFIG_LIBDIR=$work/pc PKG_CONFIG_PATH= ./configure >"$work/out" 2>&1)
+(cd "$work/tree" && PKG_CONFIG_LIBDIR=$work/pc PKG_CONFIG_PATH='' ./configure >"$work/out" 2>&1)
 rc=$?
 say $rc "configure succeeds without cmocka"
 [ $rc -eq 0 ] || sed 's/^/    | /' "$work/out" | tail -n 20

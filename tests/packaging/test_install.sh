@@ -24,7 +24,7 @@ if ! $MAKE -s -C "$abs_top_builddir" install DESTDIR="$dest" >"$log" 2>&1; then
 fi
 files=$(cd "$dest" && find . ! -type d | sed 's|^\.||' | sort)
 echo "installed:"
-printf '    %s\n' $files
+printf '%s\n' "$files" | sed 's/^/    /'
 
 # Whether exactly one installed file matches the pattern.
 has() {

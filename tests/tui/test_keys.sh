@@ -182,6 +182,8 @@ test_batch() {
 	fi
 }
 
+no_rows() { [[ -z $(rows) ]]; }
+
 # K: kernel threads hidden at start, shown after K (watching everything).
 test_kthreads() {
 	start 120 30
@@ -189,7 +191,7 @@ test_kthreads() {
 	keys /
 	t send-keys -t "$SESSION" -l "kthreadd"
 	keys Enter
-	expect "kernel threads hidden at start" eval '[[ -z $(rows) ]]'
+	expect "kernel threads hidden at start" no_rows
 	keys K
 	expect "K shows them" row_of 2
 	expect "... and says so" status_has "kernel threads shown"
