@@ -118,8 +118,11 @@ struct vm_area_struct {
 	struct file *vm_file;
 } __attribute__((preserve_access_index));
 
+#define PF_KTHREAD 0x00200000
+
 struct task_struct {
 	unsigned int __state;
+	unsigned int flags;
 	int exit_state;
 	pid_t pid;
 	pid_t tgid;

@@ -40,6 +40,7 @@ enum {
 	/* The leader has exited and others still run: rss, vm and state are
 	 * those of a live thread (a record of its own, after the leader's). */
 	COWTOP_TASK_THREAD = 1,
+	COWTOP_TASK_KTHREAD = 2, /* a kernel thread (PF_KTHREAD) */
 };
 
 struct cowtop_proc {

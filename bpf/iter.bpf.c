@@ -82,6 +82,8 @@ int dump_procs(struct bpf_iter__task *ctx)
 			return 0; /* the leader's record says it all */
 		r.flags = COWTOP_TASK_THREAD;
 	}
+	if (leader->flags & PF_KTHREAD)
+		r.flags |= COWTOP_TASK_KTHREAD;
 	r.tgid = tgid;
 	r.ppid = leader->real_parent->tgid;
 	r.start_ns = leader->start_boottime;

@@ -12,6 +12,7 @@ packages=(
 	systemtap-sdt-dev ruby python3.11
 	# tests against real servers (tests/integration/test_redis.sh, ...)
 	redis-server redis-tools unicorn ruby-rack gunicorn curl
+	mandoc groff-base
 	# benchmarks
 	bpftrace
 )

@@ -46,6 +46,26 @@ static int read_stat(struct collect *c, int pid, struct proc_stat *st)
 	return statfds__read(c->statfds, pid, st);
 }
 
+/* Read p's command line when it may have changed: in its first
+ * COLLECT_CMDLINE_READS refreshes after it was found, exec'd or renamed
+ * (a preforking server's worker rewrites its argv right after fork, and
+ * most title setters also change comm, which stat gives for free). Then
+ * never again: a title rewritten without a rename is not seen. */
+static void refresh_cmdline(struct collect *c, struct proc *p, const char *comm, bool kthread)
+{
+	char buf[PROC_CMDLINE_MAX];
+	ssize_t n;
+
+	if (strncmp(p->comm, comm, sizeof(p->comm)) != 0)
+		p->track.cmdline_reads = 0;
+	if (p->track.cmdline_reads >= COLLECT_CMDLINE_READS || kthread)
+		return;
+	p->track.cmdline_reads++;
+	n = procfs_read_cmdline(c->procfd, p->pid, buf, sizeof(buf));
+	if (n > 0)
+		model__set_cmdline(p, buf, (size_t)n);
+}
+
 /* Update p from /proc; false when the process there is not p any more.
  * One file per process: stat has RSS and VSZ too (statm's resident is the
  * same kernel counter), and /proc reads are most of cowtop's CPU time. */
@@ -57,6 +77,8 @@ static bool refresh_from_proc(struct collect *c, struct proc *p)
 		return false;
 	p->track.read = true;
 	model__set_ppid(p, st.ppid);
+	model__set_kthread(p, (st.flags & PROCFS_PF_KTHREAD) != 0);
+	refresh_cmdline(c, p, st.comm, (st.flags & PROCFS_PF_KTHREAD) != 0);
 	model__set_comm(p, st.comm, strnlen(st.comm, sizeof(st.comm)));
 	model__set_mem(p, st.state, (unsigned long long)(st.rss > 0 ? st.rss : 0) * procfs_page_kib(),
 		       st.vsize / 1024);
@@ -107,6 +129,8 @@ void collect__event(const struct tracer_event *e, void *ctx)
 	p->track.in_kernel = true;
 	if (e->kind == TRACER_FORK || e->kind == TRACER_EXEC || !p->comm[0])
 		model__set_comm(p, e->comm, strlen(e->comm));
+	if (e->kind == TRACER_EXEC)
+		p->track.cmdline_reads = 0; /* a new program, new arguments */
 	if (e->kind == TRACER_FORK) {
 		model__set_parent(p, e->ppid);
 		model__set_inherited(p, e->inherited_kib);
@@ -475,6 +499,8 @@ static void on_task(const struct tracer_task *k, void *ctx)
 		return;
 	if (!k->thread) {
 		model__set_ppid(p, k->ppid);
+		model__set_kthread(p, k->kthread);
+		refresh_cmdline(c, p, k->comm, k->kthread);
 		model__set_comm(p, k->comm, strnlen(k->comm, sizeof(k->comm)));
 	}
 	model__set_mem(p, k->state, k->rss_kib, k->vsz_kib);

@@ -32,12 +32,14 @@ static int take_procs(struct frame *f, struct model *m, const struct view_opts *
 	return 0;
 }
 
-/* Sum what the header and the batch header show, once. */
-static void take_totals(struct frame *f)
+/* Sum what the header and the batch header show, once. The copies of
+ * processes already forgotten stay in: a total never goes down. */
+static void take_totals(struct frame *f, const struct model *m)
 {
 	size_t i;
 
-	f->totals = (struct frame_totals){ .watched = f->nprocs };
+	f->totals = (struct frame_totals){ .watched = f->nprocs, .forgotten = model__forgotten(m),
+					   .cow = model__forgotten_cow(m) };
 	for (i = 0; i < f->nprocs; i++) {
 		f->totals.live += !f->procs[i].exited;
 		f->totals.cow += f->procs[i].counts.cow;
@@ -291,7 +293,7 @@ struct frame *frame__build(struct model *m, const struct frame_status *st,
 		errno = -e;
 		return NULL;
 	}
-	take_totals(f);
+	take_totals(f, m);
 	return f;
 }
 

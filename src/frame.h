@@ -34,7 +34,9 @@ struct frame_mark {
 
 struct frame_totals {
 	size_t watched, live;       /* processes held, and those still running */
-	unsigned long long cow;     /* copies of all of them */
+	size_t forgotten;           /* exited processes no longer held */
+	unsigned long long cow;     /* every copy since watching began: of the
+	                               processes held and of those forgotten */
 	double rate;                /* copies per second, summed */
 };
 

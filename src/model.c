@@ -34,6 +34,8 @@ struct model {
 	struct marker marks[MARK_LOG];     /* ring of probe hits */
 	size_t marks_head, marks_len;
 	unsigned long long marks_total;    /* hits ever logged */
+	unsigned long long forgotten_cow;  /* copies of the processes removed */
+	size_t forgotten;                  /* ... and how many they were */
 };
 
 /* The model's own record of p. */
@@ -411,6 +413,9 @@ size_t model__remove_exited(struct model *m, double before)
 			while (*pp != q)
 				pp = &(*pp)->hnext;
 			*pp = q->hnext;
+			/* Totals count every copy since watching began. */
+			m->forgotten_cow += q->pub.counts.cow;
+			m->forgotten++;
 			free(q);
 			gone++;
 			continue;
@@ -419,6 +424,40 @@ size_t model__remove_exited(struct model *m, double before)
 	}
 	m->n = j;
 	return gone;
+}
+
+/* Copies of the processes removed so far (exited, past their linger). */
+unsigned long long model__forgotten_cow(const struct model *m)
+{
+	return m->forgotten_cow;
+}
+
+/* How many processes were removed so far. */
+size_t model__forgotten(const struct model *m)
+{
+	return m->forgotten;
+}
+
+/* Take p's command line (len bytes, cut to fit). An empty one (a zombie,
+ * or a process gone) keeps the last one read: it names the process best. */
+void model__set_cmdline(struct proc *p, const char *cmdline, size_t len)
+{
+	size_t n = strnlen(cmdline, len < PROC_CMDLINE_MAX - 1 ? len : PROC_CMDLINE_MAX - 1);
+
+	if (!n)
+		return;
+	/* Cut before a character split by the cut, not inside it. */
+	if (n < len && n == PROC_CMDLINE_MAX - 1)
+		while (n > 0 && ((unsigned char)cmdline[n] & 0xc0) == 0x80)
+			n--;
+	memcpy(p->cmdline, cmdline, n);
+	memset(p->cmdline + n, 0, sizeof(p->cmdline) - n);
+}
+
+/* Mark p as a kernel thread or not. */
+void model__set_kthread(struct proc *p, bool kthread)
+{
+	p->kthread = kthread;
 }
 
 /* Register a probe label; returns its id or -ENOSPC. */

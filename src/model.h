@@ -11,6 +11,7 @@
 #include "series.h"
 
 #define PROC_COMM_MAX 64
+#define PROC_CMDLINE_MAX 256           /* bytes of a command line kept, NUL included */
 #define PROBE_MAX 64
 #define LABEL_MAX 136              /* "provider:name" */
 #define MARK_LOG 1024              /* probe hits kept */
@@ -54,6 +55,7 @@ struct proc_track {
 	unsigned char gone;  /* frames in a row it was not in /proc */
 	bool read;           /* /proc was read for it at least once */
 	unsigned walked;     /* 1 + the collector's tick of the last task walk that saw it */
+	unsigned char cmdline_reads; /* of its command line since it started, exec'd or renamed */
 };
 
 /* One process: public data, read by everyone, written only through model__*
@@ -63,6 +65,8 @@ struct proc {
 	int ppid;
 	unsigned long long start_time; /* clock ticks since boot, as in /proc stat */
 	char comm[PROC_COMM_MAX];      /* raw bytes: sanitize before showing */
+	char cmdline[PROC_CMDLINE_MAX]; /* /proc/PID/cmdline as one line, cut; raw bytes; "" unknown */
+	bool kthread;                  /* a kernel thread (PF_KTHREAD) */
 	char state;                    /* /proc state letter, 0 if never read */
 	bool exited;
 	double exit_time;              /* model clock when the exit was seen */
@@ -95,6 +99,8 @@ struct proc *model__add(struct model *m, int pid, unsigned long long start_time)
 void model__set_counts(struct proc *p, const struct cow_counts *raw); /* raw less base, monotonic */
 void model__set_base(struct proc *p, const struct cow_counts *raw);
 void model__set_comm(struct proc *p, const char *comm, size_t len);   /* len bytes, maybe unterminated */
+void model__set_cmdline(struct proc *p, const char *cmdline, size_t len); /* "" keeps the last */
+void model__set_kthread(struct proc *p, bool kthread);
 void model__set_ppid(struct proc *p, int ppid);                       /* keeps a known parent over 0 */
 void model__set_parent(struct proc *p, int ppid);                     /* from a fork: always taken */
 void model__set_mem(struct proc *p, char state, unsigned long long rss_kib, unsigned long long vsz_kib);
@@ -128,6 +134,10 @@ double proc_shared_pct(const struct proc *p);
 void model__set_period(struct model *m, double seconds);
 double model__tick(struct model *m, double dt);
 size_t model__remove_exited(struct model *m, double before);
+/* What model__remove_exited took away: the copies of those processes (kept
+ * in the totals, which count every copy since watching began) and their number. */
+unsigned long long model__forgotten_cow(const struct model *m);
+size_t model__forgotten(const struct model *m);
 
 /* Labels: USDT probes, and the labels of each breakdown kind. A kind has
  * at most SPLIT_SLOTS labels (phases PHASE_MAX); slot 0's is fixed. */

@@ -62,7 +62,7 @@ void options_usage(FILE *f)
 	      "Show copy-on-write page copies per process, live, as a process tree.\n"
 	      "\n"
 	      "Targets (default: every process):\n"
-	      "  -p, --pid PID             watch PID and all its descendants (repeatable)\n"
+	      "  -p, --pid PID[,PID...]    watch each PID and all its descendants (repeatable)\n"
 	      "  -- COMMAND [ARG]...       run COMMAND traced from its first instruction\n"
 	      "      --track-first-clone PID  watch only the first child PID forks\n"
 	      "      --demo                run a small built-in preforking workload\n"
@@ -91,7 +91,7 @@ void options_usage(FILE *f)
 	      "      --list-usdt PID|PATH  list the USDT probes of a process or an ELF file\n"
 	      "\n"
 	      "Copies by code path:\n"
-	      "      --stacks              capture the user stack of each copy (key k in the view)\n"
+	      "      --stacks              capture the user stack of each copy (key c in the view)\n"
 	      "      --stacks-sample N     only of 1 copy in N (counts scaled by N; default 1)\n"
 	      "      --folded FILE         at exit, write the stacks for flame graphs (implies --stacks)\n"
 	      "\n"
@@ -125,6 +125,31 @@ static int parse_pid(const char *s, int *out)
 	if (errno || end == s || *end || v <= 0 || v > INT_MAX)
 		return -EINVAL;
 	*out = (int)v;
+	return 0;
+}
+
+/* Take the pids of one -p: "12" or a comma-separated list "12,34,56", as
+ * top and htop take them. */
+static int parse_pid_list(struct options *o, const char *arg, char *err, size_t errlen)
+{
+	char one[32];
+	const char *s = arg, *comma;
+	size_t len;
+
+	do {
+		comma = strchr(s, ',');
+		len = comma ? (size_t)(comma - s) : strlen(s);
+		if (o->npids == OPT_MAX_PIDS)
+			return fail(err, errlen, "too many PIDs in -p (at most %d)", OPT_MAX_PIDS);
+		if (len == 0 || len >= sizeof(one))
+			return fail(err, errlen, "invalid PID list '%s'", arg);
+		memcpy(one, s, len);
+		one[len] = '\0';
+		if (parse_pid(one, &o->pids[o->npids]))
+			return fail(err, errlen, "invalid PID '%s' in '%s'", one, arg);
+		o->npids++;
+		s = comma ? comma + 1 : NULL;
+	} while (s);
 	return 0;
 }
 
@@ -174,12 +199,7 @@ static int apply(struct options *o, int c, const char *arg, char *err, size_t er
 
 	switch (c) {
 	case 'p':
-		if (o->npids == OPT_MAX_PIDS)
-			return fail(err, errlen, "too many -p (at most %d)", OPT_MAX_PIDS);
-		if (parse_pid(arg, &o->pids[o->npids]))
-			return fail(err, errlen, "invalid PID '%s'", arg);
-		o->npids++;
-		return 0;
+		return parse_pid_list(o, arg, err, errlen);
 	case OPT_FIRST_CLONE:
 		if (parse_pid(arg, &o->first_clone_of))
 			return fail(err, errlen, "invalid PID '%s'", arg);

@@ -139,6 +139,8 @@ static void json_proc(FILE *f, const struct frame *fr, const struct row *r)
 
 	fprintf(f, "{\"pid\":%d,\"ppid\":%d,\"comm\":", p->pid, p->ppid);
 	json_string(f, p->comm, strnlen(p->comm, sizeof(p->comm)));
+	fputs(",\"cmdline\":", f);
+	json_string(f, p->cmdline, strnlen(p->cmdline, sizeof(p->cmdline)));
 	fprintf(f, ",\"depth\":%d,\"state\":\"%s\",\"start_time\":%llu,"
 		"\"cow_pages\":%llu,\"cow_rate\":%.1f,\"cow_kernel\":%llu,"
 		"\"reuse\":%llu,\"zero_fill\":%llu",
@@ -323,6 +325,23 @@ static const char *text_shared(const struct proc *p, char *buf, size_t cap)
 	return buf;
 }
 
+/* Under the table, the command line of each process that has one (kernel
+ * threads have none), "cmdline PID: TEXT", escaped as names are. */
+static void text_cmdlines(FILE *f, const struct frame *fr)
+{
+	char safe[4 * PROC_CMDLINE_MAX + 1];
+	size_t i;
+
+	for (i = 0; i < fr->nrows; i++) {
+		const struct proc *p = fr->rows[i].p;
+
+		if (!p->cmdline[0])
+			continue;
+		text_sanitize_ascii(p->cmdline, strnlen(p->cmdline, sizeof(p->cmdline)), safe, sizeof(safe));
+		fprintf(f, "cmdline %d: %s\n", p->pid, safe);
+	}
+}
+
 /* The frame as a text table with a header line, then a blank line; oo
  * (NULL: none) asks for more under it. */
 void output_text(FILE *f, const struct frame *fr, const struct output_opts *oo)
@@ -358,6 +377,7 @@ void output_text(FILE *f, const struct frame *fr, const struct output_opts *oo)
 			text_count(proc_mem_known(p), p->vsz_kib, vsz, sizeof(vsz)), prefix, name);
 	}
 	text_groups(f, fr);
+	text_cmdlines(f, fr);
 	if (oo && oo->regions)
 		text_regions(f, fr);
 	if (fr->usdt)

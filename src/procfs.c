@@ -25,7 +25,8 @@
 #define PATH_BUF 32
 
 /* Fields of a stat line, numbered as in proc(5), that are skipped. */
-#define STAT_SKIP_PGRP_TO_CMAJFLT 9   /* fields 5..13 */
+#define STAT_SKIP_PGRP_TO_TPGID 4     /* fields 5..8 */
+#define STAT_SKIP_MINFLT_TO_CMAJFLT 4 /* fields 10..13 */
 #define STAT_SKIP_CUTIME_TO_NICE 4    /* fields 16..19 */
 #define STAT_SKIP_ITREALVALUE 1       /* field 21 */
 
@@ -162,7 +163,9 @@ static int stat_head(struct cursor *c, struct proc_stat *st)
 static int stat_fields(struct cursor *c, struct proc_stat *st)
 {
 	if (field_int(c, 0, &st->ppid) < 0 ||
-	    field_skip(c, STAT_SKIP_PGRP_TO_CMAJFLT) < 0 ||
+	    field_skip(c, STAT_SKIP_PGRP_TO_TPGID) < 0 ||
+	    field_ull(c, &st->flags) < 0 ||
+	    field_skip(c, STAT_SKIP_MINFLT_TO_CMAJFLT) < 0 ||
 	    field_ull(c, &st->utime) < 0 ||
 	    field_ull(c, &st->stime) < 0 ||
 	    field_skip(c, STAT_SKIP_CUTIME_TO_NICE) < 0 ||
@@ -331,6 +334,23 @@ int procfs_read_stat(int procfd, int pid, struct proc_stat *out)
 	if (n < 0)
 		return (int)n;
 	return procfs_parse_stat(buf, (size_t)n, out);
+}
+
+/* Read /proc/PID/cmdline as one line; see procfs.h. Only cap - 1 bytes
+ * are asked for: the kernel copies them out of the process's memory, so
+ * a long command line costs no more than a short one. */
+ssize_t procfs_read_cmdline(int procfd, int pid, char *buf, size_t cap)
+{
+	ssize_t n;
+
+	if (cap == 0)
+		return -EINVAL;
+	n = procfs_read_pid_file(procfd, pid, "cmdline", buf, cap - 1);
+	if (n < 0) {
+		buf[0] = '\0';
+		return n;
+	}
+	return (ssize_t)procfs_tidy_cmdline(buf, (size_t)n);
 }
 
 /* Read the tgid of a pid from /proc/PID/status; see procfs.h. */

@@ -23,12 +23,16 @@ struct proc_stat {
 	char comm[PROCFS_COMM_MAX];
 	char state;                      /* R, S, D, Z, T, t, X, I, ... */
 	int ppid;
+	unsigned long long flags;        /* PF_* (field 9): PROCFS_PF_KTHREAD */
 	unsigned long long utime, stime; /* clock ticks */
 	unsigned long long start_time;   /* clock ticks since boot (field 22) */
 	unsigned long long vsize;        /* bytes (field 23) */
 	long long rss;                   /* pages (field 24) */
 	int num_threads;
 };
+
+/* The flag of a kernel thread in stat's field 9 (PF_KTHREAD). */
+#define PROCFS_PF_KTHREAD 0x00200000ULL
 
 /* The first fields of /proc/PID/statm, in pages. */
 struct proc_statm {
@@ -88,6 +92,12 @@ int procfs_parse_cgroup(const char *buf, size_t len, struct procfs_cgroup *out);
 /* Read and parse /proc/PID/stat. Returns 0, -ENOENT or -ESRCH when the
  * process is gone, -EINVAL for pid <= 0 or a malformed file, or -errno. */
 int procfs_read_stat(int procfd, int pid, struct proc_stat *out);
+
+/* Read /proc/PID/cmdline into buf as one line (procfs_tidy_cmdline): at
+ * most cap - 1 bytes of it, NUL-terminated, raw bytes otherwise (sanitize
+ * before showing). Empty for a kernel thread or a zombie. Returns its
+ * length or -errno (buf is then ""); -EINVAL for cap 0 or pid <= 0. */
+ssize_t procfs_read_cmdline(int procfd, int pid, char *buf, size_t cap);
 
 /* Tgid of a pid (the "Tgid:" line of /proc/PID/status), to tell a thread id
  * from a process id. Returns the tgid or -errno. */

@@ -78,6 +78,7 @@ struct tracer_task {
 	char comm[TRACER_COMM_LEN];/* NUL-terminated */
 	unsigned long long rss_kib, vsz_kib;
 	bool thread;               /* the leader exited: state and figures of a live thread */
+	bool kthread;              /* a kernel thread */
 };
 
 typedef void (*tracer_proc_fn)(const struct tracer_proc *p, void *ctx);

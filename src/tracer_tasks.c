@@ -95,7 +95,7 @@ static struct tracer_task task_of(const struct tracer *t, const struct cowtop_ta
 	struct tracer_task tt = {
 		.pid = (int)k->tgid, .ppid = (int)k->ppid, .start = ticks_of(t, k->start_ns),
 		.state = k->state, .rss_kib = k->rss * t->page_kib, .vsz_kib = k->vm * t->page_kib,
-		.thread = k->flags & COWTOP_TASK_THREAD,
+		.thread = k->flags & COWTOP_TASK_THREAD, .kthread = k->flags & COWTOP_TASK_KTHREAD,
 	};
 
 	memcpy(tt.comm, k->comm, sizeof(tt.comm));

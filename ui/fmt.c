@@ -2,7 +2,9 @@
  * clock times. */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include "fmt.h"
 
 /* v with one decimal and the first unit of units that keeps it under 1000
@@ -57,6 +59,41 @@ void fmt_kib(unsigned long long kib, char *buf, size_t cap)
 		snprintf(buf, cap, "%.1f%c", v, units[u]);
 	else
 		snprintf(buf, cap, "%.0f%c", v, units[u]);
+}
+
+/* A rate in KiB per second, as fmt_kib writes sizes ("12.3M" is 12.3 MiB/s). */
+void fmt_kib_rate(double kib, char *buf, size_t cap)
+{
+	fmt_kib(kib > 0 ? (unsigned long long)(kib + 0.5) : 0, buf, cap);
+}
+
+/* A size in KiB with a spaced IEC unit, for the header: "980 KiB",
+ * "12.3 MiB", "1.2 GiB". */
+void fmt_kib_iec(unsigned long long kib, char *buf, size_t cap)
+{
+	char s[32];
+	size_t n;
+
+	fmt_kib(kib, s, sizeof(s));
+	n = strlen(s);
+	if (!n) {
+		snprintf(buf, cap, "?");
+		return;
+	}
+	snprintf(buf, cap, "%.*s %ciB", (int)(n - 1), s, s[n - 1]);
+}
+
+/* KiB in a page: copies are counted in base pages. */
+unsigned long long fmt_page_kib(void)
+{
+	static unsigned long long kib;
+	long sz;
+
+	if (!kib) {
+		sz = sysconf(_SC_PAGESIZE);
+		kib = sz >= 1024 ? (unsigned long long)sz / 1024 : 4;
+	}
+	return kib;
 }
 
 /* Unix time t as local "HH:MM:SS.mmm". */

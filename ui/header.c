@@ -29,8 +29,16 @@ static void put_field(struct line *l, const char *label, const char *value, bool
 	put_safe(l, ROLE_VALUE, value, utf8);
 }
 
+/* Fields a narrow screen leaves out, a bit each, in the order they go:
+ * the mechanism first, the totals, lost and PAUSED never. */
+enum {
+	DROP_MECHANISM = 1 << 0, DROP_READING = 1 << 1, DROP_CPU = 1 << 2, DROP_STACKS = 1 << 3,
+	DROP_KERNEL = 1 << 4, DROP_PROBES = 1 << 5, DROP_REFRESH = 1 << 6, DROP_HOST = 1 << 7,
+	DROP_ALL = (1 << 8) - 1,
+};
+
 /* Line 1: who and where: time, host, kernel, mechanism. */
-static void header_where(const struct header_info *h, struct line *l)
+static void header_where(const struct header_info *h, unsigned drop, struct line *l)
 {
 	char when[32];
 	struct tm tm;
@@ -38,13 +46,16 @@ static void header_where(const struct header_info *h, struct line *l)
 	localtime_r(&h->now, &tm);
 	strftime(when, sizeof(when), "%H:%M:%S", &tm);
 	line_add(l, ROLE_VALUE, "cowtop %s", when);
-	put_field(l, "host", h->host, h->utf8);
-	put_field(l, "kernel", h->kernel, h->utf8);
-	put_field(l, "mechanism", h->mechanism, h->utf8);
+	if (!(drop & DROP_HOST))
+		put_field(l, "host", h->host, h->utf8);
+	if (!(drop & DROP_KERNEL))
+		put_field(l, "kernel", h->kernel, h->utf8);
+	if (!(drop & DROP_MECHANISM))
+		put_field(l, "mechanism", h->mechanism, h->utf8);
 }
 
 /* Line 2: what is watched and how often. */
-static void header_what(const struct header_info *h, struct line *l)
+static void header_what(const struct header_info *h, unsigned drop, struct line *l)
 {
 	char buf[128];
 
@@ -56,9 +67,11 @@ static void header_what(const struct header_info *h, struct line *l)
 	snprintf(buf, sizeof(buf), "%zu (%zu running)", h->watched, h->live);
 	put_field(l, "processes", buf, false);
 	snprintf(buf, sizeof(buf), "%.1fs", h->delay);
-	put_field(l, "refresh", buf, false);
+	if (!(drop & DROP_REFRESH))
+		put_field(l, "refresh", buf, false);
 	snprintf(buf, sizeof(buf), "%.1f%%", h->cpu_pct);
-	put_field(l, "cowtop CPU", buf, false);
+	if (!(drop & DROP_CPU))
+		put_field(l, "cowtop CPU", buf, false);
 }
 
 /* The USDT probes attached and the phases they form, when there are any. */
@@ -93,23 +106,39 @@ static void header_stacks(const struct header_info *h, struct line *l)
 	put_field(l, "stacks on:", buf, false);
 }
 
+/* The total rate and copies, in pages or in bytes. */
+static void header_copies(const struct header_info *h, struct line *l)
+{
+	char buf[64], num[32];
+
+	if (h->bytes)
+		fmt_kib_iec((unsigned long long)(h->rate * (double)fmt_page_kib() + 0.5), num, sizeof(num));
+	else
+		fmt_rate(h->rate, num, sizeof(num));
+	snprintf(buf, sizeof(buf), "%s/s", num);
+	put_field(l, "CoW", buf, false);
+	if (h->bytes)
+		fmt_kib_iec(h->cow * fmt_page_kib(), buf, sizeof(buf));
+	else
+		snprintf(buf, sizeof(buf), "%llu", h->cow);
+	put_field(l, "copies", buf, false);
+}
+
 /* Line 3: the totals, lost events in warning colour when there are any,
  * the USDT probes, and how old the oldest memory reading shown is. */
-static void header_totals(const struct header_info *h, struct line *l)
+static void header_totals(const struct header_info *h, unsigned drop, struct line *l)
 {
-	char buf[64], rate[32];
+	char buf[64];
 
-	fmt_rate(h->rate, rate, sizeof(rate));
-	snprintf(buf, sizeof(buf), "%s/s", rate);
-	put_field(l, "CoW", buf, false);
-	snprintf(buf, sizeof(buf), "%llu", h->cow);
-	put_field(l, "copies", buf, false);
+	header_copies(h, l);
 	line_put(l, ROLE_PLAIN, "  ", 2);
 	line_add(l, h->lost ? ROLE_WARN : ROLE_LABEL, "lost ");
 	line_add(l, h->lost ? ROLE_WARN : ROLE_VALUE, "%llu", h->lost);
-	header_probes(h, l);
-	header_stacks(h, l);
-	if (h->smaps_read) {
+	if (!(drop & DROP_PROBES))
+		header_probes(h, l);
+	if (!(drop & DROP_STACKS))
+		header_stacks(h, l);
+	if (h->smaps_read && !(drop & DROP_READING)) {
 		snprintf(buf, sizeof(buf), "%.1fs", h->smaps_age);
 		put_field(l, "oldest reading", buf, false);
 	}
@@ -138,14 +167,32 @@ void header_take_frame(struct header_info *h, const struct frame *f)
 	h->nphases = frame_nlabels(f, SPLIT_PHASE) > 1 ? frame_nlabels(f, SPLIT_PHASE) - 1 : 0;
 }
 
-/* Build the header lines; they are cut to the screen when drawn. */
+/* Build line i leaving out the fields in drop. */
+static void header_line(const struct header_info *h, int i, unsigned drop, struct line *l)
+{
+	line_clear(l);
+	if (i == 0)
+		header_where(h, drop, l);
+	else if (i == 1)
+		header_what(h, drop, l);
+	else
+		header_totals(h, drop, l);
+}
+
+/* Build the header lines. On a screen h->cols wide, whole fields are left
+ * out, the least needed first, until each line fits (what still does not
+ * fit is cut when drawn): an 80-column screen keeps the totals. */
 void header_build(const struct header_info *h, struct line out[HEADER_LINES])
 {
+	unsigned drop;
 	int i;
 
-	for (i = 0; i < HEADER_LINES; i++)
-		line_clear(&out[i]);
-	header_where(h, &out[0]);
-	header_what(h, &out[1]);
-	header_totals(h, &out[2]);
+	for (i = 0; i < HEADER_LINES; i++) {
+		drop = 0;
+		header_line(h, i, drop, &out[i]);
+		while (h->cols > 0 && text_width(out[i].text) > h->cols && drop != DROP_ALL) {
+			drop = drop << 1 | 1;
+			header_line(h, i, drop, &out[i]);
+		}
+	}
 }

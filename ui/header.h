@@ -30,6 +30,8 @@ struct header_info {
 	bool command_done;
 	int command_status;
 	bool utf8;
+	bool bytes;                 /* copies in bytes, not pages */
+	int cols;                   /* screen width: fields that do not fit go, the least needed first; 0 any */
 };
 
 void header_take_frame(struct header_info *h, const struct frame *f);

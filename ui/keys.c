@@ -7,7 +7,7 @@
 #define ESC 27
 
 static const struct keybind keymap[] = {
-	{ CMD_UP, { KEY_UP, 'k' }, "Up k", "move the selection up" },
+	{ CMD_UP, { KEY_UP }, "Up", "move the selection up" },
 	{ CMD_DOWN, { KEY_DOWN, 'j' }, "Down j", "move the selection down" },
 	{ CMD_PGUP, { KEY_PPAGE, CTRL('b') }, "PgUp ^B", "one page up" },
 	{ CMD_PGDN, { KEY_NPAGE, CTRL('f') }, "PgDn ^F", "one page down" },
@@ -35,7 +35,7 @@ static const struct keybind keymap[] = {
 	{ CMD_REVERSE, { 'R', 'I' }, "R I", "reverse the sort order" },
 	{ CMD_FILTER, { '/', '\\', KEY_F(3), KEY_F(4) }, "/ \\ F3 F4",
 	  "filter by name (Enter keeps it, Esc clears it)" },
-	{ CMD_PAUSE, { ' ', 'z' }, "Space z", "pause / resume the display" },
+	{ CMD_PAUSE, { ' ', 'z', 'Z' }, "Space z Z", "pause / resume the display" },
 	{ CMD_DELAY, { 'd', 's' }, "d s", "change the refresh interval (seconds)" },
 	{ CMD_SNAPSHOT, { 'w' }, "w", "write the view as text to ./cowtop-DATE-TIME.txt (or -o FILE)" },
 	{ CMD_LOG, { 'l' }, "l", "show / hide the log of USDT probe hits (with -u PROVIDER:NAME)" },
@@ -44,17 +44,27 @@ static const struct keybind keymap[] = {
 	  "copies by code path: capture user stacks and show the top copy sites, or stop" },
 	{ CMD_SITES, { '\t' }, "Tab",
 	  "keys to the copy-sites pane and back (Up/Down pick, Enter its stack, Esc back)" },
+	{ CMD_KILL, { 'k', KEY_F(9) }, "k F9",
+	  "send a signal to the selected process (TERM KILL HUP INT QUIT USR1 USR2), after asking" },
+	{ CMD_CMDLINE, { 'p' }, "p", "COMMAND shows the process name / its command line (argv)" },
+	{ CMD_KTHREADS, { 'K' }, "K", "show / hide kernel threads (hidden at start)" },
+	{ CMD_UNITS, { 'b' }, "b", "copies in pages (CoW/s, COW) / in bytes (B/s, K M G suffixes)" },
 	{ CMD_HELP, { 'h', '?', KEY_F(1) }, "h ? F1", "this help" },
 	{ CMD_REDRAW, { CTRL('l') }, "^L", "redraw the screen" },
 	{ CMD_QUIT, { 'q', KEY_F(10) }, "q F10", "quit" },
 };
 
+/* In key order, htop's function keys first; the higher prio, the longer
+ * a hint stays on a narrow screen (Quit always). */
 static const struct keyhint footer[] = {
-	{ "h", "Help", false }, { "/", "Filter", false }, { "t", "Tree", false },
-	{ "<>", "Sort", false }, { "Enter", "Focus", false }, { "Bksp", "Back", false },
-	{ "F", "Follow", false }, { "Spc", "Pause", false }, { "d", "Delay", false },
-	{ "w", "Snapshot", false }, { "r", "Regions", false }, { "l", "Log", true },
-	{ "q", "Quit", false },
+	{ "h", "Help", false, "F1", 8 }, { "/", "Filter", false, "F4", 7 },
+	{ "t", "Tree", false, "F5", 6 }, { "<>", "Sort", false, "F6", 6 },
+	{ "k", "Kill", false, "F9", 5 }, { "Enter", "Focus", false, NULL, 4 },
+	{ "Bksp", "Back", false, NULL, 2 }, { "F", "Follow", false, NULL, 3 },
+	{ "Spc", "Pause", false, NULL, 4 }, { "p", "Cmdline", false, NULL, 3 },
+	{ "w", "Snapshot", false, NULL, 3 }, { "r", "Regions", false, NULL, 2 },
+	{ "d", "Delay", false, NULL, 1 }, { "l", "Log", true, NULL, 3 },
+	{ "q", "Quit", false, "F10", 9 },
 };
 
 /* The command bound to key ch, CMD_NONE if none. */

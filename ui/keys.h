@@ -14,6 +14,7 @@ enum cmd {
 	CMD_SORT_SHARED, CMD_SORT_USS, CMD_SORT_PSS, CMD_METRIC,
 	CMD_REVERSE, CMD_FILTER, CMD_PAUSE, CMD_DELAY, CMD_SNAPSHOT, CMD_LOG, CMD_REGIONS,
 	CMD_STACKS, CMD_SITES,
+	CMD_KILL, CMD_CMDLINE, CMD_KTHREADS, CMD_UNITS,
 	CMD_HELP, CMD_REDRAW, CMD_QUIT,
 	CMD_N,
 };
@@ -30,7 +31,9 @@ struct keybind {
 /* A short hint in the footer. */
 struct keyhint {
 	const char *key, *what;
-	bool usdt; /* only when USDT probes are attached */
+	bool usdt;        /* only when USDT probes are attached */
+	const char *fkey; /* its function key (htop's F1..F10 layout), NULL none */
+	int prio;         /* the lowest go first when the footer is too narrow */
 };
 
 enum cmd keys_lookup(int ch);

@@ -20,8 +20,7 @@
 /* The layout of the table's columns at this width, and its scale. */
 static void table_layout(const struct tui *t, int cols, struct row_layout *rl)
 {
-	row_layout_init(rl, cols, t->s.utf8);
-	row_layout_scale(rl, t->v.metric, t->v.rows, t->v.n);
+	view__row_layout(&t->v, cols, rl);
 }
 
 /* Draw the column titles and the visible rows from screen row y. */

@@ -14,6 +14,7 @@
 
 #define CMD_MIN 16
 #define CMD_MAX 32
+#define CMD_MAX_ARGV 96 /* columns of a command line at most */
 #define HIST_MIN 4
 #define SPANS_AFTER_SPARK 4 /* tree lines and name, kept coloured before marks */
 #define LOG_COMM 15         /* columns of the command in the probe log */
@@ -38,25 +39,44 @@ static const struct column {
 };
 #define NCOLUMNS (sizeof(columns) / sizeof(*columns))
 
+/* A column's title: the copy columns say when they count bytes. */
+static const char *column_title(const struct column *c, bool bytes)
+{
+	if (bytes && c->sort == SORT_COW_RATE)
+		return "CoW B/s";
+	if (bytes && c->sort == SORT_COW)
+		return "COW B";
+	return c->title;
+}
+
 /* Split width between the sparkline and the command: the command gets half
  * of what the fixed columns leave (16 to 32 columns), the sparkline the rest.
  * The memory columns go first when the sparkline would be narrower than
  * ROW_HIST_KEEP with them: the copy history is what cowtop is about. */
 void row_layout_init(struct row_layout *l, int width, bool utf8)
 {
+	row_layout_split(l, width, utf8, false);
+}
+
+/* As row_layout_init; with cmdline, COMMAND shows command lines and gets
+ * two thirds of what the fixed columns leave, up to CMD_MAX_ARGV. */
+void row_layout_split(struct row_layout *l, int width, bool utf8, bool cmdline)
+{
 	bool mem = width - ROW_FIXED - 1 - CMD_MIN >= ROW_HIST_KEEP;
-	int extra = width - ROW_FIXED + (mem ? 0 : ROW_MEM), cmd = extra / 2, hist;
+	int extra = width - ROW_FIXED + (mem ? 0 : ROW_MEM), cmd = cmdline ? extra * 2 / 3 : extra / 2, hist;
+	int max = cmdline ? CMD_MAX_ARGV : CMD_MAX;
 
 	if (cmd < CMD_MIN)
 		cmd = CMD_MIN;
-	if (cmd > CMD_MAX)
-		cmd = CMD_MAX;
+	if (cmd > max)
+		cmd = max;
 	hist = extra - 1 - cmd;
 	if (hist < HIST_MIN)
 		hist = 0;
 	if (hist > SERIES_CAP)
 		hist = SERIES_CAP;
-	*l = (struct row_layout){ .width = width, .hist = hist, .scale = 0, .utf8 = utf8, .mem = mem };
+	*l = (struct row_layout){ .width = width, .hist = hist, .scale = 0, .utf8 = utf8, .mem = mem,
+				  .cmdline = cmdline };
 }
 
 /* The common scale of the rows' sparklines: their highest rate in view. */
@@ -111,12 +131,15 @@ static void hist_title(const struct row_layout *l, char *buf, size_t cap)
 	char v[32];
 	int i;
 
-	fmt_rate(l->scale, v, sizeof(v));
+	if (l->bytes)
+		fmt_kib_rate(l->scale * (double)fmt_page_kib(), v, sizeof(v));
+	else
+		fmt_rate(l->scale, v, sizeof(v));
 	for (i = 0; i < 4; i++) {
 		if (l->metric == METRIC_SHARED)
 			snprintf(buf, cap, "%s", shared[i]);
 		else if (i == 0)
-			snprintf(buf, cap, "CoW/s history (max %s/s)", v);
+			snprintf(buf, cap, "%s history (max %s/s)", l->bytes ? "CoW B/s" : "CoW/s", v);
 		else if (i == 1)
 			snprintf(buf, cap, "history (max %s/s)", v);
 		else if (i == 2)
@@ -144,7 +167,7 @@ void row_titles(const struct row_layout *l, enum sort_key key, bool reverse, str
 
 		if (columns[i].mem && !l->mem)
 			continue;
-		snprintf(cell, sizeof(cell), "%s%s", on ? dir : "", columns[i].title);
+		snprintf(cell, sizeof(cell), "%s%s", on ? dir : "", column_title(&columns[i], l->bytes));
 		put_cell(out, on ? ROLE_SORT : ROLE_COLHDR, cell, columns[i].width, columns[i].left);
 		line_put(out, ROLE_PLAIN, " ", 1);
 	}
@@ -165,6 +188,17 @@ size_t row_name(const struct proc *p, bool utf8, char *buf, size_t cap)
 	size_t n = strnlen(p->comm, sizeof(p->comm));
 
 	return utf8 ? text_sanitize(p->comm, n, buf, cap) : text_sanitize_ascii(p->comm, n, buf, cap);
+}
+
+/* What COMMAND shows for p, made safe: its command line when cmdline and
+ * it has one (a kernel thread has none), else its name. */
+size_t row_label(const struct proc *p, bool cmdline, bool utf8, char *buf, size_t cap)
+{
+	size_t n = strnlen(p->cmdline, sizeof(p->cmdline));
+
+	if (!cmdline || !n)
+		return row_name(p, utf8, buf, cap);
+	return utf8 ? text_sanitize(p->cmdline, n, buf, cap) : text_sanitize_ascii(p->cmdline, n, buf, cap);
 }
 
 /* The state letter shown for p: X once it has exited. */
@@ -194,14 +228,19 @@ static void mem_kib(const struct proc *p, unsigned long long kib, char *buf, siz
 		snprintf(buf, cap, "-");
 }
 
-/* The fixed cells of p, the memory ones when mem. */
-static void row_cells(const struct proc *p, bool mem, struct line *out)
+/* The fixed cells of p, the memory ones when mem; copies in bytes when bytes. */
+static void row_cells(const struct proc *p, bool mem, bool bytes, struct line *out)
 {
 	char rate[32], cow[32], rss[32], shr[16], uss[32], pss[32], vsz[32];
 	double pct = proc_shared_pct(p);
 
-	fmt_rate(p->cow_rate, rate, sizeof(rate));
-	fmt_count((unsigned long long)p->counts.cow, cow, sizeof(cow));
+	if (bytes) {
+		fmt_kib_rate(p->cow_rate * (double)fmt_page_kib(), rate, sizeof(rate));
+		fmt_kib((unsigned long long)p->counts.cow * fmt_page_kib(), cow, sizeof(cow));
+	} else {
+		fmt_rate(p->cow_rate, rate, sizeof(rate));
+		fmt_count((unsigned long long)p->counts.cow, cow, sizeof(cow));
+	}
 	mem_kib(p, p->rss_kib, rss, sizeof(rss));
 	if (pct < 0)
 		snprintf(shr, sizeof(shr), "-");
@@ -271,12 +310,12 @@ static void put_spark(struct line *out, const char *s, size_t n, bool utf8)
 /* One process as a line of the table, exactly l->width columns or fewer. */
 void row_format(const struct row *r, const struct row_layout *l, struct line *out)
 {
-	char spark[SERIES_CAP * 4 + 1], prefix[1024], name[ROW_NAME_MAX];
+	char spark[SERIES_CAP * 4 + 1], prefix[1024], name[ROW_LABEL_MAX];
 	size_t n;
 
 	line_clear(out);
 	out->base = r->p->exited ? ROLE_DIM : ROLE_PLAIN;
-	row_cells(r->p, l->mem, out);
+	row_cells(r->p, l->mem, l->bytes, out);
 	if (l->hist) {
 		n = spark_series(l->metric == METRIC_SHARED ? &r->p->shared : &r->p->rate,
 				 (size_t)l->hist, l->scale, l->utf8, spark, sizeof(spark));
@@ -285,18 +324,36 @@ void row_format(const struct row *r, const struct row_layout *l, struct line *ou
 	}
 	n = tree_prefix(r, l->utf8, prefix, sizeof(prefix));
 	line_put(out, ROLE_TREE, prefix, n);
-	n = row_name(r->p, l->utf8, name, sizeof(name));
+	n = row_label(r->p, l->cmdline, l->utf8, name, sizeof(name));
 	line_put(out, ROLE_PLAIN, name, n);
 	line_fit(out, l->width);
 }
 
-/* Whether r's name contains pattern, ignoring case. */
+/* Whether r's name or command line contains pattern, ignoring case:
+ * "worker" finds the workers whose name is their runtime's. */
 static bool row_matches(const struct row *r, const char *pattern, bool utf8)
 {
-	char name[ROW_NAME_MAX];
+	char name[ROW_LABEL_MAX];
 
 	row_name(r->p, utf8, name, sizeof(name));
+	if (strcasestr(name, pattern))
+		return true;
+	row_label(r->p, true, utf8, name, sizeof(name));
 	return strcasestr(name, pattern) != NULL;
+}
+
+/* Leave out kernel threads, in place (they hang off kthreadd, a kernel
+ * thread too, so no other row loses its parent); returns the rows kept. */
+size_t rows_drop_kthreads(struct row *rows, size_t n, bool tree)
+{
+	size_t i, j = 0;
+
+	for (i = 0; i < n; i++)
+		if (!rows[i].p->kthread)
+			rows[j++] = rows[i];
+	if (tree && j < n)
+		tree_relink(rows, j);
+	return j;
 }
 
 /* Keep the rows whose name contains pattern (case-insensitive), in place;

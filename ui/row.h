@@ -15,6 +15,7 @@
 #define ROW_MEM 20
 #define ROW_HIST_KEEP 16
 #define ROW_NAME_MAX (4 * PROC_COMM_MAX + 1)
+#define ROW_LABEL_MAX (4 * PROC_CMDLINE_MAX + 1) /* a command line made safe */
 
 /* What the sparkline shows. */
 enum row_metric {
@@ -30,14 +31,19 @@ struct row_layout {
 	enum row_metric metric;
 	bool utf8;
 	bool mem;     /* the memory columns are shown */
+	bool cmdline; /* COMMAND shows the command line (the name when it has none) */
+	bool bytes;   /* copies in bytes (B/s, K M G), not pages */
 };
 
 void row_layout_init(struct row_layout *l, int width, bool utf8);
+void row_layout_split(struct row_layout *l, int width, bool utf8, bool cmdline);
 double rows_scale(const struct row *rows, size_t n, int hist);
 void row_layout_scale(struct row_layout *l, enum row_metric metric, const struct row *rows, size_t n);
 void row_titles(const struct row_layout *l, enum sort_key key, bool reverse, struct line *out);
 void row_format(const struct row *r, const struct row_layout *l, struct line *out);
 size_t row_name(const struct proc *p, bool utf8, char *buf, size_t cap);
+size_t row_label(const struct proc *p, bool cmdline, bool utf8, char *buf, size_t cap);
+size_t rows_drop_kthreads(struct row *rows, size_t n, bool tree);
 size_t rows_filter(struct row *rows, size_t n, const char *pattern, bool utf8, bool tree);
 int row_phases(const struct proc *p, const struct frame *f, bool utf8, bool counts, struct line *out);
 void row_put_cell_safe(struct line *out, enum role role, const char *s, size_t n, bool utf8, int cols);

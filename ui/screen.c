@@ -8,6 +8,7 @@
 #include "text.h"
 #include "tree.h"
 #include "header.h"
+#include "signals.h"
 
 /* Share the screen's rows out: a body row first, then titles, footer,
  * status, header lines, the group line (when there are groups) and the
@@ -152,7 +153,31 @@ static void status_indicators(const struct screen_state *s, const struct view *v
 		line_add(l, ROLE_WARN, "  PAUSED");
 	if (s->log)
 		line_add(l, ROLE_STATUS, "  probe log%s (l: hide)", s->log_hidden ? ": no room" : "");
+	if (v->cmdline)
+		line_add(l, ROLE_STATUS, "  command lines");
+	if (v->bytes)
+		line_add(l, ROLE_STATUS, "  bytes");
+	if (v->kthreads)
+		line_add(l, ROLE_STATUS, "  kernel threads");
 	line_add(l, ROLE_PLAIN, "  %zu shown", v->n);
+}
+
+/* The signal menu: the signals, the one picked marked, then whom it goes
+ * to (the name last: on a narrow screen it is what gets cut). */
+static void kill_menu(const struct screen_state *s, struct line *l)
+{
+	int i;
+
+	line_add(l, ROLE_WARN, "Send");
+	for (i = 0; i < SIGNAL_MENU_N; i++) {
+		if (i == s->kill_sel)
+			line_add(l, ROLE_SEL, " [%s]", signal_menu[i].name);
+		else
+			line_add(l, ROLE_PLAIN, "  %s ", signal_menu[i].name);
+	}
+	line_add(l, ROLE_WARN, " to PID %d ", s->kill_pid);
+	line_put(l, ROLE_WARN, s->kill_name, strlen(s->kill_name)); /* made safe when taken */
+	line_add(l, ROLE_WARN, "?");
 }
 
 /* The status line: a prompt, a message, or the view's state. */
@@ -161,7 +186,9 @@ void screen_status_line(const struct screen_state *s, const struct view *v, stru
 	char safe[SCREEN_MSG_MAX];
 
 	line_clear(l);
-	if (s->mode == MODE_FILTER) {
+	if (s->mode == MODE_KILL) {
+		kill_menu(s, l);
+	} else if (s->mode == MODE_FILTER) {
 		line_add(l, ROLE_STATUS, "Filter: ");
 		line_add(l, ROLE_PLAIN, "%s", s->input);
 	} else if (s->mode == MODE_DELAY) {
@@ -179,36 +206,94 @@ void screen_status_line(const struct screen_state *s, const struct view *v, stru
 	}
 }
 
-/* The footer: key hints, or what the keys do in a prompt. */
-void screen_footer_line(const struct screen_state *s, int nprobes, struct line *l)
+#define FOOTER_MAX 32 /* hints in a footer at most */
+
+/* The hint's key as the footer names it: its function key when fkeys. */
+static const char *hint_key(const struct keyhint *h, bool fkeys)
 {
-	static const struct keyhint prompt[] = { { "Enter", "Done", false }, { "Esc", "Cancel", false } };
+	return fkeys && h->fkey ? h->fkey : h->key;
+}
+
+/* Columns the hints marked in on take, each with a space after. */
+static int hints_width(const struct keyhint *h, const bool *on, size_t n, bool fkeys)
+{
+	int w = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (on[i])
+			w += text_width(hint_key(&h[i], fkeys)) + text_width(h[i].what) + 1;
+	return w;
+}
+
+/* Leave out hints, lowest prio first (the later of equals first), until
+ * the rest fit in cols; the highest stays whatever the width. */
+static void hints_fit(const struct keyhint *h, bool *on, size_t n, bool fkeys, int cols)
+{
+	size_t i, low;
+	int left = (int)n;
+
+	for (i = 0; i < n; i++)
+		left -= !on[i];
+	while (left > 1 && hints_width(h, on, n, fkeys) > cols) {
+		low = n;
+		for (i = 0; i < n; i++)
+			if (on[i] && (low == n || h[i].prio <= h[low].prio))
+				low = i;
+		on[low] = false;
+		left--;
+	}
+}
+
+/* The hints of the mode the screen is in. */
+static const struct keyhint *mode_hints(const struct screen_state *s, size_t *n)
+{
+	static const struct keyhint prompt[] = {
+		{ "Enter", "Done", false, NULL, 1 }, { "Esc", "Cancel", false, NULL, 2 },
+	};
 	static const struct keyhint help[] = {
-		{ "Up/Down", "Scroll", false }, { "other keys", "Back", false },
+		{ "Up/Down", "Scroll", false, NULL, 1 }, { "other keys", "Back", false, NULL, 2 },
 	};
 	static const struct keyhint regions[] = {
-		{ "Up/Down", "Process", false }, { "w", "Snapshot", false }, { "r Esc", "Back", false },
+		{ "Up/Down", "Process", false, NULL, 1 }, { "w", "Snapshot", false, NULL, 1 },
+		{ "r Esc", "Back", false, NULL, 2 },
 	};
+	static const struct keyhint kill[] = {
+		{ "Left/Right 1-7", "Pick", false, NULL, 1 }, { "Enter", "Send", false, NULL, 2 },
+		{ "Esc", "Cancel", false, NULL, 3 },
+	};
+
+	switch (s->mode) {
+	case MODE_FILTER:
+	case MODE_DELAY: *n = 2; return prompt;
+	case MODE_HELP: *n = 2; return help;
+	case MODE_REGIONS: *n = 3; return regions;
+	case MODE_KILL: *n = 3; return kill;
+	default: return keys_footer(n);
+	}
+}
+
+/* The footer: key hints, or what the keys do in a prompt. htop's function
+ * keys name the hints that have one when the whole footer fits with them;
+ * on a narrow screen the least needed hints go (Quit stays). */
+void screen_footer_line(const struct screen_state *s, int nprobes, int cols, struct line *l)
+{
 	const struct keyhint *h;
+	bool on[FOOTER_MAX], fkeys;
 	size_t n, i;
 
+	h = mode_hints(s, &n);
+	if (n > FOOTER_MAX)
+		n = FOOTER_MAX;
+	for (i = 0; i < n; i++)
+		on[i] = !h[i].usdt || nprobes;
+	fkeys = hints_width(h, on, n, true) <= cols;
+	hints_fit(h, on, n, fkeys, cols);
 	line_clear(l);
-	if (s->mode == MODE_FILTER || s->mode == MODE_DELAY) {
-		h = prompt;
-		n = 2;
-	} else if (s->mode == MODE_HELP) {
-		h = help;
-		n = 2;
-	} else if (s->mode == MODE_REGIONS) {
-		h = regions;
-		n = 3;
-	} else {
-		h = keys_footer(&n);
-	}
 	for (i = 0; i < n; i++) {
-		if (h[i].usdt && !nprobes)
+		if (!on[i])
 			continue;
-		line_add(l, ROLE_KEY, "%s", h[i].key);
+		line_add(l, ROLE_KEY, "%s", hint_key(&h[i], fkeys));
 		line_add(l, ROLE_KEYDESC, "%s", h[i].what);
 		line_add(l, ROLE_PLAIN, " ");
 	}

@@ -12,7 +12,7 @@
 #define SCREEN_MSG_MAX 1024
 #define SCREEN_LOG_MIN_BODY 4 /* body rows below which the log pane stays hidden */
 
-enum mode { MODE_TABLE, MODE_HELP, MODE_FILTER, MODE_DELAY, MODE_REGIONS };
+enum mode { MODE_TABLE, MODE_HELP, MODE_FILTER, MODE_DELAY, MODE_REGIONS, MODE_KILL };
 
 /* How the screen's rows are shared out. */
 struct areas {
@@ -30,6 +30,11 @@ struct screen_state {
 	bool log_hidden;               /* ... but there is no room for it */
 	double delay;                  /* refresh interval, seconds */
 	bool utf8;
+	/* The signal menu (k): whom to send to, named as the row was, and
+	 * the signal picked (an index of signal_menu). */
+	int kill_pid;
+	char kill_name[ROW_LABEL_MAX];  /* made safe */
+	int kill_sel;
 };
 
 struct areas screen_areas(int lines, bool group, bool phases, bool log);
@@ -38,6 +43,6 @@ bool screen_has_group(const struct view *v);
 void screen_group_line(const struct view *v, bool utf8, struct line *l);
 void screen_group_text(const struct frame *f, const struct frame_group *g, bool utf8, struct line *l);
 void screen_status_line(const struct screen_state *s, const struct view *v, struct line *l);
-void screen_footer_line(const struct screen_state *s, int nprobes, struct line *l);
+void screen_footer_line(const struct screen_state *s, int nprobes, int cols, struct line *l);
 
 #endif

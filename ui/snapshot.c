@@ -75,6 +75,27 @@ static int snapshot_regions(const struct view *v, int cols, FILE *f)
 	return 0;
 }
 
+/* The command line of every row that has one, when COMMAND shows names:
+ * the ticket gets both. After a blank line and a title. */
+static void snapshot_cmdlines(const struct view *v, FILE *f)
+{
+	char safe[ROW_LABEL_MAX];
+	bool titled = false;
+	size_t k;
+
+	for (k = 0; k < v->n && !v->cmdline; k++) {
+		const struct proc *p = v->rows[k].p;
+
+		if (!p->cmdline[0])
+			continue;
+		if (!titled)
+			fputs("\ncommand lines\n", f);
+		titled = true;
+		row_label(p, true, v->utf8, safe, sizeof(safe));
+		fprintf(f, "%7d %s\n", p->pid, safe);
+	}
+}
+
 /* Every group of the frame, after a blank line and a title. */
 static void snapshot_groups(const struct view *v, struct line *scratch, FILE *f)
 {
@@ -98,6 +119,7 @@ static void snapshot_header(const struct view *v, const struct header_info *hi,
 	struct line hdr[HEADER_LINES];
 	int i;
 
+	h.cols = 0; /* a file: every field, whatever the screen's width */
 	h.smaps_age = view__oldest_reading(v, 0, v->n);
 	h.smaps_read = h.smaps_age >= 0;
 	header_build(&h, hdr);
@@ -125,8 +147,7 @@ char *snapshot_text(const struct view *v, const struct header_info *hi, int cols
 	if (!f)
 		return NULL;
 	snapshot_header(v, hi, &scratch, f);
-	row_layout_init(&rl, cols, v->utf8);
-	row_layout_scale(&rl, v->metric, v->rows, v->n);
+	view__row_layout(v, cols, &rl);
 	row_titles(&rl, v->vo.sort, v->vo.reverse, &scratch);
 	put_trimmed(f, &scratch);
 	for (k = 0; k < v->n; k++) {
@@ -135,6 +156,7 @@ char *snapshot_text(const struct view *v, const struct header_info *hi, int cols
 	}
 	snapshot_phases(v, &scratch, f);
 	snapshot_groups(v, &scratch, f);
+	snapshot_cmdlines(v, f);
 	e = snapshot_regions(v, cols, f);
 	if (fclose(f) || e) {
 		free(buf);

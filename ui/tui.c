@@ -22,6 +22,7 @@
 #include "line.h"
 #include "panes.h"
 #include "regions.h"
+#include "row.h"
 #include "screen.h"
 #include "safefile.h"
 #include "snapshot.h"
@@ -92,6 +93,7 @@ int tui__open(struct tui **out, const struct tui_opts *o)
 	if (!t)
 		return -ENOMEM;
 	t->o = *o;
+	t->kill.pidfd = -1; /* never fd 0: that is the terminal */
 	t->s.delay = o->delay > 0 ? o->delay : 1.0;
 	t->sites = o->stacks;
 	setlocale(LC_ALL, "");
@@ -120,6 +122,7 @@ void tui__free(struct tui *t)
 		endwin();
 		delscreen(t->screen);
 	}
+	signal_target_close(&t->kill);
 	view__free(&t->v);
 	frame__free(t->latest);
 	free(t->pane);
@@ -160,6 +163,8 @@ static void draw_body(struct tui *t, const struct areas *a, int cols)
 	t->hi.paused = t->s.paused;
 	t->hi.delay = t->s.delay;
 	t->hi.utf8 = t->s.utf8;
+	t->hi.bytes = t->v.bytes;
+	t->hi.cols = cols;
 	view__scroll(&t->v, (size_t)a->body); /* the rows shown, for their oldest reading */
 	t->hi.smaps_age = view__oldest_reading(&t->v, t->v.top, (size_t)a->body);
 	t->hi.smaps_read = t->hi.smaps_age >= 0;
@@ -203,7 +208,7 @@ static void draw(struct tui *t)
 		terminal_draw_line(t->attr, y, &t->scratch, cols, false);
 	}
 	if (a.footer) {
-		screen_footer_line(&t->s, t->hi.nprobes, &t->scratch);
+		screen_footer_line(&t->s, t->hi.nprobes, cols, &t->scratch);
 		terminal_draw_line(t->attr, lines - 1, &t->scratch, cols, false);
 	}
 	place_cursor(t, y);
@@ -404,6 +409,9 @@ static bool cmd_view(struct tui *t, enum cmd c)
 	case CMD_TREE: view__tree_toggle(&t->v); return true;
 	case CMD_METRIC: view__metric_cycle(&t->v); return true;
 	case CMD_PAUSE: pause_toggle(t); return true;
+	case CMD_CMDLINE: view__cmdline_toggle(&t->v); return true;
+	case CMD_KTHREADS: view__kthreads_toggle(&t->v); return true;
+	case CMD_UNITS: view__units_toggle(&t->v); return true;
 	default: return false;
 	}
 }
@@ -436,6 +444,80 @@ static enum tui_action sites_toggle(struct tui *t)
 	return TUI_STACKS_TOGGLE;
 }
 
+/* How the signal menu names p: its name, and its command line when it has
+ * one ("sleep (respawn-worker[1] 600)"), both made safe. */
+static void kill_name(const struct proc *p, bool utf8, char *buf, size_t cap)
+{
+	char line[ROW_LABEL_MAX];
+	size_t n = row_name(p, utf8, buf, cap);
+
+	if (!p->cmdline[0] || n + 4 >= cap)
+		return;
+	row_label(p, true, utf8, line, sizeof(line));
+	snprintf(buf + n, cap - n, " (%.*s)", (int)(cap - n - 4), line);
+}
+
+/* Open the signal menu for the selected process, pinning it now; an
+ * exited row has nobody to signal. */
+static void kill_open(struct tui *t)
+{
+	const struct proc *p = view__selected(&t->v);
+	char name[ROW_LABEL_MAX];
+
+	if (!p) {
+		say(t, false, "no process selected");
+		return;
+	}
+	kill_name(p, t->s.utf8, name, sizeof(name));
+	if (p->exited) {
+		say(t, true, "PID %d %s has exited: no signal to send", p->pid, name);
+		return;
+	}
+	signal_target_close(&t->kill); /* one left open by a menu never closed */
+	signal_target_open(&t->kill, p->pid);
+	t->s.kill_pid = p->pid;
+	snprintf(t->s.kill_name, sizeof(t->s.kill_name), "%s", name);
+	t->s.kill_sel = 0;
+	t->s.mode = MODE_KILL;
+}
+
+/* Send the signal picked and say what came of it. */
+static void kill_send(struct tui *t)
+{
+	const struct signal_choice *c = &signal_menu[t->s.kill_sel];
+	int err = signal_send(&t->kill, c->sig);
+
+	if (err)
+		say(t, true, "cannot send %s to PID %d %s: %s (%s)", c->name, t->s.kill_pid,
+		    t->s.kill_name, strerror(-err), signal_errno_name(err));
+	else
+		say(t, false, "sent %s to PID %d %s", c->name, t->s.kill_pid, t->s.kill_name);
+	signal_target_close(&t->kill);
+}
+
+/* A key in the signal menu: pick, send, or cancel. */
+static void kill_key(struct tui *t, int ch)
+{
+	enum cmd c = keys_lookup(ch);
+
+	if (ch == KEY_RESIZE)
+		return;
+	if (ch == KEY_LEFT || c == CMD_UP)
+		t->s.kill_sel = (t->s.kill_sel + SIGNAL_MENU_N - 1) % SIGNAL_MENU_N;
+	else if (ch == KEY_RIGHT || c == CMD_DOWN)
+		t->s.kill_sel = (t->s.kill_sel + 1) % SIGNAL_MENU_N;
+	else if (ch >= '1' && ch < '1' + SIGNAL_MENU_N)
+		t->s.kill_sel = ch - '1';
+	else if (ch == '\n' || ch == '\r' || ch == KEY_ENTER) {
+		t->s.mode = MODE_TABLE;
+		kill_send(t);
+	} else if (ch == ESC_KEY || c == CMD_QUIT || c == CMD_BACK) {
+		t->s.mode = MODE_TABLE;
+		signal_target_close(&t->kill);
+		say(t, false, "no signal sent");
+	}
+}
+
 /* A key in the table. */
 static enum tui_action key_table(struct tui *t, int ch)
 {
@@ -461,6 +543,7 @@ static enum tui_action key_table(struct tui *t, int ch)
 	case CMD_FILTER: prompt(t, MODE_FILTER, t->v.filter); break;
 	case CMD_DELAY: prompt(t, MODE_DELAY, ""); break;
 	case CMD_SNAPSHOT: snapshot(t); break;
+	case CMD_KILL: kill_open(t); break;
 	case CMD_LOG: log_toggle(t); break;
 	case CMD_REGIONS: t->s.mode = MODE_REGIONS; break;
 	case CMD_HELP:
@@ -582,6 +665,9 @@ static enum tui_action on_key(struct tui *t, int ch)
 		return TUI_NONE;
 	case MODE_REGIONS:
 		return regions_key(t, ch);
+	case MODE_KILL:
+		kill_key(t, ch);
+		return TUI_NONE;
 	case MODE_FILTER:
 	case MODE_DELAY:
 		return key_prompt(t, ch);

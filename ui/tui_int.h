@@ -11,6 +11,7 @@
 #include "line.h"
 #include "regions.h"
 #include "screen.h"
+#include "signals.h"
 #include "tui.h"
 #include "sink.h"
 #include "view.h"
@@ -29,6 +30,8 @@ struct tui {
 	struct frame *latest;    /* the newest frame while paused, to resume with */
 	struct screen_state s;
 	size_t body;             /* table rows on screen at the last draw */
+
+	struct signal_target kill;  /* the process the signal menu is for */
 
 	struct header_info hi;
 	char host[256], kernel[512];

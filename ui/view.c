@@ -125,6 +125,8 @@ int view__layout(struct view *v)
 		v->n = 0;
 		return -ENOMEM;
 	}
+	if (!v->kthreads)
+		k = (long)rows_drop_kthreads(v->rows, (size_t)k, v->vo.tree);
 	v->n = rows_filter(v->rows, (size_t)k, v->filter, v->utf8, v->vo.tree);
 	follow_update(v);
 	if (v->sel >= v->n)
@@ -277,6 +279,37 @@ void view__metric_cycle(struct view *v)
 	v->metric = (v->metric + 1) % METRIC_N;
 	note(v, "history shows %s", v->metric == METRIC_SHARED ?
 	     "SHR%, the share of inherited memory still shared" : "CoW/s, copies per second");
+}
+
+/* Show command lines in COMMAND, or names. */
+void view__cmdline_toggle(struct view *v)
+{
+	v->cmdline = !v->cmdline;
+	note(v, "COMMAND shows %s", v->cmdline ? "command lines (p: names)" : "process names (p: command lines)");
+}
+
+/* Show or hide kernel threads. */
+void view__kthreads_toggle(struct view *v)
+{
+	v->kthreads = !v->kthreads;
+	note(v, "kernel threads %s", v->kthreads ? "shown (K: hide)" : "hidden (K: show)");
+	view__layout(v);
+}
+
+/* Show copies in pages, or in bytes. */
+void view__units_toggle(struct view *v)
+{
+	v->bytes = !v->bytes;
+	note(v, "copies in %s", v->bytes ? "bytes (b: pages)" : "pages (b: bytes)");
+}
+
+/* The table's column layout for cols columns as the view shows it now:
+ * metric, scale, names or command lines, units. */
+void view__row_layout(const struct view *v, int cols, struct row_layout *rl)
+{
+	row_layout_split(rl, cols, v->utf8, v->cmdline);
+	row_layout_scale(rl, v->metric, v->rows, v->n);
+	rl->bytes = v->bytes;
 }
 
 /* Seconds since the oldest smaps reading among the live processes of rows

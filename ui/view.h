@@ -17,6 +17,9 @@
 struct view {
 	struct view_opts vo;
 	enum row_metric metric;          /* what the sparklines show */
+	bool cmdline;                    /* COMMAND shows command lines, not names */
+	bool kthreads;                   /* kernel threads are shown (hidden at start, as in htop) */
+	bool bytes;                      /* copies shown in bytes, not pages */
 	bool utf8;                       /* names as the terminal shows them */
 	int focus[VIEW_FOCUS_DEPTH];     /* the focus before each focus_in */
 	int nfocus;
@@ -53,6 +56,10 @@ void view__reverse(struct view *v);
 void view__tree_toggle(struct view *v);
 void view__set_filter(struct view *v, const char *filter);
 void view__metric_cycle(struct view *v);
+void view__cmdline_toggle(struct view *v);
+void view__kthreads_toggle(struct view *v);
+void view__units_toggle(struct view *v);
+void view__row_layout(const struct view *v, int cols, struct row_layout *rl);
 double view__oldest_reading(const struct view *v, size_t from, size_t n);
 size_t view__visible(const struct view *v, size_t height, int *pids, size_t max);
 

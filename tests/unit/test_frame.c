@@ -48,6 +48,27 @@ static void test_totals_and_rows(void **state)
 	model__free(m);
 }
 
+/* The total of copies never goes down: exited processes removed from the
+ * model (after --linger, or at once in batch) keep their copies in it. */
+static void test_totals_keep_forgotten(void **state)
+{
+	struct model *m = sample();
+	struct frame *f = frame__build(m, NULL, NULL, NULL), *g;
+
+	(void)state;
+	assert_non_null(f);
+	assert_int_equal(model__remove_exited(m, 1.0), 1);
+	g = frame__build(m, NULL, NULL, NULL);
+	assert_non_null(g);
+	assert_int_equal(g->totals.watched, 2);
+	assert_int_equal(g->totals.forgotten, 1);
+	assert_int_equal(g->totals.cow, f->totals.cow);
+	assert_int_equal(g->totals.cow, 360);
+	frame__free(f);
+	frame__free(g);
+	model__free(m);
+}
+
 /* Labels are copies: the frame outlives the model that named them. */
 static void test_labels_are_copies(void **state)
 {
@@ -367,6 +388,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_totals_and_rows),
+		cmocka_unit_test(test_totals_keep_forgotten),
 		cmocka_unit_test(test_labels_are_copies),
 		cmocka_unit_test(test_markers_cursor_and_log),
 		cmocka_unit_test(test_hold_and_free),

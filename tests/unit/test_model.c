@@ -435,6 +435,34 @@ static void test_split_region(void **state)
 	model__free(m);
 }
 
+/* Command lines are cut to fit, never inside a UTF-8 character; an empty
+ * one (a zombie's) keeps the last one read. */
+static void test_set_cmdline(void **state)
+{
+	struct model *m = model__new();
+	struct proc *p = add(m, 5, 1, 7, "x", 0);
+	char longline[PROC_CMDLINE_MAX + 10];
+	size_t i;
+
+	(void)state;
+	assert_string_equal(p->cmdline, "");
+	model__set_cmdline(p, "unicorn worker[1]", 17);
+	assert_string_equal(p->cmdline, "unicorn worker[1]");
+	model__set_cmdline(p, "", 0);
+	assert_string_equal(p->cmdline, "unicorn worker[1]");
+	/* "é" is 2 bytes: a cut at an odd length falls inside one. */
+	for (i = 0; i + 1 < sizeof(longline); i += 2) {
+		longline[i] = (char)0xc3;
+		longline[i + 1] = (char)0xa9;
+	}
+	model__set_cmdline(p, longline, sizeof(longline));
+	assert_int_equal(strlen(p->cmdline), PROC_CMDLINE_MAX - 2);
+	assert_int_equal((unsigned char)p->cmdline[PROC_CMDLINE_MAX - 3], 0xa9);
+	model__set_kthread(p, true);
+	assert_true(p->kthread);
+	model__free(m);
+}
+
 /* Names are cut to fit and always terminated, whatever len says. */
 static void test_set_comm_and_mem(void **state)
 {
@@ -534,6 +562,7 @@ static void test_memcg_and_available(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_set_cmdline),
 		cmocka_unit_test(test_tree_sorted_by_rate),
 		cmocka_unit_test(test_flat_and_focus),
 		cmocka_unit_test(test_rates_and_history),

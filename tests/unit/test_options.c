@@ -100,6 +100,28 @@ static void test_full_line(void **state)
 	assert_int_equal(o.pids[1], 34);
 }
 
+/* -p takes a comma-separated list as top and htop do, and repeats. */
+static void test_pid_lists(void **state)
+{
+	static const char *const bad[] = { "1,", ",1", "1,,2", "1,x", "1,0", "," };
+	struct options o;
+	char *argv[ARGV_MAX];
+	char err[256];
+	size_t i;
+
+	(void)state;
+	assert_int_equal(parse(&o, argv, err, "-p", "1,2,3", "-p", "40", NULL), 0);
+	assert_int_equal(o.npids, 4);
+	assert_int_equal(o.pids[0], 1);
+	assert_int_equal(o.pids[2], 3);
+	assert_int_equal(o.pids[3], 40);
+	for (i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		err[0] = '\0';
+		assert_int_not_equal(parse(&o, argv, err, "-p", bad[i], NULL), 0);
+		assert_non_null(strstr(err, bad[i]));
+	}
+}
+
 static void test_command_after_dashes(void **state)
 {
 	struct options o;
@@ -174,6 +196,7 @@ int main(void)
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_regions),
 		cmocka_unit_test(test_full_line),
+		cmocka_unit_test(test_pid_lists),
 		cmocka_unit_test(test_smaps_budget),
 		cmocka_unit_test(test_command_after_dashes),
 		cmocka_unit_test(test_bad_values),

@@ -99,6 +99,28 @@ static void test_text_tree_and_sanitized(void **state)
 	model__free(m);
 }
 
+/* Command lines: in JSON ("" when unknown), and a line each in batch
+ * text, escaped there like names. */
+static void test_cmdline(void **state)
+{
+	struct model *m = sample();
+	struct proc *p = model__find(m, 101, 0);
+	char *s;
+
+	(void)state;
+	assert_non_null(p);
+	model__set_cmdline(p, "unicorn worker[2] \x1b[2J", 22);
+	s = render(m, output_json);
+	assert_non_null(strstr(s, "\"cmdline\":\"unicorn worker[2] \\u001b[2J\""));
+	assert_non_null(strstr(s, "\"cmdline\":\"\""));
+	free(s);
+	s = render(m, text);
+	assert_non_null(strstr(s, "\ncmdline 101: unicorn worker[2] \\e[2J\n"));
+	assert_null(strchr(s, '\x1b'));
+	free(s);
+	model__free(m);
+}
+
 /* Batch totals: the copies of every process, in the header line. */
 static void test_text_totals(void **state)
 {
@@ -140,7 +162,7 @@ static void test_rss_vsz_unknown_until_read(void **state)
 	(void)state;
 	assert_non_null(strstr(s, "\"pid\":100,"));
 	assert_non_null(strstr(s, "\"zero_fill\":0,\"rss_kib\":0,\"vsz_kib\":0,")); /* master: read */
-	assert_non_null(strstr(s, "\"comm\":\"gone\",\"depth\":2,\"state\":\"exited\",\"start_time\":52,"
+	assert_non_null(strstr(s, "\"comm\":\"gone\",\"cmdline\":\"\",\"depth\":2,\"state\":\"exited\",\"start_time\":52,"
 				  "\"cow_pages\":0,\"cow_rate\":0.0,\"cow_kernel\":0,\"reuse\":0,"
 				  "\"zero_fill\":0,\"rss_kib\":null,\"vsz_kib\":null,"));
 	free(s);
@@ -333,6 +355,7 @@ int main(void)
 		cmocka_unit_test(test_json_one_line_escaped),
 		cmocka_unit_test(test_text_tree_and_sanitized),
 		cmocka_unit_test(test_text_totals),
+		cmocka_unit_test(test_cmdline),
 		cmocka_unit_test(test_tiny_interval_never_zero),
 		cmocka_unit_test(test_usdt_parts),
 		cmocka_unit_test(test_rss_vsz_unknown_until_read),

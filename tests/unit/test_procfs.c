@@ -166,8 +166,12 @@ static void test_stat_kernel_threads(void **state)
 	assert_int_equal(st.start_time, 14);
 	assert_int_equal(st.vsize, 0);
 	assert_int_equal(st.rss, 0);
+	assert_true(st.flags & PROCFS_PF_KTHREAD);
+	stat_ok("cat.stat", &st);
+	assert_false(st.flags & PROCFS_PF_KTHREAD);
 
 	stat_ok("kworker.stat", &st);
+	assert_true(st.flags & PROCFS_PF_KTHREAD);
 	assert_int_equal(st.pid, 12);
 	assert_string_equal(st.comm, "kworker/u8:0-ipv6_addrconf");
 	assert_int_equal(st.state, 'I');
@@ -1156,6 +1160,55 @@ static void test_fake_bounded_reads(void **state)
 	assert_int_equal(procfs_read_stat(fd, 13, &st), -ENOENT);
 }
 
+/* Write len bytes of s to dirfd/PID/cmdline, making PID/. */
+static void write_cmdline(int dirfd, int pid, const char *s, size_t len)
+{
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "%d", pid);
+	assert_true(mkdirat(dirfd, path, 0755) == 0 || errno == EEXIST);
+	snprintf(path, sizeof(path), "%d/cmdline", pid);
+	fd = openat(dirfd, path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, s, len), (ssize_t)len);
+	close(fd);
+}
+
+/* A command line is read as one line, bounded by the buffer however long
+ * the file is; a kernel thread's is empty; a process gone is -ENOENT. */
+static void test_fake_cmdline(void **state)
+{
+	static const char args[] = "unicorn worker[3]\0-c\0app.rb\0";
+	int fd = (int)(intptr_t)*state;
+	char big[4096], buf[64];
+
+	memset(big, 'a', sizeof(big));
+	big[100] = '\0';
+	write_cmdline(fd, 40, args, sizeof(args) - 1);
+	write_cmdline(fd, 41, big, sizeof(big));
+	write_cmdline(fd, 42, "", 0);
+	assert_int_equal(procfs_read_cmdline(fd, 40, buf, sizeof(buf)), 27);
+	assert_string_equal(buf, "unicorn worker[3] -c app.rb");
+	assert_int_equal(procfs_read_cmdline(fd, 41, buf, sizeof(buf)), 63);
+	assert_int_equal(strlen(buf), 63);
+	assert_int_equal(procfs_read_cmdline(fd, 42, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "");
+	assert_int_equal(procfs_read_cmdline(fd, 43, buf, sizeof(buf)), -ENOENT);
+	assert_string_equal(buf, "");
+	assert_int_equal(procfs_read_cmdline(fd, 40, buf, 0), -EINVAL);
+}
+
+/* This process's own command line starts with its program. */
+static void test_live_self_cmdline(void **state)
+{
+	char buf[256];
+
+	(void)state;
+	assert_true(procfs_read_cmdline(procfd, getpid(), buf, sizeof(buf)) > 0);
+	assert_non_null(strstr(buf, "test_procfs"));
+}
+
 /* ---- procfs_for_each_object ---- */
 
 #define MAX_OBJECTS 2048
@@ -1496,6 +1549,7 @@ int main(void)
 		cmocka_unit_test(test_meminfo_available),
 		cmocka_unit_test(test_cgroup_parse),
 		cmocka_unit_test(test_live_self_stat),
+		cmocka_unit_test(test_live_self_cmdline),
 		cmocka_unit_test(test_live_missing),
 		cmocka_unit_test(test_live_zombie),
 		cmocka_unit_test(test_live_thread),
@@ -1503,6 +1557,7 @@ int main(void)
 		cmocka_unit_test(test_live_for_each_pid),
 		cmocka_unit_test_setup_teardown(test_fake_pid_names,
 		    fake_proc_setup, tmp_proc_teardown),
+		cmocka_unit_test_setup_teardown(test_fake_cmdline, tmp_proc_setup, tmp_proc_teardown),
 		cmocka_unit_test_setup_teardown(test_fake_bounded_reads,
 		    fake_proc_setup, tmp_proc_teardown),
 		cmocka_unit_test_setup_teardown(test_fake_memcg,

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include "fmt.h"
 #include "header.h"
 
 /* Whether l shows s with every byte of it in role. */
@@ -37,6 +38,53 @@ static struct header_info info(void)
 		.target = "command ruby", .now = 0, .delay = 1.5, .cpu_pct = 0.5,
 		.watched = 7, .live = 5, .rate = 12345, .cow = 987654, .lost = 0,
 	};
+}
+
+/* At 80 columns whole fields go, the mechanism first, and the totals,
+ * lost and PAUSED stay; wide, nothing goes. */
+static void test_narrow_keeps_essentials(void **state)
+{
+	struct header_info h = info();
+	struct line *l = calloc(HEADER_LINES, sizeof(*l));
+	int i;
+
+	(void)state;
+	assert_non_null(l);
+	h.kernel = "Linux 6.18.44-some-long-vendor-suffix x86_64";
+	h.mechanism = "raw_tp:page_fault_user+mm_page_alloc";
+	h.smaps_read = true;
+	h.paused = true;
+	h.lost = 3;
+	h.cols = 80;
+	header_build(&h, l);
+	for (i = 0; i < HEADER_LINES; i++)
+		assert_true(strlen(l[i].text) <= 80);
+	assert_null(strstr(l[0].text, "mechanism"));
+	assert_non_null(strstr(l[0].text, "host box"));
+	assert_non_null(strstr(l[2].text, "copies 987654"));
+	assert_non_null(strstr(l[2].text, "lost 3"));
+	assert_non_null(strstr(l[2].text, "[PAUSED]"));
+	h.cols = 300;
+	header_build(&h, l);
+	assert_non_null(strstr(l[0].text, "mechanism raw_tp"));
+	free(l);
+}
+
+/* b: the totals in bytes (987654 pages of 4 KiB is 3.8 GiB). */
+static void test_bytes(void **state)
+{
+	struct header_info h = info();
+	struct line *l = calloc(HEADER_LINES, sizeof(*l));
+
+	(void)state;
+	assert_non_null(l);
+	h.bytes = true;
+	header_build(&h, l);
+	if (fmt_page_kib() == 4) {
+		assert_non_null(strstr(l[2].text, "copies 3.8 GiB"));
+		assert_non_null(strstr(l[2].text, "CoW 48.2 MiB/s"));
+	}
+	free(l);
 }
 
 static void test_fields(void **state)
@@ -146,6 +194,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fields),
+		cmocka_unit_test(test_narrow_keeps_essentials),
+		cmocka_unit_test(test_bytes),
 		cmocka_unit_test(test_lost_and_paused_warn),
 		cmocka_unit_test(test_untrusted_text_escaped),
 		cmocka_unit_test(test_probes_only_when_attached),

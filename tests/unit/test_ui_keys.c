@@ -1,5 +1,10 @@
 /* Unit tests: the key map is complete, unambiguous and fully documented. */
 #include <curses.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -10,6 +15,8 @@
 #include "help.h"
 #include "keys.h"
 #include "screen.h"
+#include "signals.h"
+#include "text.h"
 
 static void test_every_command_has_a_key(void **state)
 {
@@ -116,13 +123,97 @@ static void test_footer_regions(void **state)
 	struct line l;
 
 	(void)state;
-	screen_footer_line(&s, 0, &l);
+	screen_footer_line(&s, 0, 200, &l);
 	assert_non_null(strstr(l.text, "rRegions"));
 	s.mode = MODE_REGIONS;
-	screen_footer_line(&s, 0, &l);
+	screen_footer_line(&s, 0, 200, &l);
 	assert_string_equal(l.text, "Up/DownProcess wSnapshot r EscBack ");
 	assert_int_equal(keys_lookup('r'), CMD_REGIONS);
 	assert_int_equal(keys_lookup(27), CMD_ESCAPE);
+}
+
+/* Wide, the footer names htop's function keys; at 80 columns it keeps
+ * Quit (F10 or q) and the most needed hints, and fits; at 10, Quit alone. */
+static void test_footer_widths(void **state)
+{
+	struct screen_state s = { .mode = MODE_TABLE };
+	struct line l;
+
+	(void)state;
+	screen_footer_line(&s, 0, 200, &l);
+	assert_non_null(strstr(l.text, "F1Help "));
+	assert_non_null(strstr(l.text, "F9Kill "));
+	assert_non_null(strstr(l.text, "F10Quit "));
+	assert_non_null(strstr(l.text, "F5Tree "));
+	screen_footer_line(&s, 0, 80, &l);
+	assert_true(text_width(l.text) <= 81); /* the last space may go */
+	assert_non_null(strstr(l.text, "Quit "));
+	assert_non_null(strstr(l.text, "Help "));
+	assert_non_null(strstr(l.text, "Kill "));
+	screen_footer_line(&s, 0, 10, &l);
+	assert_string_equal(l.text, "qQuit ");
+}
+
+/* The kill menu: k and F9 open it (k moves nothing any more); the status
+ * line names the process and every signal, the one picked marked. */
+static void test_kill_menu(void **state)
+{
+	struct screen_state s = { .mode = MODE_KILL, .kill_pid = 42, .kill_name = "unicorn worker[1]",
+				  .kill_sel = 1 };
+	struct view v;
+	struct line l;
+
+	(void)state;
+	assert_int_equal(keys_lookup('k'), CMD_KILL);
+	assert_int_equal(keys_lookup(KEY_F(9)), CMD_KILL);
+	assert_int_equal(keys_lookup('p'), CMD_CMDLINE);
+	assert_int_equal(keys_lookup('K'), CMD_KTHREADS);
+	assert_int_equal(keys_lookup('Z'), CMD_PAUSE);
+	assert_int_equal(keys_lookup('b'), CMD_UNITS);
+	memset(&v, 0, sizeof(v));
+	screen_status_line(&s, &v, &l);
+	assert_non_null(strstr(l.text, "PID 42 unicorn worker[1]?"));
+	assert_non_null(strstr(l.text, " TERM "));
+	assert_non_null(strstr(l.text, "[KILL]"));
+	assert_non_null(strstr(l.text, " USR2 "));
+	assert_true(strstr(l.text, "USR2") - l.text < 60); /* every signal in 80 columns */
+	screen_footer_line(&s, 0, 200, &l);
+	assert_non_null(strstr(l.text, "EnterSend"));
+	assert_non_null(strstr(l.text, "EscCancel"));
+}
+
+/* The menu's target is pinned: a signal reaches the child it was opened
+ * for; once that child is reaped, ESRCH (never another process). A target
+ * never opened closes nothing (fd 0 stays open). */
+static void test_signal_send(void **state)
+{
+	struct signal_target tg = { .pid = 0, .pidfd = -1 };
+	int status;
+	pid_t kid;
+
+	(void)state;
+	signal_target_close(&tg);
+	assert_int_not_equal(fcntl(0, F_GETFD), -1);
+	kid = fork();
+	assert_true(kid >= 0);
+	if (kid == 0) {
+		pause();
+		_exit(0);
+	}
+	signal_target_open(&tg, kid);
+	assert_int_equal(signal_send(&tg, SIGUSR2), 0);
+	assert_int_equal(waitpid(kid, &status, 0), kid);
+	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGUSR2);
+	assert_int_equal(signal_send(&tg, SIGTERM), -ESRCH);
+	assert_string_equal(signal_errno_name(-ESRCH), "ESRCH");
+	assert_string_equal(signal_errno_name(-EPERM), "EPERM");
+	signal_target_close(&tg);
+	assert_int_equal(tg.pidfd, -1);
+	signal_target_open(&tg, kid); /* reaped: gone */
+	assert_int_equal(signal_send(&tg, SIGTERM), -ESRCH);
+	signal_target_close(&tg);
+	assert_int_equal(signal_menu[0].sig, SIGTERM);
+	assert_string_equal(signal_menu[SIGNAL_MENU_N - 1].name, "USR2");
 }
 
 static void test_help_explains_marks(void **state)
@@ -152,6 +243,9 @@ int main(void)
 		cmocka_unit_test(test_footer_log_hint_only_with_probes),
 		cmocka_unit_test(test_help_explains_marks),
 		cmocka_unit_test(test_footer_regions),
+		cmocka_unit_test(test_footer_widths),
+		cmocka_unit_test(test_kill_menu),
+		cmocka_unit_test(test_signal_send),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

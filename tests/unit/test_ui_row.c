@@ -128,6 +128,58 @@ static void test_row_exact_ascii(void **state)
 	free(l);
 }
 
+/* p: COMMAND shows the command line, escaped like names, or the name when
+ * there is none; b: copies in bytes (42 pages of 4 KiB, 21 pages/s). */
+static void test_row_cmdline_and_bytes(void **state)
+{
+	struct model *m = sample();
+	struct line *l = malloc(sizeof(*l));
+	struct row_layout rl;
+	size_t n;
+	struct row *rows = rows_of(m, true, &n);
+
+	(void)state;
+	snprintf(mut(&rows[1])->cmdline, PROC_CMDLINE_MAX, "unicorn worker[1] -c \x1b[2Jx");
+	row_layout_split(&rl, 100, false, true);
+	rl.scale = rows_scale(rows, n, rl.hist);
+	assert_int_equal(rl.hist, 100 - ROW_FIXED - 1 - 26); /* two thirds of 40 to COMMAND */
+	row_format(&rows[1], &rl, l);
+	assert_non_null(strstr(l->text, "|- unicorn worker[1] -c \\e")); /* cut at 100 columns */
+	assert_null(strchr(l->text, '\x1b'));
+	row_format(&rows[0], &rl, l);
+	assert_non_null(strstr(l->text, " master"));
+	if (fmt_page_kib() == 4) {
+		rl.bytes = true;
+		row_format(&rows[1], &rl, l);
+		assert_non_null(strstr(l->text, "    101 R     84K    168K   1.0M "));
+		rl.bytes = false;
+		row_titles(&rl, SORT_PID, false, l);
+		assert_non_null(strstr(l->text, "CoW/s     COW"));
+		rl.bytes = true;
+		row_titles(&rl, SORT_PID, false, l);
+		assert_non_null(strstr(l->text, "CoW B/s   COW B"));
+		assert_non_null(strstr(l->text, "max 168K/s"));
+	}
+	model__free(m);
+	free(l);
+}
+
+/* K: kernel threads leave the rows, the tree lines of the rest stay right. */
+static void test_drop_kthreads(void **state)
+{
+	struct model *m = sample();
+	size_t n;
+	struct row *rows = rows_of(m, true, &n);
+
+	(void)state;
+	mut(&rows[1])->kthread = true;
+	assert_int_equal(rows_drop_kthreads(rows, n, true), 3);
+	assert_int_equal(rows[0].p->pid, 100);
+	assert_int_equal(rows[1].p->pid, 102);
+	assert_int_equal(rows[2].p->pid, 103);
+	model__free(m);
+}
+
 static void test_row_exact_utf8(void **state)
 {
 	struct model *m = sample();
@@ -649,6 +701,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_layout_shares_width),
 		cmocka_unit_test(test_row_exact_ascii),
+		cmocka_unit_test(test_row_cmdline_and_bytes),
+		cmocka_unit_test(test_drop_kthreads),
 		cmocka_unit_test(test_row_exact_utf8),
 		cmocka_unit_test(test_row_spans),
 		cmocka_unit_test(test_hostile_name_never_reaches_terminal),

@@ -381,6 +381,35 @@ static void test_text_of_a_frame(void **state)
 	view__free(&v);
 }
 
+/* Command lines: a section of them when COMMAND shows names (the ticket
+ * gets both), none when the rows show them already. */
+static void test_text_has_cmdlines(void **state)
+{
+	struct frame *f = sample_frame();
+	struct header_info hi = { .host = "h", .kernel = "k", .delay = 2.0 };
+	struct view v;
+	size_t len;
+	char *out;
+
+	(void)state;
+	snprintf(f->procs[1].cmdline, PROC_CMDLINE_MAX, "busy worker[1] \x1b[2J");
+	view__init(&v, &(struct view_opts){ .sort = SORT_PID, .tree = true }, false);
+	view__set_frame(&v, f);
+	frame__free(f);
+	out = snapshot_text(&v, &hi, 80, &len);
+	assert_non_null(out);
+	assert_non_null(strstr(out, "\ncommand lines\n    101 busy worker[1] \\e[2J\n"));
+	assert_null(strchr(out, '\x1b'));
+	free(out);
+	view__cmdline_toggle(&v);
+	out = snapshot_text(&v, &hi, 80, &len);
+	assert_non_null(out);
+	assert_null(strstr(out, "command lines"));
+	assert_non_null(strstr(out, "|- busy worker[1]"));
+	free(out);
+	view__free(&v);
+}
+
 /* The regions pane of the selected process ends the snapshot. */
 static void test_text_has_regions_pane(void **state)
 {
@@ -444,6 +473,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_relative_name_in_cwd, setup, teardown),
 		cmocka_unit_test(test_default_path),
 		cmocka_unit_test(test_text_of_a_frame),
+		cmocka_unit_test(test_text_has_cmdlines),
 		cmocka_unit_test(test_text_has_regions_pane),
 	};
 
