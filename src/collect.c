@@ -21,7 +21,9 @@ void collect__init(struct collect *c, struct model *m, int procfd)
 /* The tracer's handlers that feed this collector. */
 struct tracer_handlers collect__handlers(struct collect *c)
 {
-	return (struct tracer_handlers){ .event = collect__event, .hit = collect__hit, .ctx = c };
+	return (struct tracer_handlers){
+		.event = collect__event, .hit = collect__hit, .mem = collect__mem, .ctx = c,
+	};
 }
 
 /* Update p from /proc; false when the process there is not p any more.
@@ -53,10 +55,21 @@ static void take_final_phases(struct collect *c, struct proc *p)
 		model__set_split(p, SPLIT_PHASE, i, ph[i]);
 }
 
+/* One more child of p's parent has exited (if cowtop holds the parent). */
+static void count_reaped(struct collect *c, const struct proc *p)
+{
+	struct proc *parent = p->ppid > 0 ? model__find_live(c->model, p->ppid) : NULL;
+
+	if (parent && parent != p)
+		parent->reaped++;
+}
+
 /* p has exited with the counts it has: take its phases, forget its entry. */
 static void end_proc(struct collect *c, struct proc *p)
 {
 	take_final_phases(c, p);
+	if (!p->exited)
+		count_reaped(c, p);
 	model__mark_exited(p, c->now());
 	if (c->tracer)
 		tracer__forget(c->tracer, p->pid, p->start_time);
@@ -72,6 +85,40 @@ void collect__hit(const struct tracer_hit *h, void *ctx)
 	model__add_marker(c->model, &mk);
 }
 
+/* Log a marker of the kernel side's kind label for pid at time. */
+static void kernel_marker(struct collect *c, const char *label, int pid, double time,
+			  long long a0, long long a1)
+{
+	struct marker mk = { .time = time, .pid = pid, .nargs = 2, .args = { a0, a1 } };
+
+	mk.probe = model__kernel_probe(c->model, label);
+	if (mk.probe >= 0)
+		model__add_marker(c->model, &mk);
+}
+
+/* An OOM kill or a reclaim stall of a watched process: flag it, and log a
+ * marker (reclaim stalls at most one per process per COLLECT_RECLAIM_MARK
+ * seconds: they come by the thousand under pressure, and the counts the
+ * kernel keeps are exact anyway). */
+void collect__mem(const struct tracer_mem *m, void *ctx)
+{
+	struct collect *c = ctx;
+	struct proc *p = model__find_live(c->model, m->pid);
+	double now = c->now();
+
+	if (m->kind == TRACER_OOM) {
+		if (p)
+			model__set_oom(p);
+		kernel_marker(c, "oom:kill", m->pid, m->time, (long long)m->anon_kib, m->tid);
+		return;
+	}
+	if (!p || (p->reclaim_marked > 0 && now - p->reclaim_marked < COLLECT_RECLAIM_MARK))
+		return;
+	p->reclaim_marked = now;
+	kernel_marker(c, m->memcg ? "reclaim:memcg" : "reclaim:direct", m->pid, m->time,
+		      (long long)(m->stall * 1e6), m->tid);
+}
+
 /* A fork, an exec or an exit of a watched process. */
 void collect__event(const struct tracer_event *e, void *ctx)
 {
@@ -84,8 +131,12 @@ void collect__event(const struct tracer_event *e, void *ctx)
 	if (e->kind == TRACER_FORK || e->kind == TRACER_EXEC || !p->comm[0])
 		model__set_comm(p, e->comm, strlen(e->comm));
 	if (e->kind == TRACER_FORK) {
+		struct proc *parent = model__find_live(c->model, e->ppid);
+
 		model__set_parent(p, e->ppid);
 		model__set_inherited(p, e->inherited_kib);
+		if (parent && parent != p)
+			parent->forked++;
 		c->saw_fork = true;
 	}
 	if (e->kind == TRACER_EXEC) {
@@ -98,8 +149,11 @@ void collect__event(const struct tracer_event *e, void *ctx)
 		}
 	}
 	model__set_counts(p, &e->counts);
-	if (e->kind == TRACER_EXIT)
+	if (e->kind == TRACER_EXIT) {
+		model__set_exit(p, e->exit_status, e->oom);
+		model__set_reclaim(p, e->reclaims, e->reclaim_s);
 		end_proc(c, p);
+	}
 }
 
 /* Watch one process found in /proc, in the kernel and in the model. */
@@ -195,12 +249,17 @@ static void on_counts(const struct tracer_proc *k, void *ctx)
 	}
 	p->track.in_kernel = true;
 	model__set_counts(p, &k->counts);
+	model__set_reclaim(p, k->reclaims, k->reclaim_s);
+	if (k->oom)
+		model__set_oom(p);
 	/* Its fork record may have been lost, or /proc found it first. */
 	if (k->inherited_kib >= 0 && p->inherited_kib < 0)
 		model__set_inherited(p, (unsigned long long)k->inherited_kib);
 	if (k->exited) {
 		/* Its exit record was lost: the map still has the final counts. */
 		take_final_phases(w->c, p);
+		model__set_exit(p, k->exit_status, k->oom);
+		count_reaped(w->c, p);
 		model__mark_exited(p, w->c->now());
 		walk_reap(w, p);
 	}

@@ -13,6 +13,7 @@
 
 #define COLLECT_LINGER_MAX 1024 /* exited processes kept on screen at most (newest) */
 #define COLLECT_FILES 1024      /* files (device, inode) whose region slot is remembered */
+#define COLLECT_RECLAIM_MARK 1.0 /* seconds between two reclaim markers of one process, at least */
 
 /* A file copies were made in, and its slot of SPLIT_REGION: 0 ("other")
  * once the model's slots ran out, -1 while it could not be named yet. */
@@ -42,6 +43,7 @@ void collect__init(struct collect *c, struct model *m, int procfd);
 struct tracer_handlers collect__handlers(struct collect *c);
 void collect__event(const struct tracer_event *e, void *ctx);
 void collect__hit(const struct tracer_hit *h, void *ctx);
+void collect__mem(const struct tracer_mem *m, void *ctx);
 int collect__watch(struct collect *c, const struct proc_stat *st);
 void collect__drain(struct collect *c);
 double collect__tick(struct collect *c, double dt);

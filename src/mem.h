@@ -17,4 +17,10 @@ struct memcg {
 	unsigned long long limit_kib, usage_kib;
 };
 
+/* Memory pressure (PSI) over the last 10 s, percent of time some or all
+ * non-idle tasks stalled on memory; negative when not known. */
+struct psi {
+	double some_avg10, full_avg10;
+};
+
 #endif

@@ -132,6 +132,40 @@ static void json_stacks(FILE *f, const struct frame *fr, const struct proc *p)
 	fputc(']', f);
 }
 
+/* How p ended: ,"exit":{"code":N|null,"signal":"SIGKILL"|null,"oom":bool},
+ * null while it runs (code and signal both null when the kernel did not say). */
+static void json_exit(FILE *f, const struct proc *p)
+{
+	int sig = p->exit.status & 0x7f;
+	const char *name = proc_signal_name(sig);
+
+	if (!p->exited) {
+		fputs(",\"exit\":null", f);
+		return;
+	}
+	fputs(",\"exit\":{\"code\":", f);
+	if (p->exit.known && !sig)
+		fprintf(f, "%d", (p->exit.status >> 8) & 0xff);
+	else
+		fputs("null", f);
+	fputs(",\"signal\":", f);
+	if (p->exit.known && sig && name)
+		fprintf(f, "\"%s\"", name);
+	else if (p->exit.known && sig)
+		fprintf(f, "\"%d\"", sig);
+	else
+		fputs("null", f);
+	fprintf(f, ",\"core\":%s,\"oom\":%s}", p->exit.known && (p->exit.status & 0x80) ? "true" : "false",
+		p->exit.oom ? "true" : "false");
+}
+
+/* p's reclaim stalls, and the children it forked and saw exit. */
+static void json_stalls_children(FILE *f, const struct proc *p)
+{
+	fprintf(f, ",\"reclaim\":{\"stalls\":%llu,\"seconds\":%.6f}", p->reclaims, p->reclaim_s);
+	fprintf(f, ",\"children_forked\":%llu,\"children_exited\":%llu", p->forked, p->reaped);
+}
+
 /* One process as a JSON object. */
 static void json_proc(FILE *f, const struct frame *fr, const struct row *r)
 {
@@ -148,6 +182,8 @@ static void json_proc(FILE *f, const struct frame *fr, const struct row *r)
 		(unsigned long long)p->counts.reuse,
 		(unsigned long long)p->counts.zero_fill, p->rss_kib, p->vsz_kib);
 	json_smaps(f, fr, p);
+	json_exit(f, p);
+	json_stalls_children(f, p);
 	json_split(f, "cow_by_region", fr, p, SPLIT_REGION, false);
 	if (fr->usdt)
 		json_split(f, "cow_by_phase", fr, p, SPLIT_PHASE, true);
@@ -156,7 +192,20 @@ static void json_proc(FILE *f, const struct frame *fr, const struct row *r)
 	fputc('}', f);
 }
 
-/* The groups of watched roots and their workers, and MemAvailable. */
+/* The memory pressure: ,"psi_memory":{"some_avg10":X,"full_avg10":Y},
+ * nulls when not known. */
+static void json_psi(FILE *f, const struct psi *psi)
+{
+	fputs(",\"psi_memory\":{\"some_avg10\":", f);
+	if (psi->some_avg10 >= 0)
+		fprintf(f, "%.2f", psi->some_avg10);
+	else
+		fputs("null", f);
+	json_real(f, "full_avg10", psi->full_avg10, 2);
+	fputc('}', f);
+}
+
+/* The groups of watched roots and their workers, MemAvailable and PSI. */
 static void json_groups(FILE *f, const struct frame *fr)
 {
 	size_t i;
@@ -178,10 +227,12 @@ static void json_groups(FILE *f, const struct frame *fr)
 		json_count(f, "cgroup_limit_kib", g->memcg.limit_kib, g->memcg.limit_kib);
 		json_count(f, "cgroup_usage_kib", g->memcg.limit_kib, g->memcg.usage_kib);
 		json_real(f, "smaps_age", g->smaps_age, 3);
-		fprintf(f, ",\"unread\":%zu}", g->unread);
+		fprintf(f, ",\"unread\":%zu,\"respawns\":{\"forked\":%llu,\"exited\":%llu}}",
+			g->unread, g->forked, g->reaped);
 	}
 	fputc(']', f);
 	json_count(f, "mem_available_kib", fr->mem_available_kib, fr->mem_available_kib);
+	json_psi(f, &fr->psi);
 }
 
 /* Whether stacks are on, the sampling and the measured cost of a capture. */
@@ -213,7 +264,7 @@ void output_json(FILE *f, const struct frame *fr)
 	}
 	fputc(']', f);
 	json_groups(f, fr);
-	if (fr->usdt)
+	if (fr->usdt || fr->nkprobes)
 		json_markers(f, fr);
 	fputs("}\n", f);
 }
@@ -305,6 +356,8 @@ static void text_groups(FILE *f, const struct frame *fr)
 			fputs("  age -", f);
 		if (g->unread)
 			fprintf(f, "  unread %zu", g->unread);
+		if (g->forked || g->reaped)
+			fprintf(f, "  respawns %llu forked %llu exited", g->forked, g->reaped);
 		fputc('\n', f);
 	}
 }
@@ -326,7 +379,7 @@ static const char *text_shared(const struct proc *p, char *buf, size_t cap)
 void output_text(FILE *f, const struct frame *fr, const struct output_opts *oo)
 {
 	char when[32], interval[32], prefix[256], name[4 * PROC_COMM_MAX + 1];
-	char shr[16], uss[32], pss[32];
+	char shr[16], uss[32], pss[32], why[32];
 	time_t secs = (time_t)fr->time;
 	struct tm tm;
 	size_t i;
@@ -334,8 +387,12 @@ void output_text(FILE *f, const struct frame *fr, const struct output_opts *oo)
 	localtime_r(&secs, &tm);
 	strftime(when, sizeof(when), "%H:%M:%S", &tm);
 	output_interval(fr->interval, 2, interval, sizeof(interval));
-	fprintf(f, "cowtop %s  interval %ss  processes %zu  cow %llu pages  %.1f/s  lost %llu  [%s]\n",
-		when, interval, fr->nrows, fr->totals.cow, fr->totals.rate, fr->lost, fr->mechanism);
+	fprintf(f, "cowtop %s  interval %ss  processes %zu  cow %llu pages  %.1f/s  lost %llu",
+		when, interval, fr->nrows, fr->totals.cow, fr->totals.rate, fr->lost);
+	if (fr->psi.some_avg10 >= 0)
+		fprintf(f, "  psi mem some %.2f%% full %.2f%%", fr->psi.some_avg10,
+			fr->psi.full_avg10 >= 0 ? fr->psi.full_avg10 : 0);
+	fprintf(f, "  [%s]\n", fr->mechanism);
 	fprintf(f, "%7s %7s %-6s %9s %9s %8s %8s %9s %6s %9s %9s %9s  %s\n", "PID", "PPID", "S",
 		"COW/s", "COW", "REUSE", "ZFILL", "RSS_KiB", "SHR%", "USS_KiB", "PSS_KiB", "VSZ_KiB",
 		"COMMAND");
@@ -345,18 +402,19 @@ void output_text(FILE *f, const struct frame *fr, const struct output_opts *oo)
 
 		tree_prefix(r, false, prefix, sizeof(prefix));
 		text_sanitize_ascii(p->comm, strnlen(p->comm, sizeof(p->comm)), name, sizeof(name));
-		fprintf(f, "%7d %7d %-6s %9.1f %9llu %8llu %8llu %9llu %6s %9s %9s %9llu  %s%s\n",
+		proc_exit_reason(p, why, sizeof(why));
+		fprintf(f, "%7d %7d %-6s %9.1f %9llu %8llu %8llu %9llu %6s %9s %9s %9llu  %s%s%s%s%s\n",
 			p->pid, p->ppid, output_state(p), p->cow_rate,
 			(unsigned long long)p->counts.cow, (unsigned long long)p->counts.reuse,
 			(unsigned long long)p->counts.zero_fill, p->rss_kib, text_shared(p, shr, sizeof(shr)),
 			text_count(p->smaps_time != 0, proc_uss_kib(p), uss, sizeof(uss)),
 			text_count(p->smaps_time != 0, p->smaps.pss, pss, sizeof(pss)),
-			p->vsz_kib, prefix, name);
+			p->vsz_kib, prefix, name, *why ? " [" : "", why, *why ? "]" : "");
 	}
 	text_groups(f, fr);
 	if (oo && oo->regions)
 		text_regions(f, fr);
-	if (fr->usdt)
+	if (fr->usdt || fr->nkprobes)
 		text_usdt(f, fr);
 	fputc('\n', f);
 }

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include "procfs.h"
 #include "procfs_int.h"
 
@@ -420,4 +421,49 @@ long procfs_page_kib(void)
 		v = 4;
 	atomic_store_explicit(&page_kib, v, memory_order_relaxed);
 	return v;
+}
+
+/* The boot time offset in the text of timens_offsets; see procfs.h. */
+long long procfs_parse_timens_boottime(const char *buf, size_t len)
+{
+	const char *p = buf, *end = buf + len, *nl;
+	long long secs, nsecs;
+	char line[128];
+	size_t n;
+
+	for (; p < end; p = nl + 1) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			nl = end;
+		n = (size_t)(nl - p) < sizeof(line) - 1 ? (size_t)(nl - p) : sizeof(line) - 1;
+		memcpy(line, p, n);
+		line[n] = '\0';
+		if (sscanf(line, "boottime %lld %lld", &secs, &nsecs) == 2 ||
+		    sscanf(line, "7 %lld %lld", &secs, &nsecs) == 2) /* CLOCK_BOOTTIME's id */
+			return secs * 1000000000LL + nsecs;
+	}
+	return 0;
+}
+
+/* The boot time offset of cowtop's time namespace; see procfs.h. */
+long long procfs_timens_boottime_ns(void)
+{
+	char buf[256];
+	ssize_t n = procfs_read_file_at(AT_FDCWD, "/proc/self/timens_offsets", buf, sizeof(buf));
+
+	return n > 0 ? procfs_parse_timens_boottime(buf, (size_t)n) : 0;
+}
+
+/* The inode of the initial PID namespace (the kernel's PROC_PID_INIT_INO,
+ * fixed since 3.8). */
+#define PIDNS_INIT_INO 0xEFFFFFFCU
+
+/* Whether cowtop runs in the initial PID namespace; see procfs.h. */
+bool procfs_pidns_is_initial(void)
+{
+	struct stat st;
+
+	if (stat("/proc/self/ns/pid", &st))
+		return true;
+	return st.st_ino == PIDNS_INIT_INO;
 }

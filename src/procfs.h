@@ -131,6 +131,28 @@ int procfs_for_each_pid(int procfd, int (*fn)(int pid, void *arg), void *arg);
 int procfs_for_each_object(int procfd, int pid,
     int (*fn)(const char *path, void *arg), void *arg);
 
+/* Find "some avg10=X" and "full avg10=Y" in the text of a PSI file
+ * (/proc/pressure/memory). Returns 0 (a missing "full" line reads as -1),
+ * or -EINVAL when there is no "some" line or a value is malformed. */
+int procfs_parse_psi(const char *buf, size_t len, struct psi *out);
+
+/* Read the machine's memory pressure from /proc/pressure/memory. Returns 0
+ * or -errno (-ENOENT: a kernel without PSI, or booted with psi=0). */
+int procfs_read_psi_memory(int procfd, struct psi *out);
+
+/* The boot time offset of a time namespace, in ns, from the text of
+ * /proc/PID/timens_offsets ("boottime SECS NSECS"); 0 when there is none. */
+long long procfs_parse_timens_boottime(const char *buf, size_t len);
+
+/* The boot time offset of cowtop's own time namespace, in ns (0 on a kernel
+ * without time namespaces). /proc's start times include it; the kernel's
+ * own clock does not. */
+long long procfs_timens_boottime_ns(void);
+
+/* Whether cowtop runs in the initial PID namespace (true when it cannot
+ * tell): the kernel side sees pids only as the initial namespace does. */
+bool procfs_pidns_is_initial(void);
+
 /* Clock ticks per second (sysconf(_SC_CLK_TCK)), cached. */
 long procfs_clock_ticks(void);
 

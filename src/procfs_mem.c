@@ -356,3 +356,59 @@ out:
 	free(buf);
 	return err;
 }
+
+/* The value of "avg10=" in one PSI line, or -EINVAL. */
+static int psi_avg10(const char *line, size_t len, double *out)
+{
+	char buf[256], *end;
+	const char *v;
+	size_t n = len < sizeof(buf) - 1 ? len : sizeof(buf) - 1;
+
+	memcpy(buf, line, n);
+	buf[n] = '\0';
+	v = strstr(buf, " avg10=");
+	if (!v)
+		return -EINVAL;
+	*out = strtod(v + 7, &end);
+	if (end == v + 7 || *out < 0 || *out > 100)
+		return -EINVAL;
+	return 0;
+}
+
+/* Find the avg10 figures of a PSI file; see procfs.h. */
+int procfs_parse_psi(const char *buf, size_t len, struct psi *out)
+{
+	const char *p = buf, *end = buf + len, *nl;
+	struct psi v = { -1, -1 };
+	bool some = false;
+
+	for (; p < end; p = nl + 1) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			nl = end;
+		if ((size_t)(nl - p) > 5 && memcmp(p, "some ", 5) == 0) {
+			if (psi_avg10(p, (size_t)(nl - p), &v.some_avg10))
+				return -EINVAL;
+			some = true;
+		} else if ((size_t)(nl - p) > 5 && memcmp(p, "full ", 5) == 0) {
+			if (psi_avg10(p, (size_t)(nl - p), &v.full_avg10))
+				return -EINVAL;
+		}
+	}
+	if (!some)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+/* Read the machine's memory pressure; see procfs.h. */
+int procfs_read_psi_memory(int procfd, struct psi *out)
+{
+	char buf[512];
+	ssize_t n;
+
+	n = procfs_read_file_at(procfd, "pressure/memory", buf, sizeof(buf));
+	if (n < 0)
+		return (int)n;
+	return procfs_parse_psi(buf, (size_t)n, out);
+}

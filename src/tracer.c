@@ -70,6 +70,24 @@ static long btf_enum_value(const struct btf *btf, const char *name)
 	return -1;
 }
 
+/* Load the programs for OOM kills and reclaim stalls only where the kernel
+ * has their tracepoints: cowtop works without them, and says so. */
+static void pick_memory_programs(struct tracer *t, const struct btf *vmlinux)
+{
+	struct cowtop_bpf *s = t->skel;
+
+	t->oom = has_tracepoint(vmlinux, "mark_victim");
+	t->reclaim = has_tracepoint(vmlinux, "mm_vmscan_direct_reclaim_begin") &&
+		     has_tracepoint(vmlinux, "mm_vmscan_direct_reclaim_end") &&
+		     has_tracepoint(vmlinux, "mm_vmscan_memcg_reclaim_begin") &&
+		     has_tracepoint(vmlinux, "mm_vmscan_memcg_reclaim_end");
+	bpf_program__set_autoload(s->progs.on_oom_victim, t->oom);
+	bpf_program__set_autoload(s->progs.on_direct_reclaim_begin, t->reclaim);
+	bpf_program__set_autoload(s->progs.on_direct_reclaim_end, t->reclaim);
+	bpf_program__set_autoload(s->progs.on_memcg_reclaim_begin, t->reclaim);
+	bpf_program__set_autoload(s->progs.on_memcg_reclaim_end, t->reclaim);
+}
+
 /* Choose the mechanism and check the follow tracepoints exist. */
 static int pick_mechanism(struct tracer *t, const struct btf *vmlinux, char *err, size_t errlen)
 {
@@ -133,6 +151,8 @@ static void decode_event(struct tracer *t, const struct cowtop_event *r)
 	struct tracer_event e = {
 		.pid = (int)r->pid, .ppid = (int)r->ppid, .start = ticks_of(t, r->start_ns),
 		.exit_status = r->exit_code, .counts = counts_of(&r->counts),
+		.oom = r->flags & COWTOP_PROC_OOM,
+		.reclaims = r->reclaims, .reclaim_s = r->reclaim_ns / 1e9,
 	};
 	size_t n = strnlen(r->comm, COWTOP_COMM_LEN);
 
@@ -155,7 +175,7 @@ static void decode_event(struct tracer *t, const struct cowtop_event *r)
 static void decode_hit(struct tracer *t, const struct cowtop_usdt_event *r)
 {
 	struct tracer_hit h = {
-		.time = t->boot_to_unix + r->time_ns / 1e9, .pid = (int)r->pid,
+		.time = unix_of(t, r->time_ns), .pid = (int)r->pid,
 		.probe = (int)r->probe,
 		.nargs = r->nargs > COWTOP_USDT_ARGS ? COWTOP_USDT_ARGS : (int)r->nargs,
 	};
@@ -165,6 +185,24 @@ static void decode_hit(struct tracer *t, const struct cowtop_usdt_event *r)
 		h.args[i] = r->args[i];
 	if (t->on.hit)
 		t->on.hit(&h, t->on.ctx);
+}
+
+/* Decode an OOM kill or a reclaim stall and hand it on. */
+static void decode_mem(struct tracer *t, const struct cowtop_mem_event *r)
+{
+	struct tracer_mem m = {
+		.kind = r->type == COWTOP_EV_OOM ? TRACER_OOM : TRACER_RECLAIM,
+		.time = unix_of(t, r->time_ns), .pid = (int)r->pid, .tid = (int)r->tid,
+	};
+
+	if (m.kind == TRACER_OOM) {
+		m.anon_kib = r->value * t->page_kib;
+	} else {
+		m.memcg = r->kind == COWTOP_RECLAIM_MEMCG;
+		m.stall = r->value / 1e9;
+	}
+	if (t->on.mem)
+		t->on.mem(&m, t->on.ctx);
 }
 
 /* Ring-buffer callback: decode one record by its type. */
@@ -177,12 +215,16 @@ static int on_record(void *ctx, void *data, size_t size)
 		return 0;
 	if (*type == COWTOP_EV_USDT && size >= sizeof(struct cowtop_usdt_event))
 		decode_hit(t, data);
-	else if (*type != COWTOP_EV_USDT && size >= sizeof(struct cowtop_event))
+	else if ((*type == COWTOP_EV_OOM || *type == COWTOP_EV_RECLAIM) &&
+		 size >= sizeof(struct cowtop_mem_event))
+		decode_mem(t, data);
+	else if (*type <= COWTOP_EV_EXIT && size >= sizeof(struct cowtop_event))
 		decode_event(t, data);
 	return 0;
 }
 
-/* Seconds to add to a CLOCK_BOOTTIME reading to make it unix time. */
+/* Seconds to add to a CLOCK_BOOTTIME reading of cowtop's time namespace
+ * (the kernel side's plus timens_ns, see unix_of) to make it unix time. */
 static double boot_offset(void)
 {
 	struct timespec real, boot;
@@ -248,6 +290,7 @@ int tracer__open(struct tracer **out, const struct tracer_opts *o, char *err, si
 	t->on = o->on;
 	t->ns_per_tick = 1000000000ULL / (unsigned long long)procfs_clock_ticks();
 	t->page_kib = (unsigned long long)procfs_page_kib();
+	t->timens_ns = procfs_timens_boottime_ns();
 	t->boot_to_unix = boot_offset();
 	t->ncpus = libbpf_num_possible_cpus();
 	t->skel = cowtop_bpf__open();
@@ -265,6 +308,7 @@ int tracer__open(struct tracer **out, const struct tracer_opts *o, char *err, si
 	e = pick_mechanism(t, vmlinux, err, errlen);
 	if (e)
 		goto fail;
+	pick_memory_programs(t, vmlinux);
 	configure(t, o, vmlinux);
 	e = load_attach(t, err, errlen);
 	if (e)
@@ -294,6 +338,18 @@ void tracer__free(struct tracer *t)
 	free(t);
 }
 
+/* Whether OOM kills are seen. */
+bool tracer__sees_oom(const struct tracer *t)
+{
+	return t->oom;
+}
+
+/* Whether reclaim stalls are seen. */
+bool tracer__sees_reclaim(const struct tracer *t)
+{
+	return t->reclaim;
+}
+
 /* The name of the detection mechanism in use. */
 const char *tracer__mechanism(const struct tracer *t)
 {
@@ -304,7 +360,7 @@ const char *tracer__mechanism(const struct tracer *t)
 int tracer__watch(struct tracer *t, int pid, int ppid, unsigned long long start)
 {
 	struct cowtop_proc p = {
-		.start_ns = start * t->ns_per_tick, .ppid = ppid,
+		.start_ns = ns_of(t, start), .ppid = ppid,
 		.inherited = COWTOP_INHERITED_UNKNOWN, /* its fork was before ours */
 	};
 	__u32 key = pid;

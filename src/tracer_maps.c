@@ -78,6 +78,9 @@ int tracer__for_each(struct tracer *t, tracer_proc_fn fn, void *ctx)
 			.start = ticks_of(t, v[i].p.start_ns), .exited = v[i].p.exited,
 			.counts = counts_of(&v[i].p.counts),
 			.inherited_kib = kib_of(t, v[i].p.inherited),
+			.exit_status = v[i].p.exit_code,
+			.oom = v[i].p.flags & COWTOP_PROC_OOM,
+			.reclaims = v[i].p.reclaims, .reclaim_s = v[i].p.reclaim_ns / 1e9,
 		};
 
 		if (have_slots && !p.exited)

@@ -119,6 +119,10 @@ void screen_group_text(const struct frame *f, const struct frame_group *g, bool 
 		line_add(l, ROLE_LABEL, "  oldest reading %.1fs", g->smaps_age);
 	if (g->unread)
 		line_add(l, ROLE_WARN, "  %zu unread", g->unread);
+	if (!g->forked && !g->reaped)
+		return;
+	line_add(l, ROLE_LABEL, "  respawns ");
+	line_add(l, ROLE_VALUE, "%llu forked %llu exited", g->forked, g->reaped);
 }
 
 /* The group line: the focused subtree, or the group of the selection's

@@ -899,6 +899,41 @@ static void test_smaps_every_truncation(void **state)
 	free(buf);
 }
 
+/* The avg10 figures of a PSI file; a "full" line is optional (the
+ * machine-wide cpu file of older kernels had none); garbage is refused. */
+static void test_psi_parse(void **state)
+{
+	static const char both[] = "some avg10=1.25 avg60=0.50 avg300=0.10 total=123\n"
+				   "full avg10=0.75 avg60=0.00 avg300=0.00 total=45\n";
+	static const char some[] = "some avg10=0.00 avg60=0.00 avg300=0.00 total=0\n";
+	struct psi psi;
+
+	(void)state;
+	assert_int_equal(procfs_parse_psi(both, strlen(both), &psi), 0);
+	assert_true(psi.some_avg10 == 1.25);
+	assert_true(psi.full_avg10 == 0.75);
+	assert_int_equal(procfs_parse_psi(some, strlen(some), &psi), 0);
+	assert_true(psi.some_avg10 == 0);
+	assert_true(psi.full_avg10 < 0);
+	assert_int_equal(procfs_parse_psi("", 0, &psi), -EINVAL);
+	assert_int_equal(procfs_parse_psi("some avg10=x\n", 13, &psi), -EINVAL);
+	assert_int_equal(procfs_parse_psi("some avg10=250.0\n", 17, &psi), -EINVAL);
+	assert_int_equal(procfs_parse_psi("full avg10=1.0\n", 15, &psi), -EINVAL);
+}
+
+/* The boot time offset of a time namespace, by name or by clock id. */
+static void test_timens_parse(void **state)
+{
+	static const char named[] = "monotonic 0 0\nboottime 100000 5\n";
+	static const char ids[] = "1 7 0\n7 -20 0\n";
+
+	(void)state;
+	assert_true(procfs_parse_timens_boottime(named, strlen(named)) == 100000000000005LL);
+	assert_true(procfs_parse_timens_boottime(ids, strlen(ids)) == -20000000000LL);
+	assert_true(procfs_parse_timens_boottime("", 0) == 0);
+	assert_true(procfs_parse_timens_boottime("monotonic 5 0\n", 14) == 0);
+}
+
 /* MemAvailable of a captured meminfo; none before Linux 3.14. */
 static void test_meminfo_available(void **state)
 {
@@ -1494,6 +1529,8 @@ int main(void)
 		cmocka_unit_test(test_smaps_hostile),
 		cmocka_unit_test(test_smaps_every_truncation),
 		cmocka_unit_test(test_meminfo_available),
+		cmocka_unit_test(test_psi_parse),
+		cmocka_unit_test(test_timens_parse),
 		cmocka_unit_test(test_cgroup_parse),
 		cmocka_unit_test(test_live_self_stat),
 		cmocka_unit_test(test_live_missing),

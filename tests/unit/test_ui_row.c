@@ -141,7 +141,7 @@ static void test_row_exact_utf8(void **state)
 	rl.scale = 42;
 	row_format(&rows[3], &rl, l);
 	assert_string_equal(l->text,
-		"    103 X     0.0       7     0K     -      -      -     0K                  ▃▁   └─ gone");
+		"    103 X     0.0       7     0K     -      -      -     0K                  ▃▁   └─ gone [?]");
 	assert_int_equal(l->base, ROLE_DIM); /* exited: dimmed, final counts */
 	model__free(m);
 	free(l);
