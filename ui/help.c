@@ -18,9 +18,13 @@ static const char *const legend[] = {
 	"group    the focused subtree, or the selected process's root, with its",
 	"         workers: footprint (PSS summed), worker USS mean and max, how",
 	"         many more workers of mean USS fit in MemAvailable (and in the",
-	"         memory cgroup), and how old the oldest memory reading is",
+	"         memory cgroup), how old the oldest memory reading is, and the",
+	"         root's respawns: children forked and exited since watched",
 	"COMMAND  the process name, with the tree lines of its ancestry",
-	"Exited processes stay for a while, dimmed, with their final counts.",
+	"Exited processes stay for a while, dimmed, with their final counts and",
+	"how they ended after the name: [exit N], [SIGKILL], [oom-killed], [?].",
+	"OOM kills and reclaim stalls are marks too, listed in the log (l).",
+	"mem pressure (header): PSI memory some/full avg10, the machine's.",
 	"With -u PROVIDER:NAME probes: the header counts them; probes named",
 	"X__begin and X__end bound a phase X, and the line under the header",
 	"shows how the selected process's copies split between the phases.",
@@ -49,9 +53,9 @@ static void mark_legend(struct line *l, bool utf8)
 
 	line_add(l, ROLE_LABEL, "marks    ");
 	line_put(l, ROLE_MARK, g->mark, strlen(g->mark));
-	line_add(l, ROLE_PLAIN, " a probe fired and pages were copied, ");
+	line_add(l, ROLE_PLAIN, " a probe or OOM kill/stall and pages copied, ");
 	line_put(l, ROLE_MARK, g->mark_idle, strlen(g->mark_idle));
-	line_add(l, ROLE_PLAIN, " one fired, none copied");
+	line_add(l, ROLE_PLAIN, " none copied");
 }
 
 /* Fill out (room for max lines) with the help; returns the lines used. */
