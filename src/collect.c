@@ -35,6 +35,11 @@ static bool refresh_from_proc(struct collect *c, struct proc *p)
 
 	if (procfs_read_stat(c->procfd, p->pid, &st) || st.start_time != p->start_time)
 		return false;
+	if (!p->nspid) { /* once: it never changes */
+		int ns = procfs_read_nspid(c->procfd, p->pid);
+
+		p->nspid = ns > 0 ? ns : -1;
+	}
 	model__set_ppid(p, st.ppid);
 	model__set_comm(p, st.comm, strnlen(st.comm, sizeof(st.comm)));
 	model__set_mem(p, st.state, (unsigned long long)(st.rss > 0 ? st.rss : 0) * procfs_page_kib(),

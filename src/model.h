@@ -83,6 +83,8 @@ struct proc {
 	struct memcg memcg;            /* read for group roots only */
 	struct series shared;          /* proc_shared_pct history, one value a tick (-1: unknown) */
 	struct proc_exit exit;         /* how it ended (when exited) */
+	int nspid;                     /* its pid in its own PID namespace (a container's);
+	                                  0 not read yet, -1 not known */
 	unsigned long long reclaims;   /* direct-reclaim stalls of its threads since watched */
 	double reclaim_s;              /* their total length, seconds */
 	double reclaim_marked;         /* model clock of its last reclaim marker */

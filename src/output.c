@@ -171,7 +171,12 @@ static void json_proc(FILE *f, const struct frame *fr, const struct row *r)
 {
 	const struct proc *p = r->p;
 
-	fprintf(f, "{\"pid\":%d,\"ppid\":%d,\"comm\":", p->pid, p->ppid);
+	fprintf(f, "{\"pid\":%d,\"ppid\":%d", p->pid, p->ppid);
+	if (p->nspid > 0)
+		fprintf(f, ",\"nspid\":%d", p->nspid);
+	else
+		fputs(",\"nspid\":null", f);
+	fputs(",\"comm\":", f);
 	json_string(f, p->comm, strnlen(p->comm, sizeof(p->comm)));
 	fprintf(f, ",\"depth\":%d,\"state\":\"%s\",\"start_time\":%llu,"
 		"\"cow_pages\":%llu,\"cow_rate\":%.1f,\"cow_kernel\":%llu,"

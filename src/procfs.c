@@ -217,26 +217,58 @@ static int status_tgid_value(struct cursor *c)
 	return (int)v;
 }
 
-/* Find the "Tgid:" line of a status file; see procfs.h. The kernel escapes
- * newlines in the name on the first line, so a name cannot forge a line. */
-int procfs_parse_status_tgid(const char *buf, size_t len)
+/* Move c just past key at the start of a line of a status file; -EINVAL
+ * when there is no such line. The kernel escapes newlines in the name on
+ * the first line, so a name cannot forge a line. */
+static int status_find(struct cursor *c, const char *key)
 {
-	static const char key[] = "Tgid:";
-	struct cursor c = { buf, buf + len };
+	size_t klen = strlen(key);
 	const char *nl;
 
-	while (c.p < c.end) {
-		if ((size_t)(c.end - c.p) >= sizeof(key) - 1 &&
-		    memcmp(c.p, key, sizeof(key) - 1) == 0) {
-			c.p += sizeof(key) - 1;
-			return status_tgid_value(&c);
+	while (c->p < c->end) {
+		if ((size_t)(c->end - c->p) >= klen && memcmp(c->p, key, klen) == 0) {
+			c->p += klen;
+			return 0;
 		}
-		nl = memchr(c.p, '\n', (size_t)(c.end - c.p));
+		nl = memchr(c->p, '\n', (size_t)(c->end - c->p));
 		if (!nl)
 			break;
-		c.p = nl + 1;
+		c->p = nl + 1;
 	}
 	return -EINVAL;
+}
+
+/* Find the "Tgid:" line of a status file; see procfs.h. */
+int procfs_parse_status_tgid(const char *buf, size_t len)
+{
+	struct cursor c = { buf, buf + len };
+
+	if (status_find(&c, "Tgid:"))
+		return -EINVAL;
+	return status_tgid_value(&c);
+}
+
+/* The last pid of the "NSpid:" line of a status file; see procfs.h. */
+int procfs_parse_status_nspid(const char *buf, size_t len)
+{
+	struct cursor c = { buf, buf + len };
+	unsigned long long v = 0;
+	int n = 0;
+
+	if (status_find(&c, "NSpid:"))
+		return -ENOENT;
+	for (;;) {
+		while (c.p < c.end && (*c.p == '\t' || *c.p == ' '))
+			c.p++;
+		if (c.p >= c.end || *c.p == '\n')
+			break;
+		if (parse_ull(&c, &v) < 0 || v < 1 || v > INT_MAX)
+			return -EINVAL;
+		n++;
+	}
+	if (!n || c.p >= c.end)
+		return -EINVAL;
+	return (int)v;
 }
 
 /* Make one line of the raw bytes of a cmdline file; see procfs.h. */
@@ -344,6 +376,18 @@ int procfs_read_tgid(int procfd, int pid)
 	if (n < 0)
 		return (int)n;
 	return procfs_parse_status_tgid(buf, (size_t)n);
+}
+
+/* Read the pid of pid in its own namespace; see procfs.h. */
+int procfs_read_nspid(int procfd, int pid)
+{
+	char buf[STATUS_BUF];
+	ssize_t n;
+
+	n = procfs_read_pid_file(procfd, pid, "status", buf, sizeof(buf));
+	if (n < 0)
+		return (int)n;
+	return procfs_parse_status_nspid(buf, (size_t)n);
 }
 
 /* The pid a /proc entry name stands for, or -1 when it is not a pid: only

@@ -48,6 +48,11 @@ int procfs_parse_statm(const char *buf, size_t len, struct proc_statm *out);
  * -EINVAL when there is no well-formed one. */
 int procfs_parse_status_tgid(const char *buf, size_t len);
 
+/* The pid in the innermost PID namespace of the process (the last number of
+ * the "NSpid:" line, Linux 4.1 and later): its pid inside its container.
+ * Returns it, -ENOENT without the line, -EINVAL when it is malformed. */
+int procfs_parse_status_nspid(const char *buf, size_t len);
+
 /* Turn the raw bytes of a cmdline file in buf[0..len) into one line: trailing
  * NULs are dropped, the other NULs become spaces; buf must have room for
  * len + 1 bytes and is NUL-terminated. Returns the new length. */
@@ -92,6 +97,10 @@ int procfs_read_stat(int procfd, int pid, struct proc_stat *out);
 /* Tgid of a pid (the "Tgid:" line of /proc/PID/status), to tell a thread id
  * from a process id. Returns the tgid or -errno. */
 int procfs_read_tgid(int procfd, int pid);
+
+/* The pid of pid in its own PID namespace, from /proc/PID/status (see
+ * procfs_parse_status_nspid). Returns it or -errno. */
+int procfs_read_nspid(int procfd, int pid);
 
 /* Read and parse /proc/PID/smaps_rollup. Returns 0, -ENOENT or -ESRCH when
  * the process is gone (-ESRCH also for a kernel thread or a zombie: no

@@ -4,8 +4,10 @@
 # a memory cgroup near its limit, and get OOM-killed there. Each must show
 # its cause in JSON and in the full-screen view (tmux), the OOM kill and the
 # stall as markers, the parent's respawn counts exact. Then the namespaces:
-# inside a PID namespace cowtop refuses with one line; under a time
-# namespace with another boot time it shows the demo's workers as /proc does.
+# inside a PID namespace cowtop refuses with one line; a workload in its own
+# PID namespace watched from outside shows host and namespace pids; under a
+# time namespace with another boot time the demo's workers show as /proc
+# shows them.
 #
 # The stall is timed between vmscan:mm_vmscan_memcg_reclaim_begin/end: a
 # process at its memory cgroup's limit reclaims there (cgroup reclaim), not
@@ -224,6 +226,27 @@ test_timens() {
 		[inputs.processes[] | select(.state != "exited")] | all(.start_time > 10000000)'
 }
 
+# A workload in a PID namespace of its own, watched from outside: host pids
+# as cowtop's namespace sees them, and each process's pid inside (nspid).
+test_container() {
+	local sh
+	if ! unshare --pid --fork --mount-proc true 2>/dev/null; then
+		skip "unshare --pid does not work here"
+		return
+	fi
+	run_cowtop container -n 4 -- unshare --pid --fork --mount-proc \
+		sh -c 'sleep 1 & sleep 1 & wait'
+	expect_eq "container: cowtop exit status" "$RC" 0
+	sh=$(jq -n '[inputs.processes[] | select(.comm == "sh")][0]' "$FRAMES")
+	expect_eq "container: the namespace's first process is 1 inside" "$(jq .nspid <<<"$sh")" 1
+	check "container: ... and not outside" test "$(jq .pid <<<"$sh")" -gt 1
+	expect_eq "container: its two children, numbered inside" \
+		"$(jq -n -c --argjson p "$(jq .pid <<<"$sh")" \
+			'[inputs.processes[] | select(.ppid == $p) | .nspid] | unique' "$FRAMES")" "[2,3]"
+	check "container: host processes have nspid = pid" jq_true \
+		'[inputs.processes[] | select(.comm == "unshare")] | all(.nspid == .pid)'
+}
+
 setup
 trap 'cleanup; tmux_stop; cg_cleanup' EXIT
 cg_setup || CG=
@@ -232,5 +255,6 @@ write_workload
 test_json
 test_tui
 test_pidns
+test_container
 test_timens
 finish

@@ -921,6 +921,25 @@ static void test_psi_parse(void **state)
 	assert_int_equal(procfs_parse_psi("full avg10=1.0\n", 15, &psi), -EINVAL);
 }
 
+/* The pid inside a process's own namespace: the last of NSpid. */
+static void test_status_nspid(void **state)
+{
+	static const char nested[] = "Name:\tsh\nTgid:\t4242\nNSpid:\t4242\t17\t1\nPPid:\t1\n";
+	static const char flat[] = "Name:\tsh\nNSpid:\t4242\n";
+	static const char none[] = "Name:\tsh\nTgid:\t4242\n";
+	static const char cut[] = "Name:\tsh\nNSpid:\t4242\t1";
+	static const char bad[] = "NSpid:\t4242\tx\n";
+	static const char forged[] = "Name:\tNSpid: 5\\nNSpid:\t7\nNSpid:\t9\n";
+
+	(void)state;
+	assert_int_equal(procfs_parse_status_nspid(nested, strlen(nested)), 1);
+	assert_int_equal(procfs_parse_status_nspid(flat, strlen(flat)), 4242);
+	assert_int_equal(procfs_parse_status_nspid(none, strlen(none)), -ENOENT);
+	assert_int_equal(procfs_parse_status_nspid(cut, strlen(cut)), -EINVAL);
+	assert_int_equal(procfs_parse_status_nspid(bad, strlen(bad)), -EINVAL);
+	assert_int_equal(procfs_parse_status_nspid(forged, strlen(forged)), 9);
+}
+
 /* The boot time offset of a time namespace, by name or by clock id. */
 static void test_timens_parse(void **state)
 {
@@ -1531,6 +1550,7 @@ int main(void)
 		cmocka_unit_test(test_meminfo_available),
 		cmocka_unit_test(test_psi_parse),
 		cmocka_unit_test(test_timens_parse),
+		cmocka_unit_test(test_status_nspid),
 		cmocka_unit_test(test_cgroup_parse),
 		cmocka_unit_test(test_live_self_stat),
 		cmocka_unit_test(test_live_missing),
