@@ -174,7 +174,8 @@ test_tui() {
 	fi
 	REPORT=$WORK/tui.report
 	t new-session -d -s "$SESSION" -x 160 -y 40 \
-		"LANG=C.UTF-8 '$COWTOP' -d 0.3 --linger 600 -- '$WL' '$REPORT' '$CG' '$DDFILE' 600"
+		"LANG=C.UTF-8 '$COWTOP' -d 0.3 --linger 600 -o '$WORK/snap.txt' \
+		-- '$WL' '$REPORT' '$CG' '$DDFILE' 600"
 	eventually 30 grep -q '^main ' "$REPORT" || fail "tui: the workload did not finish its children"
 	expect_screen "exit code after the name" row_has "$(role_pid exit3)" "[exit 3]"
 	expect_screen "SIGKILL after the name" row_has "$(role_pid sigkill)" "[SIGKILL]"
@@ -185,6 +186,11 @@ test_tui() {
 		t send-keys -t "$SESSION" l
 		expect_screen "the OOM kill in the marker log" screen_has "oom:kill"
 	fi
+	t send-keys -t "$SESSION" w
+	expect_screen "a snapshot is written" test -s "$WORK/snap.txt"
+	check "tui: the snapshot says how each ended" \
+		grep -q "sh \[SIGSEGV\]" "$WORK/snap.txt"
+	[ -z "$CG" ] || check "tui: ... the OOM kill too" grep -q "dd \[oom-killed\]" "$WORK/snap.txt"
 	t send-keys -t "$SESSION" q
 	tmux_stop
 }
