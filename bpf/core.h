@@ -117,6 +117,25 @@ struct vm_area_struct {
 	struct file *vm_file;
 } __attribute__((preserve_access_index));
 
+struct kernfs_node {
+	__u64 id; /* the cgroup directory's inode number on 64-bit */
+} __attribute__((preserve_access_index));
+
+struct cgroup {
+	int level;                  /* 0 for a hierarchy's root */
+	struct kernfs_node *kn;
+	struct cgroup *ancestors[]; /* [0] the root .. [level] itself */
+} __attribute__((preserve_access_index));
+
+struct cgroup_subsys_state {
+	struct cgroup *cgroup;
+} __attribute__((preserve_access_index));
+
+struct css_set {
+	struct cgroup_subsys_state *subsys[16]; /* CGROUP_SUBSYS_COUNT, at most */
+	struct cgroup *dfl_cgrp;                /* the cgroup v2 one */
+} __attribute__((preserve_access_index));
+
 struct task_struct {
 	pid_t pid;
 	pid_t tgid;
@@ -128,6 +147,7 @@ struct task_struct {
 	struct task_struct *group_leader;
 	struct signal_struct *signal;
 	struct mm_struct *mm;
+	struct css_set *cgroups;
 } __attribute__((preserve_access_index));
 
 #endif

@@ -43,6 +43,13 @@ const volatile bool usdt_enabled = false;  /* -u given: count copies per phase *
 const volatile __u32 nr_cpus = 1;          /* possible CPUs, for flushes at exit */
 const volatile __u32 mm_anonpages = 1;     /* MM_ANONPAGES of this kernel (an anonymous enum) */
 const volatile __u64 ns_per_tick = 10000000; /* user space's start times are in clock ticks */
+/* --cgroup: watch the processes of one cgroup subtree. cgroup_id is its
+ * directory's id (0: no such target), cgroup_level its depth below the
+ * hierarchy's root, cgroup_subsys the v1 controller whose hierarchy holds it
+ * (its id, e.g. memory_cgrp_id), or -1 for cgroup v2. */
+const volatile __u64 cgroup_id = 0;
+const volatile __u32 cgroup_level = 0;
+const volatile __s32 cgroup_subsys = -1;
 
 /* The command cowtop launched, until it execs: its copies before (cowtop's
  * own, behind the launch gate) are taken off its counts by user space, and
@@ -605,9 +612,34 @@ static __always_inline void emit(__u32 type, __u32 pid, struct task_struct *task
 	bpf_ringbuf_submit(e, 0);
 }
 
-/* Whether a fork by parent_tgid creates a process cowtop must watch. */
-static __always_inline bool fork_watched(__u32 parent_tgid)
+/* Whether task is in the --cgroup target's subtree. */
+static __always_inline bool in_target_cgroup(struct task_struct *task)
 {
+	struct css_set *cs = BPF_CORE_READ(task, cgroups);
+	struct cgroup_subsys_state *css = NULL;
+	struct cgroup *cg, *anc = NULL;
+
+	if (!cs)
+		return false;
+	if (cgroup_subsys >= 0) {
+		bpf_core_read(&css, sizeof(css), &cs->subsys[cgroup_subsys & 15]);
+		cg = BPF_CORE_READ(css, cgroup);
+	} else {
+		cg = BPF_CORE_READ(cs, dfl_cgrp);
+	}
+	if (!cg || BPF_CORE_READ(cg, level) < (int)cgroup_level)
+		return false;
+	bpf_core_read(&anc, sizeof(anc), &cg->ancestors[cgroup_level & 255]);
+	return anc && BPF_CORE_READ(anc, kn, id) == cgroup_id;
+}
+
+/* Whether a fork by parent_tgid creates a process cowtop must watch. With
+ * --cgroup, whether the child starts in the target (clone3 can start it in
+ * another cgroup than its parent's). */
+static __always_inline bool fork_watched(__u32 parent_tgid, struct task_struct *child)
+{
+	if (cgroup_id)
+		return in_target_cgroup(child);
 	if (watched(parent_tgid) && (watch_all || bpf_map_lookup_elem(&procs, &parent_tgid)))
 		return true;
 	if (first_clone_of && parent_tgid == first_clone_of)
@@ -647,7 +679,7 @@ int on_process_fork(struct bpf_raw_tracepoint_args *ctx)
 	struct cowtop_proc *p;
 	__u64 inherited;
 
-	if (ctgid == ptgid || !fork_watched(ptgid))
+	if (ctgid == ptgid || !fork_watched(ptgid, child))
 		return 0; /* a new thread, or nobody we watch */
 	/* The prefork baseline: what the child now shares with its parent. */
 	inherited = anon_pages(parent);
@@ -891,4 +923,34 @@ SEC("raw_tp/mm_vmscan_memcg_reclaim_end")
 int on_memcg_reclaim_end(struct bpf_raw_tracepoint_args *ctx)
 {
 	return reclaim_end();
+}
+
+/* --cgroup: a process was moved between cgroups (the write to cgroup.procs
+ * has been done). Watch it from now on if it is now in the target, stop if
+ * it was watched and is not any more. */
+SEC("raw_tp/cgroup_attach_task")
+int on_cgroup_attach(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct task_struct *task = (struct task_struct *)ctx->args[2];
+	__u32 tgid = BPF_CORE_READ(task, tgid);
+	struct cowtop_proc *p;
+	bool in;
+
+	if (!cgroup_id)
+		return 0;
+	in = in_target_cgroup(task);
+	p = bpf_map_lookup_elem(&procs, &tgid);
+	if (in && (!p || p->exited)) {
+		p = proc_add(tgid, BPF_CORE_READ(task, real_parent, tgid), group_start_ns(task),
+			     COWTOP_INHERITED_UNKNOWN, BPF_ANY);
+		watch_bit(tgid, true);
+		emit(COWTOP_EV_ENTER, tgid, task, p, COWTOP_INHERITED_UNKNOWN);
+	} else if (!in && p && !p->exited) {
+		flush_everywhere(tgid);
+		__sync_fetch_and_or(&p->flags, COWTOP_PROC_LEFT);
+		p->exited = 1;
+		watch_bit(tgid, false);
+		emit(COWTOP_EV_LEAVE, tgid, task, p, COWTOP_INHERITED_UNKNOWN);
+	}
+	return 0;
 }

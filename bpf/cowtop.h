@@ -32,7 +32,8 @@ struct cowtop_proc {
 	__u64 reclaim_ns; /* their total length */
 };
 
-#define COWTOP_PROC_OOM 1 /* chosen by the OOM killer (oom:mark_victim) */
+#define COWTOP_PROC_OOM 1  /* chosen by the OOM killer (oom:mark_victim) */
+#define COWTOP_PROC_LEFT 2 /* moved out of the --cgroup target: no longer watched */
 
 enum cowtop_event_type {
 	COWTOP_EV_FORK = 1, /* a watched process forked: pid is the new child */
@@ -41,6 +42,8 @@ enum cowtop_event_type {
 	COWTOP_EV_USDT = 4, /* a watched process hit a USDT probe (struct cowtop_usdt_event) */
 	COWTOP_EV_OOM = 5,  /* the OOM killer chose a watched process (struct cowtop_mem_event) */
 	COWTOP_EV_RECLAIM = 6, /* a thread of a watched process stalled in reclaim (cowtop_mem_event) */
+	COWTOP_EV_ENTER = 7, /* --cgroup: a process moved into the cgroup: watched from now on */
+	COWTOP_EV_LEAVE = 8, /* --cgroup: a watched process moved out: counts are final */
 };
 
 /* Kinds of reclaim stall: which tracepoints bracketed it. */

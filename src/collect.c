@@ -69,11 +69,12 @@ static void count_reaped(struct collect *c, const struct proc *p)
 		parent->reaped++;
 }
 
-/* p has exited with the counts it has: take its phases, forget its entry. */
+/* p has exited (or left the --cgroup target) with the counts it has: take
+ * its phases, forget its entry. */
 static void end_proc(struct collect *c, struct proc *p)
 {
 	take_final_phases(c, p);
-	if (!p->exited)
+	if (!p->exited && !p->exit.left)
 		count_reaped(c, p);
 	model__mark_exited(p, c->now());
 	if (c->tracer)
@@ -135,6 +136,8 @@ void collect__event(const struct tracer_event *e, void *ctx)
 	p->track.in_kernel = true;
 	if (e->kind == TRACER_FORK || e->kind == TRACER_EXEC || !p->comm[0])
 		model__set_comm(p, e->comm, strlen(e->comm));
+	if (e->kind == TRACER_ENTER)
+		model__set_parent(p, e->ppid);
 	if (e->kind == TRACER_FORK) {
 		struct proc *parent = model__find_live(c->model, e->ppid);
 
@@ -154,8 +157,11 @@ void collect__event(const struct tracer_event *e, void *ctx)
 		}
 	}
 	model__set_counts(p, &e->counts);
-	if (e->kind == TRACER_EXIT) {
-		model__set_exit(p, e->exit_status, e->oom);
+	if (e->kind == TRACER_EXIT || e->kind == TRACER_LEAVE) {
+		if (e->kind == TRACER_EXIT)
+			model__set_exit(p, e->exit_status, e->oom);
+		else
+			p->exit.left = true;
 		model__set_reclaim(p, e->reclaims, e->reclaim_s);
 		end_proc(c, p);
 	}
@@ -263,8 +269,12 @@ static void on_counts(const struct tracer_proc *k, void *ctx)
 	if (k->exited) {
 		/* Its exit record was lost: the map still has the final counts. */
 		take_final_phases(w->c, p);
-		model__set_exit(p, k->exit_status, k->oom);
-		count_reaped(w->c, p);
+		if (k->left) {
+			p->exit.left = true;
+		} else {
+			model__set_exit(p, k->exit_status, k->oom);
+			count_reaped(w->c, p);
+		}
 		model__mark_exited(p, w->c->now());
 		walk_reap(w, p);
 	}

@@ -320,6 +320,8 @@ const char *proc_exit_reason(const struct proc *p, char *buf, size_t cap)
 
 	if (!p->exited)
 		snprintf(buf, cap, "%s", "");
+	else if (p->exit.left)
+		snprintf(buf, cap, "left cgroup");
 	else if (p->exit.oom)
 		snprintf(buf, cap, "oom-killed");
 	else if (!p->exit.known)

@@ -53,6 +53,7 @@ struct proc_exit {
 	bool known;   /* the kernel told its wait status */
 	int status;   /* wait status, as waitpid reports it */
 	bool oom;     /* the OOM killer chose it (it then dies of SIGKILL) */
+	bool left;    /* it did not end: it moved out of the --cgroup target */
 };
 
 /* What the collector alone keeps per process about where it has seen it. */

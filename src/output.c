@@ -13,7 +13,7 @@ const char *output_state(const struct proc *p)
 	unsigned char c = (unsigned char)p->state;
 
 	if (p->exited)
-		return "exited";
+		return p->exit.left ? "left" : "exited";
 	if (c < 'A' || c > 'z')
 		return "?";
 	letters[c][0] = (char)c;
@@ -139,7 +139,7 @@ static void json_exit(FILE *f, const struct proc *p)
 	int sig = p->exit.status & 0x7f;
 	const char *name = proc_signal_name(sig);
 
-	if (!p->exited) {
+	if (!p->exited || p->exit.left) {
 		fputs(",\"exit\":null", f);
 		return;
 	}

@@ -141,6 +141,39 @@ static void configure(struct tracer *t, const struct tracer_opts *o, const struc
 	bpf_program__set_autoload(s->progs.on_usdt, o->usdt);
 }
 
+/* Point the kernel side at the --cgroup target, checked against the kernel:
+ * its attach tracepoint, and the id of a v1 controller. Without a target
+ * the attach program is not loaded (the kernel formats a path at every
+ * cgroup move while it is attached). */
+static int configure_cgroup(struct tracer *t, const struct tracer_cgroup *cg,
+			    const struct btf *vmlinux, char *err, size_t errlen)
+{
+	struct cowtop_bpf *s = t->skel;
+	char name[64];
+	long id = -1;
+
+	bpf_program__set_autoload(s->progs.on_cgroup_attach, cg != NULL);
+	if (!cg)
+		return 0;
+	if (!has_tracepoint(vmlinux, "cgroup_attach_task")) {
+		snprintf(err, errlen, "--cgroup: the kernel has no cgroup:cgroup_attach_task tracepoint");
+		return -ENOENT;
+	}
+	if (cg->controller[0]) {
+		snprintf(name, sizeof(name), "%s_cgrp_id", cg->controller);
+		id = btf_enum_value(vmlinux, name);
+		if (id < 0 || id >= 16) {
+			snprintf(err, errlen, "--cgroup: the kernel has no cgroup controller '%s'",
+				 cg->controller);
+			return -ENOENT;
+		}
+	}
+	s->rodata->cgroup_id = cg->id;
+	s->rodata->cgroup_level = (__u32)cg->level;
+	s->rodata->cgroup_subsys = (__s32)id;
+	return 0;
+}
+
 _Static_assert(PHASE_MAX == COWTOP_PHASE_MAX, "phase slots differ between kernel and model");
 _Static_assert(TRACER_COMM_LEN == COWTOP_COMM_LEN, "task name lengths differ");
 _Static_assert(TRACER_USDT_ARGS == COWTOP_USDT_ARGS, "probe argument counts differ");
@@ -162,6 +195,10 @@ static void decode_event(struct tracer *t, const struct cowtop_event *r)
 		e.kind = TRACER_EXEC;
 	else if (r->type == COWTOP_EV_EXIT)
 		e.kind = TRACER_EXIT;
+	else if (r->type == COWTOP_EV_ENTER)
+		e.kind = TRACER_ENTER;
+	else if (r->type == COWTOP_EV_LEAVE)
+		e.kind = TRACER_LEAVE;
 	else
 		return;
 	if (e.kind == TRACER_FORK) /* the kernel reads it at every fork */
@@ -218,7 +255,8 @@ static int on_record(void *ctx, void *data, size_t size)
 	else if ((*type == COWTOP_EV_OOM || *type == COWTOP_EV_RECLAIM) &&
 		 size >= sizeof(struct cowtop_mem_event))
 		decode_mem(t, data);
-	else if (*type <= COWTOP_EV_EXIT && size >= sizeof(struct cowtop_event))
+	else if ((*type <= COWTOP_EV_EXIT || *type == COWTOP_EV_ENTER || *type == COWTOP_EV_LEAVE) &&
+		 size >= sizeof(struct cowtop_event))
 		decode_event(t, data);
 	return 0;
 }
@@ -310,6 +348,9 @@ int tracer__open(struct tracer **out, const struct tracer_opts *o, char *err, si
 		goto fail;
 	pick_memory_programs(t, vmlinux);
 	configure(t, o, vmlinux);
+	e = configure_cgroup(t, o->cgroup, vmlinux, err, errlen);
+	if (e)
+		goto fail;
 	e = load_attach(t, err, errlen);
 	if (e)
 		goto fail;

@@ -20,6 +20,8 @@ enum tracer_event_kind {
 	TRACER_FORK, /* a watched process forked: pid is the new child */
 	TRACER_EXEC, /* a watched process exec'd: comm is the new name */
 	TRACER_EXIT, /* the whole thread group exited: counts are final */
+	TRACER_ENTER, /* --cgroup: a process moved into the target: watched from now on */
+	TRACER_LEAVE, /* --cgroup: a watched process moved out: counts are final */
 };
 
 /* A fork, an exec or an exit. */
@@ -70,6 +72,7 @@ struct tracer_proc {
 	long long inherited_kib;   /* as in tracer_event; -1 when not known (no fork seen) */
 	int exit_status;           /* exited: wait status */
 	bool oom;                  /* chosen by the OOM killer */
+	bool left;                 /* exited means it moved out of the --cgroup target */
 	unsigned long long reclaims; /* reclaim stalls of its threads */
 	double reclaim_s;          /* their total length, seconds */
 };
@@ -97,8 +100,16 @@ typedef void (*tracer_proc_fn)(const struct tracer_proc *p, void *ctx);
 typedef void (*tracer_region_fn)(const struct tracer_region *r, void *ctx);
 typedef void (*tracer_split_fn)(int pid, int slot, unsigned long long pages, void *ctx);
 
+/* A cgroup whose subtree is watched (--cgroup, --unit). */
+struct tracer_cgroup {
+	unsigned long long id;  /* its directory's inode number: the kernel's cgroup id */
+	int level;              /* its depth below its hierarchy's root (>= 1) */
+	char controller[32];    /* v1: the controller of its hierarchy ("memory"); "" for v2 */
+};
+
 struct tracer_opts {
 	bool watch_all;
+	const struct tracer_cgroup *cgroup; /* NULL: none */
 	int first_clone_of;
 	unsigned ringbuf_kib; /* 0: default */
 	bool usdt;            /* load the USDT program and count copies per phase */

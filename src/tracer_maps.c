@@ -80,6 +80,7 @@ int tracer__for_each(struct tracer *t, tracer_proc_fn fn, void *ctx)
 			.inherited_kib = kib_of(t, v[i].p.inherited),
 			.exit_status = v[i].p.exit_code,
 			.oom = v[i].p.flags & COWTOP_PROC_OOM,
+			.left = v[i].p.flags & COWTOP_PROC_LEFT,
 			.reclaims = v[i].p.reclaims, .reclaim_s = v[i].p.reclaim_ns / 1e9,
 		};
 

@@ -6,7 +6,7 @@
 
 static const char *const legend[] = {
 	"PID      process id; tree lines show which process forked which",
-	"S        state: R running, S sleeping, D disk wait, Z zombie, X exited",
+	"S        state: R running, S sleeping, D disk wait, Z zombie, X exited, L left the --cgroup",
 	"CoW/s    pages copied on write per second over the last interval",
 	"COW      pages copied on write since cowtop began watching the process",
 	"RSS VSZ  resident and virtual memory size",

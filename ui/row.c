@@ -171,7 +171,7 @@ size_t row_name(const struct proc *p, bool utf8, char *buf, size_t cap)
 static char row_state(const struct proc *p)
 {
 	if (p->exited)
-		return 'X';
+		return p->exit.left ? 'L' : 'X';
 	return (p->state >= 'A' && p->state <= 'z') ? p->state : '?';
 }
 
