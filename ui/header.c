@@ -122,7 +122,6 @@ static void header_totals(const struct header_info *h, struct line *l)
 	line_add(l, h->lost ? ROLE_WARN : ROLE_LABEL, "lost ");
 	line_add(l, h->lost ? ROLE_WARN : ROLE_VALUE, "%llu", h->lost);
 	header_probes(h, l);
-	header_psi(h, l);
 	header_stacks(h, l);
 	if (h->smaps_read) {
 		snprintf(buf, sizeof(buf), "%.1fs", h->smaps_age);
@@ -130,6 +129,7 @@ static void header_totals(const struct header_info *h, struct line *l)
 	}
 	if (h->paused)
 		line_add(l, ROLE_WARN, "  [PAUSED]");
+	header_psi(h, l); /* last: the first to be cut on a narrow screen */
 }
 
 /* Take what the header shows of frame f (strings stay the frame's); host,
