@@ -378,12 +378,28 @@ int procfs_read_tgid(int procfd, int pid)
 	return procfs_parse_status_tgid(buf, (size_t)n);
 }
 
+/* Whether pid is in the PID namespace of procfd's /proc itself (its
+ * ns/pid link reads the same as self's): then its pid there is pid. A link
+ * is much cheaper to read than status, which the kernel formats whole. */
+static bool same_pidns(int procfd, int pid)
+{
+	char path[PATH_BUF], mine[64], theirs[64];
+	ssize_t a, b;
+
+	a = readlinkat(procfd, "self/ns/pid", mine, sizeof(mine));
+	snprintf(path, sizeof(path), "%d/ns/pid", pid);
+	b = readlinkat(procfd, path, theirs, sizeof(theirs));
+	return a > 0 && a == b && memcmp(mine, theirs, (size_t)a) == 0;
+}
+
 /* Read the pid of pid in its own namespace; see procfs.h. */
 int procfs_read_nspid(int procfd, int pid)
 {
 	char buf[STATUS_BUF];
 	ssize_t n;
 
+	if (same_pidns(procfd, pid))
+		return pid;
 	n = procfs_read_pid_file(procfd, pid, "status", buf, sizeof(buf));
 	if (n < 0)
 		return (int)n;
