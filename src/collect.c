@@ -125,7 +125,43 @@ void collect__mem(const struct tracer_mem *m, void *ctx)
 		      (long long)(m->stall * 1e6), m->tid);
 }
 
-/* A fork, an exec or an exit of a watched process. */
+/* A fork of a watched process: p is the child; its parent forked one more. */
+static void on_fork(struct collect *c, struct proc *p, const struct tracer_event *e)
+{
+	struct proc *parent = model__find_live(c->model, e->ppid);
+
+	model__set_parent(p, e->ppid);
+	model__set_inherited(p, e->inherited_kib);
+	if (parent && parent != p)
+		parent->forked++;
+	c->saw_fork = true;
+}
+
+/* An exec of a watched process: its probes may be new. */
+static void on_exec(struct collect *c, struct proc *p, const struct tracer_event *e)
+{
+	if (c->on_exec)
+		c->on_exec(e->pid, c->ctx);
+	if (c->launched == e->pid && !c->launched_execd) {
+		/* The gated child's own copies before exec are cowtop's, not the command's. */
+		c->launched_execd = true;
+		model__set_base(p, &e->counts);
+	}
+}
+
+/* p exited, or left the --cgroup target: how, and its final figures. */
+static void on_end(struct collect *c, struct proc *p, const struct tracer_event *e)
+{
+	if (e->kind == TRACER_EXIT)
+		model__set_exit(p, e->exit_status, e->oom);
+	else
+		p->exit.left = true;
+	model__set_reclaim(p, e->reclaims, e->reclaim_s);
+	end_proc(c, p);
+}
+
+/* A fork, an exec, an exit, or a move into or out of the --cgroup target
+ * of a watched process. */
 void collect__event(const struct tracer_event *e, void *ctx)
 {
 	struct collect *c = ctx;
@@ -138,33 +174,13 @@ void collect__event(const struct tracer_event *e, void *ctx)
 		model__set_comm(p, e->comm, strlen(e->comm));
 	if (e->kind == TRACER_ENTER)
 		model__set_parent(p, e->ppid);
-	if (e->kind == TRACER_FORK) {
-		struct proc *parent = model__find_live(c->model, e->ppid);
-
-		model__set_parent(p, e->ppid);
-		model__set_inherited(p, e->inherited_kib);
-		if (parent && parent != p)
-			parent->forked++;
-		c->saw_fork = true;
-	}
-	if (e->kind == TRACER_EXEC) {
-		if (c->on_exec)
-			c->on_exec(e->pid, c->ctx);
-		if (c->launched == e->pid && !c->launched_execd) {
-			/* The gated child's own copies before exec are cowtop's, not the command's. */
-			c->launched_execd = true;
-			model__set_base(p, &e->counts);
-		}
-	}
+	if (e->kind == TRACER_FORK)
+		on_fork(c, p, e);
+	if (e->kind == TRACER_EXEC)
+		on_exec(c, p, e);
 	model__set_counts(p, &e->counts);
-	if (e->kind == TRACER_EXIT || e->kind == TRACER_LEAVE) {
-		if (e->kind == TRACER_EXIT)
-			model__set_exit(p, e->exit_status, e->oom);
-		else
-			p->exit.left = true;
-		model__set_reclaim(p, e->reclaims, e->reclaim_s);
-		end_proc(c, p);
-	}
+	if (e->kind == TRACER_EXIT || e->kind == TRACER_LEAVE)
+		on_end(c, p, e);
 }
 
 /* Watch one process found in /proc, in the kernel and in the model. */
