@@ -210,6 +210,19 @@ static void json_psi(FILE *f, const struct psi *psi)
 	fputc('}', f);
 }
 
+/* The memory pressure of a group root's cgroup v2, null when not known. */
+static void json_group_psi(FILE *f, const struct memcg *cg)
+{
+	if (!cg->psi_known) {
+		fputs(",\"cgroup_psi_memory\":null", f);
+		return;
+	}
+	fputs(",\"cgroup_psi_memory\":{\"some_avg10\":", f);
+	fprintf(f, "%.2f", cg->psi.some_avg10);
+	json_real(f, "full_avg10", cg->psi.full_avg10, 2);
+	fputc('}', f);
+}
+
 /* The groups of watched roots and their workers, MemAvailable and PSI. */
 static void json_groups(FILE *f, const struct frame *fr)
 {
@@ -232,8 +245,10 @@ static void json_groups(FILE *f, const struct frame *fr)
 		json_count(f, "cgroup_limit_kib", g->memcg.limit_kib, g->memcg.limit_kib);
 		json_count(f, "cgroup_usage_kib", g->memcg.limit_kib, g->memcg.usage_kib);
 		json_real(f, "smaps_age", g->smaps_age, 3);
-		fprintf(f, ",\"unread\":%zu,\"respawns\":{\"forked\":%llu,\"exited\":%llu}}",
+		fprintf(f, ",\"unread\":%zu,\"respawns\":{\"forked\":%llu,\"exited\":%llu}",
 			g->unread, g->forked, g->reaped);
+		json_group_psi(f, &g->memcg);
+		fputc('}', f);
 	}
 	fputc(']', f);
 	json_count(f, "mem_available_kib", fr->mem_available_kib, fr->mem_available_kib);

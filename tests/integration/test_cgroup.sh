@@ -121,6 +121,9 @@ test_v2() {
 		check_pid_counts "$pid"
 	done
 	check "v2: the one moved out is never shown again" left_then_gone "$pre"
+	check "v2: the workload's group has its cgroup's memory pressure" jq_true \
+		'[inputs.groups[] | select(.root == $m) | .cgroup_psi_memory.some_avg10] | any(type == "number")' \
+		--argjson m "$main"
 	expect_eq "v2: a process outside never shows" "$(proc_field "$stranger" state)" ""
 	stop_sleepers "$pre" "$mover" "$stranger"
 }

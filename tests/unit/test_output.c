@@ -270,7 +270,8 @@ static struct model *sample_read(void)
 	struct smaps ms = { .pss = 5000, .anon = 6000, .private_clean = 100, .private_dirty = 900 };
 	struct smaps cs = { .pss = 2500, .pss_anon = 2000, .anon = 4000, .private_dirty = 1000,
 			    .private_clean = 24, .shared_clean = 7, .shared_dirty = 3000, .swap = 5 };
-	struct memcg cg = { .limit_kib = 100000, .usage_kib = 50000 };
+	struct memcg cg = { .limit_kib = 100000, .usage_kib = 50000, .psi_known = true,
+			    .psi = { 2.5, 0.5 } };
 
 	model__set_smaps(model__find(m, 100, 0), &ms, NOW - 2);
 	model__set_smaps(model__find(m, 101, 0), &cs, NOW - 2);
@@ -297,8 +298,9 @@ static void test_json_unread_is_null(void **state)
 				  "\"worker_uss_max_kib\":null,\"cow_pages\":42,\"cow_rate\":0.0,"
 				  "\"headroom\":null,\"headroom_cgroup\":null,\"cgroup_limit_kib\":null,"
 			  "\"cgroup_usage_kib\":null,\"smaps_age\":null,"
-				  "\"unread\":2,\"respawns\":{\"forked\":0,\"exited\":0}}],\"mem_available_kib\":null,"
-		"\"psi_memory\":{\"some_avg10\":null,\"full_avg10\":null}}"));
+				  "\"unread\":2,\"respawns\":{\"forked\":0,\"exited\":0},"
+				  "\"cgroup_psi_memory\":null}],\"mem_available_kib\":null,"
+				  "\"psi_memory\":{\"some_avg10\":null,\"full_avg10\":null}}"));
 	free(s);
 	model__free(m);
 }
@@ -321,8 +323,10 @@ static void test_json_memory_figures(void **state)
 				  "\"worker_uss_max_kib\":1024,\"cow_pages\":42,\"cow_rate\":0.0,"
 				  "\"headroom\":1000,\"headroom_cgroup\":48,\"cgroup_limit_kib\":100000,"
 			  "\"cgroup_usage_kib\":50000,\"smaps_age\":2.000,"
-				  "\"unread\":0,\"respawns\":{\"forked\":0,\"exited\":0}}],\"mem_available_kib\":1024000,"
-		"\"psi_memory\":{\"some_avg10\":null,\"full_avg10\":null}}"));
+				  "\"unread\":0,\"respawns\":{\"forked\":0,\"exited\":0},"
+				  "\"cgroup_psi_memory\":{\"some_avg10\":2.50,\"full_avg10\":0.50}}],"
+				  "\"mem_available_kib\":1024000,"
+				  "\"psi_memory\":{\"some_avg10\":null,\"full_avg10\":null}}"));
 	free(s);
 	model__free(m);
 }

@@ -1135,6 +1135,9 @@ static void test_fake_memcg(void **state)
 		"cg/unified/s/memory.current", "4096000\n",
 		"cg/unified/s/t/memory.max", "2097152\n",
 		"cg/unified/s/t/memory.current", "1048576\n",
+		"cg/unified/s/t/memory.pressure", "some avg10=3.25 avg60=1.00 avg300=0.00 total=9\n"
+						  "full avg10=1.50 avg60=0.00 avg300=0.00 total=4\n",
+		"cg/unified/u/memory.pressure", "garbage\n",
 		"3/cgroup", "0::/\n",
 		"4/cgroup", "0::/nomem/x\n",
 		"cg/unified/nomem/x/cgroup.procs", "4\n",
@@ -1150,10 +1153,11 @@ static void test_fake_memcg(void **state)
 	static const struct {
 		int pid, ret;
 		unsigned long long limit, usage;
+		bool psi; /* its cgroup v2's memory pressure read (only 2's is there and sane) */
 	} want[] = {
-		{ 1, 0, 1048576, 524288 }, { 2, 0, 2048, 1024 }, { 3, 0, 0, 0 },
-		{ 4, 0, 0, 0 }, { 5, 0, 0, 8 }, { 6, 0, 0, 0 }, { 7, -ENOENT, 9, 9 },
-		{ 8, -EINVAL, 9, 9 }, { 9, -ENOENT, 9, 9 },
+		{ 1, 0, 1048576, 524288, false }, { 2, 0, 2048, 1024, true }, { 3, 0, 0, 0, false },
+		{ 4, 0, 0, 0, false }, { 5, 0, 0, 8, false }, { 6, 0, 0, 0, false },
+		{ 7, -ENOENT, 9, 9, false }, { 8, -EINVAL, 9, 9, false }, { 9, -ENOENT, 9, 9, false },
 	};
 	int fd = (int)(intptr_t)*state, cgfd;
 	struct memcg cg;
@@ -1164,11 +1168,15 @@ static void test_fake_memcg(void **state)
 	assert_true(cgfd >= 0);
 	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
 		cg.limit_kib = cg.usage_kib = 9;
+		cg.psi_known = false;
 		if (procfs_read_memcg(fd, cgfd, want[i].pid, &cg) != want[i].ret)
 			fail_msg("pid %d: not %d", want[i].pid, want[i].ret);
 		assert_int_equal(cg.limit_kib, want[i].limit);
 		assert_int_equal(cg.usage_kib, want[i].usage);
+		assert_int_equal(cg.psi_known, want[i].psi);
 	}
+	procfs_read_memcg(fd, cgfd, 2, &cg);
+	assert_true(cg.psi.some_avg10 == 3.25 && cg.psi.full_avg10 == 1.5);
 	close(cgfd);
 }
 
