@@ -168,6 +168,7 @@ expect_screen() {
 # The full-screen run: each exited row says how it ended; the log pane
 # has the OOM kill.
 test_tui() {
+	local n
 	if ! command -v tmux >/dev/null; then
 		skip "no tmux: the screen is not checked"
 		return
@@ -181,6 +182,9 @@ test_tui() {
 	expect_screen "SIGKILL after the name" row_has "$(role_pid sigkill)" "[SIGKILL]"
 	expect_screen "SIGSEGV after the name" row_has "$(role_pid sigsegv)" "[SIGSEGV]"
 	expect_screen "an exited row in state X" row_has "$(role_pid sigsegv)" " X "
+	if [ -n "$CG" ]; then n=6; else n=4; fi
+	expect_screen "the group line counts the respawns" \
+		screen_has "respawns $n forked $((n - 1)) exited"
 	if [ -n "$CG" ]; then
 		expect_screen "the OOM kill after the name" row_has "$(role_pid oom)" "[oom-killed]"
 		t send-keys -t "$SESSION" l
