@@ -6,7 +6,9 @@
 # never shows. Both a cgroup v2 path (relative to the unified mount) and a
 # v1 controller's path (memory/...). Then the errors: a missing cgroup, and
 # --unit on a machine without systemd (or a unit that is not running).
+# shellcheck disable=SC2317 # functions called through check, expect and trap
 set -euo pipefail
+# shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/lib.sh"
 
 V2_ROOT=/sys/fs/cgroup/unified
@@ -25,6 +27,7 @@ cg_cleanup() {
 	local cg i pid
 	for cg in "${CGS[@]}"; do
 		[ -d "$cg" ] || continue
+		# shellcheck disable=SC2013 # one pid a line
 		for pid in $(cat "$cg/cgroup.procs" 2>/dev/null); do
 			kill -KILL "$pid" 2>/dev/null || true
 		done
@@ -121,6 +124,7 @@ test_v2() {
 		check_pid_counts "$pid"
 	done
 	check "v2: the one moved out is never shown again" left_then_gone "$pre"
+	# shellcheck disable=SC2016 # jq variables
 	check "v2: the workload's group has its cgroup's memory pressure" jq_true \
 		'[inputs.groups[] | select(.root == $m) | .cgroup_psi_memory.some_avg10] | any(type == "number")' \
 		--argjson m "$main"

@@ -15,8 +15,11 @@
 #
 # Needs root, a writable cgroup v1 memory controller (or it skips the memory
 # parts), tmux for the screen part, and unshare (util-linux) for the rest.
+# shellcheck disable=SC2317 # functions called through check, expect and trap
 set -euo pipefail
+# shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=tests/tui/tmux.sh
 . "$(dirname "$0")/../tui/tmux.sh"
 
 CG_ROOT=/sys/fs/cgroup/memory
@@ -24,6 +27,7 @@ CG=
 CG_LIMIT=$((32 * 1024 * 1024))
 DDFILE=
 WL=
+# shellcheck disable=SC2034 # read by tmux.sh
 SOCK=cowtop-exits-$$
 SESSION=exits
 
@@ -37,6 +41,7 @@ cg_cleanup() {
 	local i pid
 	rm -f "$DDFILE"
 	[ -n "$CG" ] && [ -d "$CG" ] || return 0
+	# shellcheck disable=SC2013 # one pid a line
 	for pid in $(cat "$CG/cgroup.procs" 2>/dev/null); do
 		kill -KILL "$pid" 2>/dev/null || true
 	done
@@ -144,6 +149,7 @@ test_json() {
 	check "json: the dd at its cgroup's limit stalled in cgroup reclaim" \
 		test "$(jq -n --argjson p "$dd" '[inputs.processes[] | select(.pid == $p)] | last | .reclaim.stalls' "$FRAMES")" -gt 0
 	check "json: ... with a reclaim:memcg marker" test "$(count_markers reclaim:memcg "$dd")" -ge 1
+	# shellcheck disable=SC2016 # jq variables
 	check "json: ... and its stall time" jq_true \
 		'[inputs.processes[] | select(.pid == $p)] | last | .reclaim.seconds > 0' --argjson p "$dd"
 }
