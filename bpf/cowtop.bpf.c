@@ -740,8 +740,8 @@ int on_process_exit(struct bpf_raw_tracepoint_args *ctx)
 		bpf_map_delete_elem(&thread_phase, &tid);
 	}
 
-	if (!p || BPF_CORE_READ(task, signal, live.counter) != 0)
-		return 0; /* not watched, or other threads still live */
+	if (!p || (p->flags & COWTOP_PROC_LEFT) || BPF_CORE_READ(task, signal, live.counter) != 0)
+		return 0; /* not watched (or left the --cgroup target), or other threads live */
 	s = bpf_map_lookup_elem(&slots, &zero);
 	if (s && s->tgid == tgid)
 		slot_settle(s);
