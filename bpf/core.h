@@ -120,6 +120,25 @@ struct vm_area_struct {
 
 #define PF_KTHREAD 0x00200000
 
+struct kernfs_node {
+	__u64 id; /* the cgroup directory's inode number on 64-bit */
+} __attribute__((preserve_access_index));
+
+struct cgroup {
+	int level;                  /* 0 for a hierarchy's root */
+	struct kernfs_node *kn;
+	struct cgroup *ancestors[]; /* [0] the root .. [level] itself */
+} __attribute__((preserve_access_index));
+
+struct cgroup_subsys_state {
+	struct cgroup *cgroup;
+} __attribute__((preserve_access_index));
+
+struct css_set {
+	struct cgroup_subsys_state *subsys[16]; /* CGROUP_SUBSYS_COUNT, at most */
+	struct cgroup *dfl_cgrp;                /* the cgroup v2 one */
+} __attribute__((preserve_access_index));
+
 struct task_struct {
 	unsigned int __state;
 	unsigned int flags;
@@ -134,6 +153,7 @@ struct task_struct {
 	struct task_struct *group_leader;
 	struct signal_struct *signal;
 	struct mm_struct *mm;
+	struct css_set *cgroups;
 } __attribute__((preserve_access_index));
 
 /* The task iterator's context (bpf/iter.bpf.c). */

@@ -44,6 +44,13 @@ const volatile bool regions_enabled = true; /* split copies by memory region */
 const volatile __u32 nr_cpus = 1;          /* possible CPUs, for flushes at exit */
 const volatile __u32 mm_anonpages = 1;     /* MM_ANONPAGES of this kernel (an anonymous enum) */
 const volatile __u64 ns_per_tick = 10000000; /* user space's start times are in clock ticks */
+/* --cgroup: watch the processes of one cgroup subtree. cgroup_id is its
+ * directory's id (0: no such target), cgroup_level its depth below the
+ * hierarchy's root, cgroup_subsys the v1 controller whose hierarchy holds it
+ * (its id, e.g. memory_cgrp_id), or -1 for cgroup v2. */
+const volatile __u64 cgroup_id = 0;
+const volatile __u32 cgroup_level = 0;
+const volatile __s32 cgroup_subsys = -1;
 
 /* The command cowtop launched, until it execs: its copies before (cowtop's
  * own, behind the launch gate) are taken off its counts by user space, and
@@ -600,13 +607,42 @@ static __always_inline void emit(__u32 type, __u32 pid, struct task_struct *task
 	else
 		__builtin_memset(&e->counts, 0, sizeof(e->counts));
 	e->inherited = inherited;
+	e->flags = p ? p->flags : 0;
+	e->pad = 0;
+	e->reclaims = p ? p->reclaims : 0;
+	e->reclaim_ns = p ? p->reclaim_ns : 0;
 	BPF_CORE_READ_STR_INTO(&e->comm, task, comm);
 	bpf_ringbuf_submit(e, 0);
 }
 
-/* Whether a fork by parent_tgid creates a process cowtop must watch. */
-static __always_inline bool fork_watched(__u32 parent_tgid)
+/* Whether task is in the --cgroup target's subtree. */
+static __always_inline bool in_target_cgroup(struct task_struct *task)
 {
+	struct css_set *cs = BPF_CORE_READ(task, cgroups);
+	struct cgroup_subsys_state *css = NULL;
+	struct cgroup *cg, *anc = NULL;
+
+	if (!cs)
+		return false;
+	if (cgroup_subsys >= 0) {
+		bpf_core_read(&css, sizeof(css), &cs->subsys[cgroup_subsys & 15]);
+		cg = BPF_CORE_READ(css, cgroup);
+	} else {
+		cg = BPF_CORE_READ(cs, dfl_cgrp);
+	}
+	if (!cg || BPF_CORE_READ(cg, level) < (int)cgroup_level)
+		return false;
+	bpf_core_read(&anc, sizeof(anc), &cg->ancestors[cgroup_level & 255]);
+	return anc && BPF_CORE_READ(anc, kn, id) == cgroup_id;
+}
+
+/* Whether a fork by parent_tgid creates a process cowtop must watch. With
+ * --cgroup, whether the child starts in the target (clone3 can start it in
+ * another cgroup than its parent's). */
+static __always_inline bool fork_watched(__u32 parent_tgid, struct task_struct *child)
+{
+	if (cgroup_id)
+		return in_target_cgroup(child);
 	if (watched(parent_tgid) && (watch_all || bpf_map_lookup_elem(&procs, &parent_tgid)))
 		return true;
 	if (first_clone_of && parent_tgid == first_clone_of)
@@ -646,7 +682,7 @@ int on_process_fork(struct bpf_raw_tracepoint_args *ctx)
 	struct cowtop_proc *p;
 	__u64 inherited;
 
-	if (ctgid == ptgid || !fork_watched(ptgid))
+	if (ctgid == ptgid || !fork_watched(ptgid, child))
 		return 0; /* a new thread, or nobody we watch */
 	/* The prefork baseline: what the child now shares with its parent. */
 	inherited = anon_pages(parent);
@@ -707,12 +743,13 @@ int on_process_exit(struct bpf_raw_tracepoint_args *ctx)
 		bpf_map_delete_elem(&thread_phase, &tid);
 	}
 
-	if (!p || BPF_CORE_READ(task, signal, live.counter) != 0)
-		return 0; /* not watched, or other threads still live */
+	if (!p || (p->flags & COWTOP_PROC_LEFT) || BPF_CORE_READ(task, signal, live.counter) != 0)
+		return 0; /* not watched (or left the --cgroup target), or other threads live */
 	s = bpf_map_lookup_elem(&slots, &zero);
 	if (s && s->tgid == tgid)
 		slot_settle(s);
 	flush_everywhere(tgid);
+	p->exit_code = BPF_CORE_READ(task, exit_code);
 	p->exited = 1;
 	watch_bit(tgid, false);
 	emit(COWTOP_EV_EXIT, tgid, task, p, COWTOP_INHERITED_UNKNOWN);
@@ -772,5 +809,151 @@ int on_usdt(struct pt_regs *ctx)
 	if (COWTOP_COOKIE_KIND(cookie) != COWTOP_PROBE_MARKER)
 		phase_switch((__u32)id, COWTOP_COOKIE_KIND(cookie), COWTOP_COOKIE_PHASE(cookie));
 	emit_usdt(ctx, tgid, COWTOP_COOKIE_PROBE(cookie));
+	return 0;
+}
+
+/* Send an OOM kill or a reclaim stall of tgid. */
+static __always_inline void emit_mem(__u32 type, __u32 tgid, __u32 tid, __u32 kind, __u64 value)
+{
+	struct cowtop_mem_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+
+	if (!e) {
+		stat_inc(COWTOP_STAT_RINGBUF_LOST);
+		return;
+	}
+	e->type = type;
+	e->pid = tgid;
+	e->tid = tid;
+	e->kind = kind;
+	e->time_ns = bpf_ktime_get_boot_ns();
+	e->value = value;
+	bpf_ringbuf_submit(e, 0);
+}
+
+/* The OOM killer chose a task (not the current one): flag its process, so
+ * that its exit says why, and log the kill when cowtop watches it. */
+SEC("raw_tp/mark_victim")
+int on_oom_victim(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct task_struct *task = (struct task_struct *)ctx->args[0];
+	__u32 tgid = BPF_CORE_READ(task, tgid);
+	struct cowtop_proc *p;
+
+	if (!watched(tgid))
+		return 0;
+	p = bpf_map_lookup_elem(&procs, &tgid);
+	if (!p)
+		return 0;
+	__sync_fetch_and_or(&p->flags, COWTOP_PROC_OOM);
+	emit_mem(COWTOP_EV_OOM, tgid, BPF_CORE_READ(task, pid), 0, anon_pages(task));
+	return 0;
+}
+
+/* A reclaim stall in progress: when it began and which kind, per thread. */
+struct reclaim_start {
+	__u64 ns;
+	__u32 kind;
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, struct reclaim_start);
+} reclaiming SEC(".maps");
+
+/* A thread enters reclaim: remember when, if its process is watched. Only
+ * the watched bit is tested for every other process in the machine. */
+static __always_inline int reclaim_begin(__u32 kind)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32, tid = (__u32)id;
+	struct reclaim_start r = { .kind = kind };
+
+	if (!watched(tgid) || !bpf_map_lookup_elem(&procs, &tgid))
+		return 0;
+	r.ns = bpf_ktime_get_boot_ns();
+	bpf_map_update_elem(&reclaiming, &tid, &r, BPF_ANY);
+	return 0;
+}
+
+/* A thread leaves reclaim: count the stall for its process and log it. */
+static __always_inline int reclaim_end(void)
+{
+	__u64 id = bpf_get_current_pid_tgid(), ns;
+	__u32 tgid = id >> 32, tid = (__u32)id;
+	struct reclaim_start *r;
+	struct cowtop_proc *p;
+	__u32 kind;
+
+	if (!watched(tgid))
+		return 0;
+	r = bpf_map_lookup_elem(&reclaiming, &tid);
+	if (!r)
+		return 0;
+	ns = bpf_ktime_get_boot_ns() - r->ns;
+	kind = r->kind;
+	bpf_map_delete_elem(&reclaiming, &tid);
+	p = bpf_map_lookup_elem(&procs, &tgid);
+	if (!p)
+		return 0;
+	__sync_fetch_and_add(&p->reclaims, 1);
+	__sync_fetch_and_add(&p->reclaim_ns, ns);
+	emit_mem(COWTOP_EV_RECLAIM, tgid, tid, kind, ns);
+	return 0;
+}
+
+SEC("raw_tp/mm_vmscan_direct_reclaim_begin")
+int on_direct_reclaim_begin(struct bpf_raw_tracepoint_args *ctx)
+{
+	return reclaim_begin(COWTOP_RECLAIM_DIRECT);
+}
+
+SEC("raw_tp/mm_vmscan_direct_reclaim_end")
+int on_direct_reclaim_end(struct bpf_raw_tracepoint_args *ctx)
+{
+	return reclaim_end();
+}
+
+SEC("raw_tp/mm_vmscan_memcg_reclaim_begin")
+int on_memcg_reclaim_begin(struct bpf_raw_tracepoint_args *ctx)
+{
+	return reclaim_begin(COWTOP_RECLAIM_MEMCG);
+}
+
+SEC("raw_tp/mm_vmscan_memcg_reclaim_end")
+int on_memcg_reclaim_end(struct bpf_raw_tracepoint_args *ctx)
+{
+	return reclaim_end();
+}
+
+/* --cgroup: a process was moved between cgroups (the write to cgroup.procs
+ * has been done). Watch it from now on if it is now in the target, stop if
+ * it was watched and is not any more. */
+SEC("raw_tp/cgroup_attach_task")
+int on_cgroup_attach(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct task_struct *task = (struct task_struct *)ctx->args[2];
+	__u32 tgid = BPF_CORE_READ(task, tgid);
+	struct cowtop_proc *p;
+	bool in;
+
+	if (!cgroup_id)
+		return 0;
+	in = in_target_cgroup(task);
+	p = bpf_map_lookup_elem(&procs, &tgid);
+	if (in && (!p || p->exited)) {
+		p = proc_add(tgid, BPF_CORE_READ(task, real_parent, tgid), group_start_ns(task),
+			     COWTOP_INHERITED_UNKNOWN, BPF_ANY);
+		watch_bit(tgid, true);
+		emit(COWTOP_EV_ENTER, tgid, task, p, COWTOP_INHERITED_UNKNOWN);
+	} else if (!in && p && !p->exited) {
+		flush_everywhere(tgid);
+		__sync_fetch_and_or(&p->flags, COWTOP_PROC_LEFT);
+		p->exited = 1;
+		watch_bit(tgid, false);
+		emit(COWTOP_EV_LEAVE, tgid, task, p, COWTOP_INHERITED_UNKNOWN);
+	}
 	return 0;
 }

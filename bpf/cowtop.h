@@ -49,13 +49,40 @@ struct cowtop_proc {
 	__u32 ppid;
 	__u32 exited;   /* set at group exit; user space reaps the entry */
 	__u64 inherited; /* parent's anonymous pages at the fork, or COWTOP_INHERITED_UNKNOWN */
+	__s32 exit_code; /* at group exit: wait status (as in waitpid) */
+	__u32 flags;     /* COWTOP_PROC_* */
+	__u64 reclaims;  /* direct-reclaim stalls (global or memory cgroup) of its threads */
+	__u64 reclaim_ns; /* their total length */
 };
+
+#define COWTOP_PROC_OOM 1  /* chosen by the OOM killer (oom:mark_victim) */
+#define COWTOP_PROC_LEFT 2 /* moved out of the --cgroup target: no longer watched */
 
 enum cowtop_event_type {
 	COWTOP_EV_FORK = 1, /* a watched process forked: pid is the new child */
 	COWTOP_EV_EXEC = 2, /* a watched process exec'd: comm is the new name */
 	COWTOP_EV_EXIT = 3, /* the whole thread group exited: counts are final */
 	COWTOP_EV_USDT = 4, /* a watched process hit a USDT probe (struct cowtop_usdt_event) */
+	COWTOP_EV_OOM = 5,  /* the OOM killer chose a watched process (struct cowtop_mem_event) */
+	COWTOP_EV_RECLAIM = 6, /* a thread of a watched process stalled in reclaim (cowtop_mem_event) */
+	COWTOP_EV_ENTER = 7, /* --cgroup: a process moved into the cgroup: watched from now on */
+	COWTOP_EV_LEAVE = 8, /* --cgroup: a watched process moved out: counts are final */
+};
+
+/* Kinds of reclaim stall: which tracepoints bracketed it. */
+enum cowtop_reclaim_kind {
+	COWTOP_RECLAIM_DIRECT = 0, /* vmscan:mm_vmscan_direct_reclaim_begin/end: the machine's memory */
+	COWTOP_RECLAIM_MEMCG = 1,  /* vmscan:mm_vmscan_memcg_reclaim_begin/end: a memory cgroup's limit */
+};
+
+/* An OOM kill or a reclaim stall, for the marker log. Starts like cowtop_event. */
+struct cowtop_mem_event {
+	__u32 type;
+	__u32 pid;
+	__u32 tid;     /* RECLAIM: the thread that stalled */
+	__u32 kind;    /* RECLAIM: enum cowtop_reclaim_kind */
+	__u64 time_ns; /* when it happened (RECLAIM: when the stall ended), CLOCK_BOOTTIME */
+	__u64 value;   /* RECLAIM: stall length, ns; OOM: the victim's anonymous pages */
 };
 
 #define COWTOP_PHASE_MAX 16 /* phase ids 1..15; 0 is outside any phase */
@@ -118,6 +145,10 @@ struct cowtop_event {
 	struct cowtop_counts counts; /* counts at the moment of the event */
 	__u64 inherited;  /* FORK: as in cowtop_proc */
 	char comm[COWTOP_COMM_LEN];
+	__u32 flags;      /* EXIT: as in cowtop_proc (COWTOP_PROC_OOM) */
+	__u32 pad;
+	__u64 reclaims;   /* EXIT: as in cowtop_proc */
+	__u64 reclaim_ns;
 };
 
 /* What a flagged fault was: a write to a present page (a copy or a reuse)

@@ -336,6 +336,7 @@ static int open_tracer(struct app *a)
 	struct tracer_opts to = {
 		.watch_all = a->targets.watch_all,
 		.first_clone_of = a->opt->first_clone_of,
+		.cgroup = a->targets.has_cgroup ? &a->targets.cgroup.k : NULL,
 		.ringbuf_kib = a->opt->ringbuf_kib,
 		.usdt = a->targets.probes != NULL,
 		.no_regions = a->opt->no_regions,
@@ -377,6 +378,7 @@ static int start(struct app *a)
 
 	if (check_terminal(a) ||
 	    app_check(a, targets__setup_probes(&a->targets, a->model, err, sizeof(err)), err) ||
+	    app_check(a, targets__resolve_cgroup(&a->targets, err, sizeof(err)), err) ||
 	    open_tracer(a) ||
 	    app_check(a, targets__attach_probes(&a->targets, err, sizeof(err)), err) ||
 	    setup_loop(a) ||

@@ -29,7 +29,9 @@ void collect__init(struct collect *c, struct model *m, int procfd)
 /* The tracer's handlers that feed this collector. */
 struct tracer_handlers collect__handlers(struct collect *c)
 {
-	return (struct tracer_handlers){ .event = collect__event, .hit = collect__hit, .ctx = c };
+	return (struct tracer_handlers){
+		.event = collect__event, .hit = collect__hit, .mem = collect__mem, .ctx = c,
+	};
 }
 
 /* Read /proc/PID/stat through a kept file. The files are set up at the
@@ -66,6 +68,17 @@ static void refresh_cmdline(struct collect *c, struct proc *p, const char *comm,
 		model__set_cmdline(p, buf, (size_t)n);
 }
 
+/* p's pid in its own PID namespace, read once: it never changes. */
+static void take_nspid(struct collect *c, struct proc *p)
+{
+	int ns;
+
+	if (p->nspid)
+		return;
+	ns = procfs_read_nspid(c->procfd, p->pid);
+	p->nspid = ns > 0 ? ns : -1;
+}
+
 /* Update p from /proc; false when the process there is not p any more.
  * One file per process: stat has RSS and VSZ too (statm's resident is the
  * same kernel counter), and /proc reads are most of cowtop's CPU time. */
@@ -76,6 +89,7 @@ static bool refresh_from_proc(struct collect *c, struct proc *p)
 	if (read_stat(c, p->pid, &st) || st.start_time != p->start_time)
 		return false;
 	p->track.read = true;
+	take_nspid(c, p);
 	model__set_ppid(p, st.ppid);
 	model__set_kthread(p, (st.flags & PROCFS_PF_KTHREAD) != 0);
 	refresh_cmdline(c, p, st.comm, (st.flags & PROCFS_PF_KTHREAD) != 0);
@@ -98,10 +112,22 @@ static void take_final_phases(struct collect *c, struct proc *p)
 		model__set_split(p, SPLIT_PHASE, i, ph[i]);
 }
 
-/* p has exited with the counts it has: take its phases, forget its entry. */
+/* One more child of p's parent has exited (if cowtop holds the parent). */
+static void count_reaped(struct collect *c, const struct proc *p)
+{
+	struct proc *parent = p->ppid > 0 ? model__find_live(c->model, p->ppid) : NULL;
+
+	if (parent && parent != p)
+		parent->reaped++;
+}
+
+/* p has exited (or left the --cgroup target) with the counts it has: take
+ * its phases, forget its entry. */
 static void end_proc(struct collect *c, struct proc *p)
 {
 	take_final_phases(c, p);
+	if (!p->exited && !p->exit.left)
+		count_reaped(c, p);
 	model__mark_exited(p, c->now());
 	statfds__drop(c->statfds, p->pid);
 	if (c->tracer)
@@ -118,7 +144,79 @@ void collect__hit(const struct tracer_hit *h, void *ctx)
 	model__add_marker(c->model, &mk);
 }
 
-/* A fork, an exec or an exit of a watched process. */
+/* Log a marker of the kernel side's kind label for pid at time. */
+static void kernel_marker(struct collect *c, const char *label, int pid, double time,
+			  long long a0, long long a1)
+{
+	struct marker mk = { .time = time, .pid = pid, .nargs = 2, .args = { a0, a1 } };
+
+	mk.probe = model__kernel_probe(c->model, label);
+	if (mk.probe >= 0)
+		model__add_marker(c->model, &mk);
+}
+
+/* An OOM kill or a reclaim stall of a watched process: flag it, and log a
+ * marker (reclaim stalls at most one per process per COLLECT_RECLAIM_MARK
+ * seconds: they come by the thousand under pressure, and the counts the
+ * kernel keeps are exact anyway). */
+void collect__mem(const struct tracer_mem *m, void *ctx)
+{
+	struct collect *c = ctx;
+	struct proc *p = model__find_live(c->model, m->pid);
+	double now = c->now();
+
+	if (m->kind == TRACER_OOM) {
+		if (p)
+			model__set_oom(p);
+		kernel_marker(c, "oom:kill", m->pid, m->time, (long long)m->anon_kib, m->tid);
+		return;
+	}
+	if (!p || (p->reclaim_marked > 0 && now - p->reclaim_marked < COLLECT_RECLAIM_MARK))
+		return;
+	p->reclaim_marked = now;
+	kernel_marker(c, m->memcg ? "reclaim:memcg" : "reclaim:direct", m->pid, m->time,
+		      (long long)(m->stall * 1e6), m->tid);
+}
+
+/* A fork of a watched process: p is the child; its parent forked one more. */
+static void on_fork(struct collect *c, struct proc *p, const struct tracer_event *e)
+{
+	struct proc *parent = model__find_live(c->model, e->ppid);
+
+	model__set_parent(p, e->ppid);
+	model__set_inherited(p, e->inherited_kib);
+	if (parent && parent != p)
+		parent->forked++;
+	c->saw_fork = true;
+}
+
+/* An exec of a watched process: its probes may be new. */
+static void on_exec(struct collect *c, struct proc *p, const struct tracer_event *e)
+{
+	p->track.cmdline_reads = 0; /* a new program, new arguments */
+	model__forget_mem(p);
+	if (c->on_exec)
+		c->on_exec(e->pid, c->ctx);
+	if (c->launched == e->pid && !c->launched_execd) {
+		/* The gated child's own copies before exec are cowtop's, not the command's. */
+		c->launched_execd = true;
+		model__set_base(p, &e->counts);
+	}
+}
+
+/* p exited, or left the --cgroup target: how, and its final figures. */
+static void on_end(struct collect *c, struct proc *p, const struct tracer_event *e)
+{
+	if (e->kind == TRACER_EXIT)
+		model__set_exit(p, e->exit_status, e->oom);
+	else
+		p->exit.left = true;
+	model__set_reclaim(p, e->reclaims, e->reclaim_s);
+	end_proc(c, p);
+}
+
+/* A fork, an exec, an exit, or a move into or out of the --cgroup target
+ * of a watched process. */
 void collect__event(const struct tracer_event *e, void *ctx)
 {
 	struct collect *c = ctx;
@@ -129,26 +227,15 @@ void collect__event(const struct tracer_event *e, void *ctx)
 	p->track.in_kernel = true;
 	if (e->kind == TRACER_FORK || e->kind == TRACER_EXEC || !p->comm[0])
 		model__set_comm(p, e->comm, strlen(e->comm));
-	if (e->kind == TRACER_EXEC)
-		p->track.cmdline_reads = 0; /* a new program, new arguments */
-	if (e->kind == TRACER_FORK) {
+	if (e->kind == TRACER_ENTER)
 		model__set_parent(p, e->ppid);
-		model__set_inherited(p, e->inherited_kib);
-		c->saw_fork = true;
-	}
-	if (e->kind == TRACER_EXEC) {
-		model__forget_mem(p);
-		if (c->on_exec)
-			c->on_exec(e->pid, c->ctx);
-		if (c->launched == e->pid && !c->launched_execd) {
-			/* The gated child's own copies before exec are cowtop's, not the command's. */
-			c->launched_execd = true;
-			model__set_base(p, &e->counts);
-		}
-	}
+	if (e->kind == TRACER_FORK)
+		on_fork(c, p, e);
+	if (e->kind == TRACER_EXEC)
+		on_exec(c, p, e);
 	model__set_counts(p, &e->counts);
-	if (e->kind == TRACER_EXIT)
-		end_proc(c, p);
+	if (e->kind == TRACER_EXIT || e->kind == TRACER_LEAVE)
+		on_end(c, p, e);
 }
 
 /* Watch one process found in /proc, in the kernel and in the model. */
@@ -244,12 +331,21 @@ static void on_counts(const struct tracer_proc *k, void *ctx)
 	}
 	p->track.in_kernel = true;
 	model__set_counts(p, &k->counts);
+	model__set_reclaim(p, k->reclaims, k->reclaim_s);
+	if (k->oom)
+		model__set_oom(p);
 	/* Its fork record may have been lost, or /proc found it first. */
 	if (k->inherited_kib >= 0 && p->inherited_kib < 0)
 		model__set_inherited(p, (unsigned long long)k->inherited_kib);
 	if (k->exited) {
 		/* Its exit record was lost: the map still has the final counts. */
 		take_final_phases(w->c, p);
+		if (k->left) {
+			p->exit.left = true;
+		} else {
+			model__set_exit(p, k->exit_status, k->oom);
+			count_reaped(w->c, p);
+		}
 		model__mark_exited(p, w->c->now());
 		statfds__drop(w->c->statfds, p->pid);
 		walk_reap(w, p);
@@ -498,6 +594,7 @@ static void on_task(const struct tracer_task *k, void *ctx)
 	if (!p || p->exited)
 		return;
 	if (!k->thread) {
+		take_nspid(c, p);
 		model__set_ppid(p, k->ppid);
 		model__set_kthread(p, k->kthread);
 		refresh_cmdline(c, p, k->comm, k->kthread);

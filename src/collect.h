@@ -17,6 +17,7 @@
 #define COLLECT_FILES 1024      /* files (device, inode) whose region slot is remembered */
 #define COLLECT_WANT_MAX 256    /* processes a view can ask to have read every tick */
 #define COLLECT_SLOW_TICKS 10   /* ... the others are read once in this many ticks */
+#define COLLECT_RECLAIM_MARK 1.0 /* seconds between two reclaim markers of one process, at least */
 
 /* A file copies were made in, and its slot of SPLIT_REGION: 0 ("other")
  * once the model's slots ran out, -1 while it could not be named yet. */
@@ -57,6 +58,7 @@ void collect__want(struct collect *c, const int *pids, size_t n, bool all);
 struct tracer_handlers collect__handlers(struct collect *c);
 void collect__event(const struct tracer_event *e, void *ctx);
 void collect__hit(const struct tracer_hit *h, void *ctx);
+void collect__mem(const struct tracer_mem *m, void *ctx);
 int collect__watch(struct collect *c, const struct proc_stat *st);
 void collect__drain(struct collect *c);
 double collect__tick(struct collect *c, double dt);

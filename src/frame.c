@@ -93,7 +93,8 @@ static void group_sum(const struct frame *f, const struct row *rows, size_t n, s
 	size_t i;
 
 	*g = (struct frame_group){ .root_pid = root->pid, .root_start = root->start_time,
-				   .root_rss_kib = root->rss_kib, .root_mem_known = proc_mem_known(root) };
+				   .root_rss_kib = root->rss_kib, .root_mem_known = proc_mem_known(root),
+				   .forked = root->forked, .reaped = root->reaped };
 	for (i = 0; i < n; i++) {
 		g->cow += rows[i].p->counts.cow;
 		g->rate += rows[i].p->cow_rate;
@@ -190,6 +191,7 @@ static int take_labels(struct frame *f, const struct model *m)
 	int i, k;
 
 	f->nprobes = model__nprobes(m);
+	f->nkprobes = model__nkernel_probes(m);
 	f->probe_labels = array((size_t)f->nprobes, sizeof(*f->probe_labels));
 	if (!f->probe_labels)
 		return -ENOMEM;
@@ -275,6 +277,7 @@ struct frame *frame__build(struct model *m, const struct frame_status *st,
 	if (!f)
 		return NULL;
 	f->refs = 1;
+	f->psi = model__psi(m);
 	take_status(f, st ? st : &none);
 	f->mem_available_kib = model__mem_available(m);
 	e = take_procs(f, m, vo);

@@ -60,6 +60,8 @@ struct frame_group {
 	long long headroom_cgroup;      /* ... in the root's memory cgroup limit; -1 none */
 	struct memcg memcg;             /* the root's memory cgroup (limit 0: none) */
 	double smaps_age;               /* seconds since the oldest reading of a live member; -1 none */
+	unsigned long long forked;      /* children the root forked since watched */
+	unsigned long long reaped;      /* ... and of its children, those that exited */
 };
 
 struct frame {
@@ -80,9 +82,11 @@ struct frame {
 	struct frame_group *groups; /* watched roots with a live descendant, by pid */
 	size_t ngroups;
 	unsigned long long mem_available_kib; /* 0 unknown */
+	struct psi psi;             /* the machine's memory pressure; negative unknown */
 
 	char (*probe_labels)[LABEL_MAX];
 	int nprobes;
+	int nkprobes;               /* of them, labels of kernel markers (OOM kills, reclaim stalls) */
 	char (*labels[SPLIT_KINDS])[LABEL_MAX]; /* of each breakdown; [k][0] "none"/"other" */
 	int nlabels[SPLIT_KINDS];
 

@@ -27,8 +27,9 @@ struct model {
 	double last_dt;         /* length of the last interval, 0 before the first */
 	double period;          /* the refresh period, seconds; 0 unknown */
 	unsigned long long mem_available; /* KiB, 0 unknown */
+	struct psi psi;                   /* the machine's memory pressure; negative unknown */
 	char probes[PROBE_MAX][LABEL_MAX];
-	int nprobes;
+	int nprobes, nkernel;
 	char labels[SPLIT_KINDS][SPLIT_SLOTS][LABEL_MAX]; /* per kind, [0] "none"/"other" */
 	int nlabels[SPLIT_KINDS];
 	struct marker marks[MARK_LOG];     /* ring of probe hits */
@@ -65,6 +66,7 @@ struct model *model__new(void)
 	if (!m)
 		return NULL;
 	m->nbuckets = MODEL_BUCKETS_MIN;
+	m->psi = (struct psi){ -1, -1 };
 	init_labels(m);
 	m->buckets = calloc(m->nbuckets, sizeof(*m->buckets));
 	if (!m->buckets) {
@@ -285,6 +287,67 @@ void model__mark_exited(struct proc *p, double now)
 	p->exit_time = now;
 }
 
+/* Record how p ended, as the kernel said at its exit. */
+void model__set_exit(struct proc *p, int status, bool oom)
+{
+	p->exit.known = true;
+	p->exit.status = status;
+	p->exit.oom = p->exit.oom || oom;
+}
+
+/* The OOM killer chose p. */
+void model__set_oom(struct proc *p)
+{
+	p->exit.oom = true;
+}
+
+/* p's reclaim stalls so far: the kernel's totals only grow. */
+void model__set_reclaim(struct proc *p, unsigned long long n, double secs)
+{
+	if (n > p->reclaims)
+		p->reclaims = n;
+	if (secs > p->reclaim_s)
+		p->reclaim_s = secs;
+}
+
+/* The name of signal sig, or NULL. Written out: sigabbrev_np is glibc 2.32+
+ * only, and the names are the same on every Linux architecture cowtop runs. */
+const char *proc_signal_name(int sig)
+{
+	static const char *const names[] = {
+		NULL, "SIGHUP", "SIGINT", "SIGQUIT", "SIGILL", "SIGTRAP", "SIGABRT", "SIGBUS",
+		"SIGFPE", "SIGKILL", "SIGUSR1", "SIGSEGV", "SIGUSR2", "SIGPIPE", "SIGALRM",
+		"SIGTERM", "SIGSTKFLT", "SIGCHLD", "SIGCONT", "SIGSTOP", "SIGTSTP", "SIGTTIN",
+		"SIGTTOU", "SIGURG", "SIGXCPU", "SIGXFSZ", "SIGVTALRM", "SIGPROF", "SIGWINCH",
+		"SIGIO", "SIGPWR", "SIGSYS",
+	};
+
+	return sig > 0 && sig < (int)(sizeof(names) / sizeof(*names)) ? names[sig] : NULL;
+}
+
+/* How p ended in a few words; see model.h. */
+const char *proc_exit_reason(const struct proc *p, char *buf, size_t cap)
+{
+	int sig = p->exit.status & 0x7f;
+	const char *name = proc_signal_name(sig);
+
+	if (!p->exited)
+		snprintf(buf, cap, "%s", "");
+	else if (p->exit.left)
+		snprintf(buf, cap, "left cgroup");
+	else if (p->exit.oom)
+		snprintf(buf, cap, "oom-killed");
+	else if (!p->exit.known)
+		snprintf(buf, cap, "?");
+	else if (!sig)
+		snprintf(buf, cap, "exit %d", (p->exit.status >> 8) & 0xff);
+	else if (name)
+		snprintf(buf, cap, "%s%s", name, p->exit.status & 0x80 ? " (core)" : "");
+	else
+		snprintf(buf, cap, "signal %d%s", sig, p->exit.status & 0x80 ? " (core)" : "");
+	return buf;
+}
+
 /* Take a reading of p's smaps_rollup made at unix time when. */
 void model__set_smaps(struct proc *p, const struct smaps *s, double when)
 {
@@ -314,6 +377,18 @@ void model__set_mem_available(struct model *m, unsigned long long kib)
 unsigned long long model__mem_available(const struct model *m)
 {
 	return m->mem_available;
+}
+
+/* Take a reading of the machine's memory pressure. */
+void model__set_psi(struct model *m, const struct psi *psi)
+{
+	m->psi = *psi;
+}
+
+/* The last reading of the memory pressure (negative: unknown). */
+struct psi model__psi(const struct model *m)
+{
+	return m->psi;
 }
 
 /* What p alone holds, KiB: its private pages, clean and dirty. */
@@ -467,6 +542,25 @@ int model__add_probe(struct model *m, const char *label)
 		return -ENOSPC;
 	snprintf(m->probes[m->nprobes], LABEL_MAX, "%s", label);
 	return m->nprobes++;
+}
+
+/* Find or register the label of a kind of kernel marker; its id or -ENOSPC. */
+int model__kernel_probe(struct model *m, const char *label)
+{
+	int i, id;
+
+	for (i = 0; i < m->nprobes; i++)
+		if (strcmp(m->probes[i], label) == 0)
+			return i;
+	id = model__add_probe(m, label);
+	m->nkernel += id >= 0;
+	return id;
+}
+
+/* Number of kernel marker labels among the probes. */
+int model__nkernel_probes(const struct model *m)
+{
+	return m->nkernel;
 }
 
 /* Slots a breakdown kind may have: phases are bounded by the kernel's ids. */

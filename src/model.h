@@ -49,6 +49,14 @@ struct split {
 	unsigned long long v[SPLIT_SLOTS];
 };
 
+/* How a process ended, once it has exited. */
+struct proc_exit {
+	bool known;   /* the kernel told its wait status */
+	int status;   /* wait status, as waitpid reports it */
+	bool oom;     /* the OOM killer chose it (it then dies of SIGKILL) */
+	bool left;    /* it did not end: it moved out of the --cgroup target */
+};
+
 /* What the collector alone keeps per process about where it has seen it. */
 struct proc_track {
 	bool in_kernel;      /* the BPF side holds its counters */
@@ -81,6 +89,14 @@ struct proc {
 	                                  (found already running, or not told yet) */
 	struct memcg memcg;            /* read for group roots only */
 	struct series shared;          /* proc_shared_pct history, one value a tick (-1: unknown) */
+	struct proc_exit exit;         /* how it ended (when exited) */
+	int nspid;                     /* its pid in its own PID namespace (a container's);
+	                                  0 not read yet, -1 not known */
+	unsigned long long reclaims;   /* direct-reclaim stalls of its threads since watched */
+	double reclaim_s;              /* their total length, seconds */
+	double reclaim_marked;         /* model clock of its last reclaim marker */
+	unsigned long long forked;     /* children it forked since watched */
+	unsigned long long reaped;     /* of its children, those that exited since watched */
 	struct proc_track track;
 };
 
@@ -107,12 +123,23 @@ void model__set_mem(struct proc *p, char state, unsigned long long rss_kib, unsi
 void model__forget_mem(struct proc *p);                               /* an exec: unknown again */
 void model__set_split(struct proc *p, enum split_kind k, int slot, unsigned long long pages); /* keeps max */
 void model__mark_exited(struct proc *p, double now);
+void model__set_exit(struct proc *p, int status, bool oom);           /* the kernel's word */
+void model__set_oom(struct proc *p);                                  /* chosen by the OOM killer */
+void model__set_reclaim(struct proc *p, unsigned long long n, double secs); /* keeps max */
 /* Writers used by the memory sampler and the kernel side. */
 void model__set_smaps(struct proc *p, const struct smaps *s, double when); /* when: unix s */
 void model__set_inherited(struct proc *p, unsigned long long kib);
 void model__set_memcg(struct proc *p, const struct memcg *cg);
 void model__set_mem_available(struct model *m, unsigned long long kib); /* /proc/meminfo; 0 unknown */
 unsigned long long model__mem_available(const struct model *m);
+void model__set_psi(struct model *m, const struct psi *psi);          /* negative: unknown */
+struct psi model__psi(const struct model *m);
+
+/* How p ended in a few words: "exit 3", "SIGSEGV (core)", "oom-killed";
+ * "" while it runs, "?" when not known. Returns buf. */
+const char *proc_exit_reason(const struct proc *p, char *buf, size_t cap);
+/* The name of signal sig ("SIGKILL"), or NULL for one without a name. */
+const char *proc_signal_name(int sig);
 
 /* Derived figures. USS: what the process alone holds, private_clean +
  * private_dirty. Shared%: the share of the anonymous memory inherited at
@@ -142,6 +169,10 @@ size_t model__forgotten(const struct model *m);
 /* Labels: USDT probes, and the labels of each breakdown kind. A kind has
  * at most SPLIT_SLOTS labels (phases PHASE_MAX); slot 0's is fixed. */
 int model__add_probe(struct model *m, const char *label);
+/* The label of markers the kernel side makes (OOM kills, reclaim stalls):
+ * found or registered like a probe, but not counted as one. */
+int model__kernel_probe(struct model *m, const char *label);
+int model__nkernel_probes(const struct model *m);
 int model__nprobes(const struct model *m);
 const char *model__probe_label(const struct model *m, int probe);
 int model__add_label(struct model *m, enum split_kind k, const char *label); /* slot (>= 1) or -ENOSPC */

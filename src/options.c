@@ -25,6 +25,8 @@ enum {
 	OPT_STACKS_SAMPLE,
 	OPT_FOLDED,
 	OPT_NO_REGIONS,
+	OPT_CGROUP,
+	OPT_UNIT,
 };
 
 static const struct option long_opts[] = {
@@ -50,6 +52,8 @@ static const struct option long_opts[] = {
 	{ "stacks", no_argument, NULL, OPT_STACKS },
 	{ "stacks-sample", required_argument, NULL, OPT_STACKS_SAMPLE },
 	{ "folded", required_argument, NULL, OPT_FOLDED },
+	{ "cgroup", required_argument, NULL, OPT_CGROUP },
+	{ "unit", required_argument, NULL, OPT_UNIT },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ 0 },
@@ -66,6 +70,10 @@ void options_usage(FILE *f)
 	      "  -- COMMAND [ARG]...       run COMMAND traced from its first instruction\n"
 	      "      --track-first-clone PID  watch only the first child PID forks\n"
 	      "      --demo                run a small built-in preforking workload\n"
+	      "      --cgroup PATH         every process in a cgroup subtree, as they come and go\n"
+	      "                            (v2 path below the unified mount, or a v1 controller's:\n"
+	      "                            memory/PATH, or the full path under /sys/fs/cgroup)\n"
+	      "      --unit NAME           every process of a running systemd unit (its cgroup)\n"
 	      "\n"
 	      "Output:\n"
 	      "  -b, --batch               print frames as text instead of the full-screen view\n"
@@ -216,6 +224,16 @@ static int apply(struct options *o, int c, const char *arg, char *err, size_t er
 		o->snapshot = arg;
 		return 0;
 	case OPT_LIST_USDT: o->list_usdt = arg; return 0;
+	case OPT_CGROUP:
+		if (!*arg)
+			return fail(err, errlen, "empty cgroup path");
+		o->cgroup = arg;
+		return 0;
+	case OPT_UNIT:
+		if (!*arg || strchr(arg, '/'))
+			return fail(err, errlen, "--unit takes a unit name, such as nginx.service");
+		o->unit = arg;
+		return 0;
 	case 'u':
 		if (o->nusdt == OPT_MAX_USDT)
 			return fail(err, errlen, "too many -u (at most %d)", OPT_MAX_USDT);
@@ -276,10 +294,12 @@ static int apply(struct options *o, int c, const char *arg, char *err, size_t er
 /* Check that the targets given make sense together. */
 static int check_targets(const struct options *o, char *err, size_t errlen)
 {
-	int kinds = (o->npids > 0) + (o->first_clone_of > 0) + (o->command != NULL) + o->demo;
+	int kinds = (o->npids > 0) + (o->first_clone_of > 0) + (o->command != NULL) + o->demo +
+		    (o->cgroup != NULL) + (o->unit != NULL);
 
 	if (kinds > 1)
-		return fail(err, errlen, "-p, --track-first-clone, --demo and -- COMMAND exclude each other");
+		return fail(err, errlen, "-p, --track-first-clone, --cgroup, --unit, --demo and -- COMMAND "
+			    "exclude each other");
 	if (o->regions && o->no_regions)
 		return fail(err, errlen, "--regions and --no-regions exclude each other");
 	return 0;

@@ -16,6 +16,8 @@ struct options {
 	int pids[OPT_MAX_PIDS];
 	int npids;
 	int first_clone_of;   /* --track-first-clone */
+	const char *cgroup;   /* --cgroup PATH, resolved at start */
+	const char *unit;     /* --unit NAME, a systemd unit resolved to its cgroup */
 	bool batch;
 	double delay;         /* seconds between frames */
 	long iterations;      /* 0: no limit */

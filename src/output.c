@@ -13,7 +13,7 @@ const char *output_state(const struct proc *p)
 	unsigned char c = (unsigned char)p->state;
 
 	if (p->exited)
-		return "exited";
+		return p->exit.left ? "left" : "exited";
 	if (c < 'A' || c > 'z')
 		return "?";
 	letters[c][0] = (char)c;
@@ -132,12 +132,51 @@ static void json_stacks(FILE *f, const struct frame *fr, const struct proc *p)
 	fputc(']', f);
 }
 
+/* How p ended: ,"exit":{"code":N|null,"signal":"SIGKILL"|null,"oom":bool},
+ * null while it runs (code and signal both null when the kernel did not say). */
+static void json_exit(FILE *f, const struct proc *p)
+{
+	int sig = p->exit.status & 0x7f;
+	const char *name = proc_signal_name(sig);
+
+	if (!p->exited || p->exit.left) {
+		fputs(",\"exit\":null", f);
+		return;
+	}
+	fputs(",\"exit\":{\"code\":", f);
+	if (p->exit.known && !sig)
+		fprintf(f, "%d", (p->exit.status >> 8) & 0xff);
+	else
+		fputs("null", f);
+	fputs(",\"signal\":", f);
+	if (p->exit.known && sig && name)
+		fprintf(f, "\"%s\"", name);
+	else if (p->exit.known && sig)
+		fprintf(f, "\"%d\"", sig);
+	else
+		fputs("null", f);
+	fprintf(f, ",\"core\":%s,\"oom\":%s}", p->exit.known && (p->exit.status & 0x80) ? "true" : "false",
+		p->exit.oom ? "true" : "false");
+}
+
+/* p's reclaim stalls, and the children it forked and saw exit. */
+static void json_stalls_children(FILE *f, const struct proc *p)
+{
+	fprintf(f, ",\"reclaim\":{\"stalls\":%llu,\"seconds\":%.6f}", p->reclaims, p->reclaim_s);
+	fprintf(f, ",\"children_forked\":%llu,\"children_exited\":%llu", p->forked, p->reaped);
+}
+
 /* One process as a JSON object. */
 static void json_proc(FILE *f, const struct frame *fr, const struct row *r)
 {
 	const struct proc *p = r->p;
 
-	fprintf(f, "{\"pid\":%d,\"ppid\":%d,\"comm\":", p->pid, p->ppid);
+	fprintf(f, "{\"pid\":%d,\"ppid\":%d", p->pid, p->ppid);
+	if (p->nspid > 0)
+		fprintf(f, ",\"nspid\":%d", p->nspid);
+	else
+		fputs(",\"nspid\":null", f);
+	fputs(",\"comm\":", f);
 	json_string(f, p->comm, strnlen(p->comm, sizeof(p->comm)));
 	fputs(",\"cmdline\":", f);
 	json_string(f, p->cmdline, strnlen(p->cmdline, sizeof(p->cmdline)));
@@ -152,6 +191,8 @@ static void json_proc(FILE *f, const struct frame *fr, const struct row *r)
 	json_count(f, "rss_kib", proc_mem_known(p), p->rss_kib);
 	json_count(f, "vsz_kib", proc_mem_known(p), p->vsz_kib);
 	json_smaps(f, fr, p);
+	json_exit(f, p);
+	json_stalls_children(f, p);
 	json_split(f, "cow_by_region", fr, p, SPLIT_REGION, false);
 	if (fr->usdt)
 		json_split(f, "cow_by_phase", fr, p, SPLIT_PHASE, true);
@@ -160,7 +201,33 @@ static void json_proc(FILE *f, const struct frame *fr, const struct row *r)
 	fputc('}', f);
 }
 
-/* The groups of watched roots and their workers, and MemAvailable. */
+/* The memory pressure: ,"psi_memory":{"some_avg10":X,"full_avg10":Y},
+ * nulls when not known. */
+static void json_psi(FILE *f, const struct psi *psi)
+{
+	fputs(",\"psi_memory\":{\"some_avg10\":", f);
+	if (psi->some_avg10 >= 0)
+		fprintf(f, "%.2f", psi->some_avg10);
+	else
+		fputs("null", f);
+	json_real(f, "full_avg10", psi->full_avg10, 2);
+	fputc('}', f);
+}
+
+/* The memory pressure of a group root's cgroup v2, null when not known. */
+static void json_group_psi(FILE *f, const struct memcg *cg)
+{
+	if (!cg->psi_known) {
+		fputs(",\"cgroup_psi_memory\":null", f);
+		return;
+	}
+	fputs(",\"cgroup_psi_memory\":{\"some_avg10\":", f);
+	fprintf(f, "%.2f", cg->psi.some_avg10);
+	json_real(f, "full_avg10", cg->psi.full_avg10, 2);
+	fputc('}', f);
+}
+
+/* The groups of watched roots and their workers, MemAvailable and PSI. */
 static void json_groups(FILE *f, const struct frame *fr)
 {
 	size_t i;
@@ -182,10 +249,14 @@ static void json_groups(FILE *f, const struct frame *fr)
 		json_count(f, "cgroup_limit_kib", g->memcg.limit_kib, g->memcg.limit_kib);
 		json_count(f, "cgroup_usage_kib", g->memcg.limit_kib, g->memcg.usage_kib);
 		json_real(f, "smaps_age", g->smaps_age, 3);
-		fprintf(f, ",\"unread\":%zu}", g->unread);
+		fprintf(f, ",\"unread\":%zu,\"respawns\":{\"forked\":%llu,\"exited\":%llu}",
+			g->unread, g->forked, g->reaped);
+		json_group_psi(f, &g->memcg);
+		fputc('}', f);
 	}
 	fputc(']', f);
 	json_count(f, "mem_available_kib", fr->mem_available_kib, fr->mem_available_kib);
+	json_psi(f, &fr->psi);
 }
 
 /* Whether stacks are on, the sampling and the measured cost of a capture. */
@@ -217,7 +288,7 @@ void output_json(FILE *f, const struct frame *fr)
 	}
 	fputc(']', f);
 	json_groups(f, fr);
-	if (fr->usdt)
+	if (fr->usdt || fr->nkprobes)
 		json_markers(f, fr);
 	fputs("}\n", f);
 }
@@ -309,6 +380,8 @@ static void text_groups(FILE *f, const struct frame *fr)
 			fputs("  age -", f);
 		if (g->unread)
 			fprintf(f, "  unread %zu", g->unread);
+		if (g->forked || g->reaped)
+			fprintf(f, "  respawns %llu forked %llu exited", g->forked, g->reaped);
 		fputc('\n', f);
 	}
 }
@@ -347,7 +420,7 @@ static void text_cmdlines(FILE *f, const struct frame *fr)
 void output_text(FILE *f, const struct frame *fr, const struct output_opts *oo)
 {
 	char when[32], interval[32], prefix[256], name[4 * PROC_COMM_MAX + 1];
-	char shr[16], uss[32], pss[32], rss[32], vsz[32];
+	char shr[16], uss[32], pss[32], rss[32], vsz[32], why[32];
 	time_t secs = (time_t)fr->time;
 	struct tm tm;
 	size_t i;
@@ -355,8 +428,12 @@ void output_text(FILE *f, const struct frame *fr, const struct output_opts *oo)
 	localtime_r(&secs, &tm);
 	strftime(when, sizeof(when), "%H:%M:%S", &tm);
 	output_interval(fr->interval, 2, interval, sizeof(interval));
-	fprintf(f, "cowtop %s  interval %ss  processes %zu  cow %llu pages  %.1f/s  lost %llu  [%s]\n",
-		when, interval, fr->nrows, fr->totals.cow, fr->totals.rate, fr->lost, fr->mechanism);
+	fprintf(f, "cowtop %s  interval %ss  processes %zu  cow %llu pages  %.1f/s  lost %llu",
+		when, interval, fr->nrows, fr->totals.cow, fr->totals.rate, fr->lost);
+	if (fr->psi.some_avg10 >= 0)
+		fprintf(f, "  psi mem some %.2f%% full %.2f%%", fr->psi.some_avg10,
+			fr->psi.full_avg10 >= 0 ? fr->psi.full_avg10 : 0);
+	fprintf(f, "  [%s]\n", fr->mechanism);
 	fprintf(f, "%7s %7s %-6s %9s %9s %8s %8s %9s %6s %9s %9s %9s  %s\n", "PID", "PPID", "S",
 		"COW/s", "COW", "REUSE", "ZFILL", "RSS_KiB", "SHR%", "USS_KiB", "PSS_KiB", "VSZ_KiB",
 		"COMMAND");
@@ -366,7 +443,8 @@ void output_text(FILE *f, const struct frame *fr, const struct output_opts *oo)
 
 		tree_prefix(r, false, prefix, sizeof(prefix));
 		text_sanitize_ascii(p->comm, strnlen(p->comm, sizeof(p->comm)), name, sizeof(name));
-		fprintf(f, "%7d %7d %-6s %9.1f %9llu %8llu %8llu %9s %6s %9s %9s %9s  %s%s\n",
+		proc_exit_reason(p, why, sizeof(why));
+		fprintf(f, "%7d %7d %-6s %9.1f %9llu %8llu %8llu %9s %6s %9s %9s %9s  %s%s%s%s%s\n",
 			p->pid, p->ppid, output_state(p), p->cow_rate,
 			(unsigned long long)p->counts.cow, (unsigned long long)p->counts.reuse,
 			(unsigned long long)p->counts.zero_fill,
@@ -374,13 +452,14 @@ void output_text(FILE *f, const struct frame *fr, const struct output_opts *oo)
 			text_shared(p, shr, sizeof(shr)),
 			text_count(p->smaps_time != 0, proc_uss_kib(p), uss, sizeof(uss)),
 			text_count(p->smaps_time != 0, p->smaps.pss, pss, sizeof(pss)),
-			text_count(proc_mem_known(p), p->vsz_kib, vsz, sizeof(vsz)), prefix, name);
+			text_count(proc_mem_known(p), p->vsz_kib, vsz, sizeof(vsz)), prefix, name,
+			*why ? " [" : "", why, *why ? "]" : "");
 	}
 	text_groups(f, fr);
 	text_cmdlines(f, fr);
 	if (oo && oo->regions)
 		text_regions(f, fr);
-	if (fr->usdt)
+	if (fr->usdt || fr->nkprobes)
 		text_usdt(f, fr);
 	fputc('\n', f);
 }

@@ -9,6 +9,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "preflight.h"
+#include "procfs.h"
 
 #ifndef CAP_PERFMON
 #define CAP_PERFMON 38
@@ -57,6 +58,14 @@ int preflight_check(char *err, size_t errlen)
 		snprintf(err, errlen, "kernel has no BTF (/sys/kernel/btf/vmlinux): "
 			 "it needs CONFIG_DEBUG_INFO_BTF=y");
 		return -ENOENT;
+	}
+	if (!procfs_pidns_is_initial()) {
+		/* The BPF side keys processes by the initial namespace's pids:
+		 * shown here they would name other processes, or none. */
+		snprintf(err, errlen, "cannot run inside a PID namespace: the kernel side sees the "
+			 "host's pids; run cowtop in the host's PID namespace (it can watch "
+			 "processes inside containers from there)");
+		return -EPERM;
 	}
 	if (file_has("/sys/kernel/security/lockdown", "[confidentiality]")) {
 		snprintf(err, errlen, "kernel lockdown is 'confidentiality': "

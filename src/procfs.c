@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include "procfs.h"
 #include "procfs_int.h"
 
@@ -219,26 +220,58 @@ static int status_tgid_value(struct cursor *c)
 	return (int)v;
 }
 
-/* Find the "Tgid:" line of a status file; see procfs.h. The kernel escapes
- * newlines in the name on the first line, so a name cannot forge a line. */
-int procfs_parse_status_tgid(const char *buf, size_t len)
+/* Move c just past key at the start of a line of a status file; -EINVAL
+ * when there is no such line. The kernel escapes newlines in the name on
+ * the first line, so a name cannot forge a line. */
+static int status_find(struct cursor *c, const char *key)
 {
-	static const char key[] = "Tgid:";
-	struct cursor c = { buf, buf + len };
+	size_t klen = strlen(key);
 	const char *nl;
 
-	while (c.p < c.end) {
-		if ((size_t)(c.end - c.p) >= sizeof(key) - 1 &&
-		    memcmp(c.p, key, sizeof(key) - 1) == 0) {
-			c.p += sizeof(key) - 1;
-			return status_tgid_value(&c);
+	while (c->p < c->end) {
+		if ((size_t)(c->end - c->p) >= klen && memcmp(c->p, key, klen) == 0) {
+			c->p += klen;
+			return 0;
 		}
-		nl = memchr(c.p, '\n', (size_t)(c.end - c.p));
+		nl = memchr(c->p, '\n', (size_t)(c->end - c->p));
 		if (!nl)
 			break;
-		c.p = nl + 1;
+		c->p = nl + 1;
 	}
 	return -EINVAL;
+}
+
+/* Find the "Tgid:" line of a status file; see procfs.h. */
+int procfs_parse_status_tgid(const char *buf, size_t len)
+{
+	struct cursor c = { buf, buf + len };
+
+	if (status_find(&c, "Tgid:"))
+		return -EINVAL;
+	return status_tgid_value(&c);
+}
+
+/* The last pid of the "NSpid:" line of a status file; see procfs.h. */
+int procfs_parse_status_nspid(const char *buf, size_t len)
+{
+	struct cursor c = { buf, buf + len };
+	unsigned long long v = 0;
+	int n = 0;
+
+	if (status_find(&c, "NSpid:"))
+		return -ENOENT;
+	for (;;) {
+		while (c.p < c.end && (*c.p == '\t' || *c.p == ' '))
+			c.p++;
+		if (c.p >= c.end || *c.p == '\n')
+			break;
+		if (parse_ull(&c, &v) < 0 || v < 1 || v > INT_MAX)
+			return -EINVAL;
+		n++;
+	}
+	if (!n || c.p >= c.end)
+		return -EINVAL;
+	return (int)v;
 }
 
 /* Make one line of the raw bytes of a cmdline file; see procfs.h. */
@@ -365,6 +398,34 @@ int procfs_read_tgid(int procfd, int pid)
 	return procfs_parse_status_tgid(buf, (size_t)n);
 }
 
+/* Whether pid is in the PID namespace of procfd's /proc itself (its
+ * ns/pid link reads the same as self's): then its pid there is pid. A link
+ * is much cheaper to read than status, which the kernel formats whole. */
+static bool same_pidns(int procfd, int pid)
+{
+	char path[PATH_BUF], mine[64], theirs[64];
+	ssize_t a, b;
+
+	a = readlinkat(procfd, "self/ns/pid", mine, sizeof(mine));
+	snprintf(path, sizeof(path), "%d/ns/pid", pid);
+	b = readlinkat(procfd, path, theirs, sizeof(theirs));
+	return a > 0 && a == b && memcmp(mine, theirs, (size_t)a) == 0;
+}
+
+/* Read the pid of pid in its own namespace; see procfs.h. */
+int procfs_read_nspid(int procfd, int pid)
+{
+	char buf[STATUS_BUF];
+	ssize_t n;
+
+	if (same_pidns(procfd, pid))
+		return pid;
+	n = procfs_read_pid_file(procfd, pid, "status", buf, sizeof(buf));
+	if (n < 0)
+		return (int)n;
+	return procfs_parse_status_nspid(buf, (size_t)n);
+}
+
 /* The pid a /proc entry name stands for, or -1 when it is not a pid: only
  * canonical decimals (no sign, no leading zero) that fit an int. */
 static int entry_pid(const char *name)
@@ -440,4 +501,49 @@ long procfs_page_kib(void)
 		v = 4;
 	atomic_store_explicit(&page_kib, v, memory_order_relaxed);
 	return v;
+}
+
+/* The boot time offset in the text of timens_offsets; see procfs.h. */
+long long procfs_parse_timens_boottime(const char *buf, size_t len)
+{
+	const char *p = buf, *end = buf + len, *nl;
+	long long secs, nsecs;
+	char line[128];
+	size_t n;
+
+	for (; p < end; p = nl + 1) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			nl = end;
+		n = (size_t)(nl - p) < sizeof(line) - 1 ? (size_t)(nl - p) : sizeof(line) - 1;
+		memcpy(line, p, n);
+		line[n] = '\0';
+		if (sscanf(line, "boottime %lld %lld", &secs, &nsecs) == 2 ||
+		    sscanf(line, "7 %lld %lld", &secs, &nsecs) == 2) /* CLOCK_BOOTTIME's id */
+			return secs * 1000000000LL + nsecs;
+	}
+	return 0;
+}
+
+/* The boot time offset of cowtop's time namespace; see procfs.h. */
+long long procfs_timens_boottime_ns(void)
+{
+	char buf[256];
+	ssize_t n = procfs_read_file_at(AT_FDCWD, "/proc/self/timens_offsets", buf, sizeof(buf));
+
+	return n > 0 ? procfs_parse_timens_boottime(buf, (size_t)n) : 0;
+}
+
+/* The inode of the initial PID namespace (the kernel's PROC_PID_INIT_INO,
+ * fixed since 3.8). */
+#define PIDNS_INIT_INO 0xEFFFFFFCU
+
+/* Whether cowtop runs in the initial PID namespace; see procfs.h. */
+bool procfs_pidns_is_initial(void)
+{
+	struct stat st;
+
+	if (stat("/proc/self/ns/pid", &st))
+		return true;
+	return st.st_ino == PIDNS_INIT_INO;
 }

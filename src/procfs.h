@@ -52,6 +52,11 @@ int procfs_parse_statm(const char *buf, size_t len, struct proc_statm *out);
  * -EINVAL when there is no well-formed one. */
 int procfs_parse_status_tgid(const char *buf, size_t len);
 
+/* The pid in the innermost PID namespace of the process (the last number of
+ * the "NSpid:" line, Linux 4.1 and later): its pid inside its container.
+ * Returns it, -ENOENT without the line, -EINVAL when it is malformed. */
+int procfs_parse_status_nspid(const char *buf, size_t len);
+
 /* Turn the raw bytes of a cmdline file in buf[0..len) into one line: trailing
  * NULs are dropped, the other NULs become spaces; buf must have room for
  * len + 1 bytes and is NUL-terminated. Returns the new length. */
@@ -103,6 +108,10 @@ ssize_t procfs_read_cmdline(int procfd, int pid, char *buf, size_t cap);
  * from a process id. Returns the tgid or -errno. */
 int procfs_read_tgid(int procfd, int pid);
 
+/* The pid of pid in its own PID namespace, from /proc/PID/status (see
+ * procfs_parse_status_nspid). Returns it or -errno. */
+int procfs_read_nspid(int procfd, int pid);
+
 /* Read and parse /proc/PID/smaps_rollup. Returns 0, -ENOENT or -ESRCH when
  * the process is gone (-ESRCH also for a kernel thread or a zombie: no
  * memory to read), -EINVAL for pid <= 0 or a malformed file, or -errno.
@@ -140,6 +149,28 @@ int procfs_for_each_pid(int procfd, int (*fn)(int pid, void *arg), void *arg);
 #define PROCFS_MAPS_LINE_MAX (PATH_MAX + 256)
 int procfs_for_each_object(int procfd, int pid,
     int (*fn)(const char *path, void *arg), void *arg);
+
+/* Find "some avg10=X" and "full avg10=Y" in the text of a PSI file
+ * (/proc/pressure/memory). Returns 0 (a missing "full" line reads as -1),
+ * or -EINVAL when there is no "some" line or a value is malformed. */
+int procfs_parse_psi(const char *buf, size_t len, struct psi *out);
+
+/* Read the machine's memory pressure from /proc/pressure/memory. Returns 0
+ * or -errno (-ENOENT: a kernel without PSI, or booted with psi=0). */
+int procfs_read_psi_memory(int procfd, struct psi *out);
+
+/* The boot time offset of a time namespace, in ns, from the text of
+ * /proc/PID/timens_offsets ("boottime SECS NSECS"); 0 when there is none. */
+long long procfs_parse_timens_boottime(const char *buf, size_t len);
+
+/* The boot time offset of cowtop's own time namespace, in ns (0 on a kernel
+ * without time namespaces). /proc's start times include it; the kernel's
+ * own clock does not. */
+long long procfs_timens_boottime_ns(void);
+
+/* Whether cowtop runs in the initial PID namespace (true when it cannot
+ * tell): the kernel side sees pids only as the initial namespace does. */
+bool procfs_pidns_is_initial(void);
 
 /* Clock ticks per second (sysconf(_SC_CLK_TCK)), cached. */
 long procfs_clock_ticks(void);

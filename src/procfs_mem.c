@@ -313,7 +313,7 @@ static const char *memcg_v2_root(int cgroupfd)
 static void memcg_tightest(int cgroupfd, char *dir, size_t root_len, bool v1,
     struct memcg *out)
 {
-	struct memcg best = { 0, 0 }, level;
+	struct memcg best = { .limit_kib = 0 }, level;
 	bool have = false;
 	char *slash;
 
@@ -327,6 +327,29 @@ static void memcg_tightest(int cgroupfd, char *dir, size_t root_len, bool v1,
 		*slash = '\0';
 	}
 	*out = best;
+}
+
+/* The memory pressure of the cgroup v2 named in the text of a cgroup file
+ * (not the root's: that is the machine's, in the header), into out. */
+static void cgroup_psi(int cgroupfd, const char *buf, size_t len, struct memcg *out)
+{
+	const char *p = buf, *end = buf + len, *nl, *path = NULL;
+	char file[PROCFS_CGROUP_PATH_MAX + 32], text[512];
+	size_t n = 0;
+	ssize_t got;
+
+	out->psi_known = false;
+	for (; p < end && (nl = memchr(p, '\n', (size_t)(end - p))); p = nl + 1) {
+		if (nl - p > 3 && memcmp(p, "0::", 3) == 0 && cgroup_path_ok(p + 3, (size_t)(nl - p - 3))) {
+			path = p + 3;
+			n = (size_t)(nl - path);
+		}
+	}
+	if (!path || n < 2 || (size_t)snprintf(file, sizeof(file), "%s%.*s/memory.pressure",
+						  memcg_v2_root(cgroupfd), (int)n, path) >= sizeof(file))
+		return;
+	got = procfs_read_file_at(cgroupfd, file, text, sizeof(text));
+	out->psi_known = got > 0 && procfs_parse_psi(text, (size_t)got, &out->psi) == 0;
 }
 
 /* Read the memory cgroup of pid; see procfs.h. */
@@ -351,8 +374,66 @@ int procfs_read_memcg(int procfd, int cgroupfd, int pid, struct memcg *out)
 		err = -ENAMETOOLONG;
 	else
 		memcg_tightest(cgroupfd, dir, strlen(root), cg->v1, out);
+	if (!err)
+		cgroup_psi(cgroupfd, buf, (size_t)n, out);
 out:
 	free(cg);
 	free(buf);
 	return err;
+}
+
+/* The value of "avg10=" in one PSI line, or -EINVAL. */
+static int psi_avg10(const char *line, size_t len, double *out)
+{
+	char buf[256], *end;
+	const char *v;
+	size_t n = len < sizeof(buf) - 1 ? len : sizeof(buf) - 1;
+
+	memcpy(buf, line, n);
+	buf[n] = '\0';
+	v = strstr(buf, " avg10=");
+	if (!v)
+		return -EINVAL;
+	*out = strtod(v + 7, &end);
+	if (end == v + 7 || *out < 0 || *out > 100)
+		return -EINVAL;
+	return 0;
+}
+
+/* Find the avg10 figures of a PSI file; see procfs.h. */
+int procfs_parse_psi(const char *buf, size_t len, struct psi *out)
+{
+	const char *p = buf, *end = buf + len, *nl;
+	struct psi v = { -1, -1 };
+	bool some = false;
+
+	for (; p < end; p = nl + 1) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			nl = end;
+		if ((size_t)(nl - p) > 5 && memcmp(p, "some ", 5) == 0) {
+			if (psi_avg10(p, (size_t)(nl - p), &v.some_avg10))
+				return -EINVAL;
+			some = true;
+		} else if ((size_t)(nl - p) > 5 && memcmp(p, "full ", 5) == 0) {
+			if (psi_avg10(p, (size_t)(nl - p), &v.full_avg10))
+				return -EINVAL;
+		}
+	}
+	if (!some)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+/* Read the machine's memory pressure; see procfs.h. */
+int procfs_read_psi_memory(int procfd, struct psi *out)
+{
+	char buf[512];
+	ssize_t n;
+
+	n = procfs_read_file_at(procfd, "pressure/memory", buf, sizeof(buf));
+	if (n < 0)
+		return (int)n;
+	return procfs_parse_psi(buf, (size_t)n, out);
 }

@@ -292,11 +292,12 @@ static void read_oldest(struct sampler *s)
 		read_smaps(s, s->turns[i].p);
 }
 
-/* One run; see sampler.h. MemAvailable is read even when off: it is one
- * cheap read, and the headroom figures need it. */
+/* One run; see sampler.h. MemAvailable and the memory pressure are read
+ * even when off: each is one cheap read, and the header needs them. */
 void sampler__run(struct sampler *s, double interval)
 {
 	double allowance = s->budget * (interval > 0 ? interval : 0);
+	struct psi psi = { -1, -1 };
 	unsigned long long kib;
 
 	s->mark = s->clock.cpu(s->clock.arg);
@@ -305,6 +306,9 @@ void sampler__run(struct sampler *s, double interval)
 	s->credit += allowance;
 	model__set_mem_available(s->m,
 	    procfs_read_meminfo_available(s->procfd, &kib) == 0 ? kib : 0);
+	if (procfs_read_psi_memory(s->procfd, &psi))
+		psi = (struct psi){ -1, -1 };
+	model__set_psi(s->m, &psi);
 	charge(s);
 	if (s->budget <= 0) {
 		s->credit = 0;

@@ -40,6 +40,10 @@ static void describe(struct targets *tg)
 		snprintf(tg->what, sizeof(tg->what), "pid %d%s", o->pids[0], o->npids > 1 ? " ..." : "");
 	else if (o->first_clone_of)
 		snprintf(tg->what, sizeof(tg->what), "first clone of %d", o->first_clone_of);
+	else if (o->cgroup)
+		snprintf(tg->what, sizeof(tg->what), "cgroup %s", o->cgroup);
+	else if (o->unit)
+		snprintf(tg->what, sizeof(tg->what), "unit %s", o->unit);
 	else
 		snprintf(tg->what, sizeof(tg->what), "all processes");
 }
@@ -53,7 +57,9 @@ void targets__init(struct targets *tg, const struct options *opt, struct collect
 	tg->scanfd = -1;
 	tg->launch.pid = -1;
 	tg->launch.gate_fd = tg->launch.err_fd = -1;
-	tg->watch_all = !opt->npids && !opt->command && !opt->demo && !opt->first_clone_of;
+	tg->has_cgroup = opt->cgroup || opt->unit;
+	tg->watch_all = !opt->npids && !opt->command && !opt->demo && !opt->first_clone_of &&
+			!tg->has_cgroup;
 	describe(tg);
 }
 
@@ -225,6 +231,27 @@ static int launch_command(struct targets *tg, bool quiet, char *err, size_t errl
 	return 0;
 }
 
+/* Find the cgroup --cgroup or --unit names, before the kernel side is
+ * opened (it recognises the cgroup's members). */
+int targets__resolve_cgroup(struct targets *tg, char *err, size_t errlen)
+{
+	if (!tg->has_cgroup)
+		return 0;
+	return cgroup_target_resolve("/sys/fs/cgroup", tg->opt->cgroup, tg->opt->unit,
+				     &tg->cgroup, err, errlen);
+}
+
+/* One member of the target cgroup found at start: watch it. */
+static int watch_member(int pid, void *ctx)
+{
+	struct targets *tg = ctx;
+	struct proc_stat st;
+
+	if (!collect__is_live(tg->collect, pid) && identity(tg, pid, &st) == 0)
+		collect__watch(tg->collect, &st); /* no room in the kernel map: shown, not counted */
+	return 0;
+}
+
 /* Watch what the options name: pids, a command, a first clone, or all.
  * Returns 0, or the exit status with a message in err. */
 int targets__start(struct targets *tg, bool quiet, char *err, size_t errlen)
@@ -235,6 +262,12 @@ int targets__start(struct targets *tg, bool quiet, char *err, size_t errlen)
 		return watch_pids(tg, err, errlen) ?: find_probes(tg, err, errlen);
 	if (tg->opt->command || tg->opt->demo)
 		return launch_command(tg, quiet, err, errlen);
+	if (tg->has_cgroup) {
+		/* Members come and go in the kernel's view from now on; these
+		 * are the ones already there. */
+		cgroup_target_for_each_pid(&tg->cgroup, watch_member, tg);
+		return find_probes(tg, err, errlen);
+	}
 	if (tg->opt->first_clone_of) {
 		if (check_pid(tg, tg->opt->first_clone_of, "--track-first-clone", &st, err, errlen))
 			return 1;
@@ -297,8 +330,8 @@ void targets__reap(struct targets *tg)
 /* Whether the watched processes are all gone and nothing more can come. */
 bool targets__done(const struct targets *tg)
 {
-	if (tg->watch_all || model__live(tg->collect->model) > 0)
-		return false;
+	if (tg->watch_all || tg->has_cgroup || model__live(tg->collect->model) > 0)
+		return false; /* a cgroup can gain members at any time */
 	if (tg->opt->first_clone_of && !tg->collect->saw_fork)
 		return false; /* the clone has not been born yet */
 	return tg->launch.pid <= 0 || tg->cmd_reaped;

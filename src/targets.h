@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include "cgroups.h"
 #include "collect.h"
 #include "launch.h"
 #include "options.h"
@@ -21,6 +22,8 @@ struct targets {
 	struct probes *probes;     /* NULL without -u */
 	struct launch launch;
 	bool watch_all;
+	bool has_cgroup;           /* --cgroup or --unit: ... */
+	struct cgroup_target cgroup; /* ... resolved by targets__resolve_cgroup */
 	bool cmd_reaped;           /* the launched command has been waited for */
 	int cmd_status;            /* its status as a shell reports it */
 	int scanfd;                /* timer: look for probes in freshly exec'd processes */
@@ -33,6 +36,7 @@ struct targets {
 void targets__init(struct targets *tg, const struct options *opt, struct collect *c);
 int targets__setup_probes(struct targets *tg, struct model *m, char *err, size_t errlen);
 int targets__attach_probes(struct targets *tg, char *err, size_t errlen);
+int targets__resolve_cgroup(struct targets *tg, char *err, size_t errlen);
 int targets__start(struct targets *tg, bool quiet, char *err, size_t errlen);
 void targets__on_exec(int pid, void *ctx);
 void targets__rescan(struct targets *tg);

@@ -70,6 +70,24 @@ long btf_enum_value(const struct btf *btf, const char *name)
 	return -1;
 }
 
+/* Load the programs for OOM kills and reclaim stalls only where the kernel
+ * has their tracepoints: cowtop works without them, and says so. */
+static void pick_memory_programs(struct tracer *t, const struct btf *vmlinux)
+{
+	struct cowtop_bpf *s = t->skel;
+
+	t->oom = has_tracepoint(vmlinux, "mark_victim");
+	t->reclaim = has_tracepoint(vmlinux, "mm_vmscan_direct_reclaim_begin") &&
+		     has_tracepoint(vmlinux, "mm_vmscan_direct_reclaim_end") &&
+		     has_tracepoint(vmlinux, "mm_vmscan_memcg_reclaim_begin") &&
+		     has_tracepoint(vmlinux, "mm_vmscan_memcg_reclaim_end");
+	bpf_program__set_autoload(s->progs.on_oom_victim, t->oom);
+	bpf_program__set_autoload(s->progs.on_direct_reclaim_begin, t->reclaim);
+	bpf_program__set_autoload(s->progs.on_direct_reclaim_end, t->reclaim);
+	bpf_program__set_autoload(s->progs.on_memcg_reclaim_begin, t->reclaim);
+	bpf_program__set_autoload(s->progs.on_memcg_reclaim_end, t->reclaim);
+}
+
 /* Choose the mechanism and check the follow tracepoints exist. */
 static int pick_mechanism(struct tracer *t, const struct btf *vmlinux, char *err, size_t errlen)
 {
@@ -124,6 +142,39 @@ static void configure(struct tracer *t, const struct tracer_opts *o, const struc
 	bpf_program__set_autoload(s->progs.on_usdt, o->usdt);
 }
 
+/* Point the kernel side at the --cgroup target, checked against the kernel:
+ * its attach tracepoint, and the id of a v1 controller. Without a target
+ * the attach program is not loaded (the kernel formats a path at every
+ * cgroup move while it is attached). */
+static int configure_cgroup(struct tracer *t, const struct tracer_cgroup *cg,
+			    const struct btf *vmlinux, char *err, size_t errlen)
+{
+	struct cowtop_bpf *s = t->skel;
+	char name[64];
+	long id = -1;
+
+	bpf_program__set_autoload(s->progs.on_cgroup_attach, cg != NULL);
+	if (!cg)
+		return 0;
+	if (!has_tracepoint(vmlinux, "cgroup_attach_task")) {
+		snprintf(err, errlen, "--cgroup: the kernel has no cgroup:cgroup_attach_task tracepoint");
+		return -ENOENT;
+	}
+	if (cg->controller[0]) {
+		snprintf(name, sizeof(name), "%s_cgrp_id", cg->controller);
+		id = btf_enum_value(vmlinux, name);
+		if (id < 0 || id >= 16) {
+			snprintf(err, errlen, "--cgroup: the kernel has no cgroup controller '%s'",
+				 cg->controller);
+			return -ENOENT;
+		}
+	}
+	s->rodata->cgroup_id = cg->id;
+	s->rodata->cgroup_level = (__u32)cg->level;
+	s->rodata->cgroup_subsys = (__s32)id;
+	return 0;
+}
+
 _Static_assert(PHASE_MAX == COWTOP_PHASE_MAX, "phase slots differ between kernel and model");
 _Static_assert(TRACER_COMM_LEN == COWTOP_COMM_LEN, "task name lengths differ");
 _Static_assert(TRACER_USDT_ARGS == COWTOP_USDT_ARGS, "probe argument counts differ");
@@ -134,6 +185,8 @@ static void decode_event(struct tracer *t, const struct cowtop_event *r)
 	struct tracer_event e = {
 		.pid = (int)r->pid, .ppid = (int)r->ppid, .start = ticks_of(t, r->start_ns),
 		.exit_status = r->exit_code, .counts = counts_of(&r->counts),
+		.oom = r->flags & COWTOP_PROC_OOM,
+		.reclaims = r->reclaims, .reclaim_s = r->reclaim_ns / 1e9,
 	};
 	size_t n = strnlen(r->comm, COWTOP_COMM_LEN);
 
@@ -143,6 +196,10 @@ static void decode_event(struct tracer *t, const struct cowtop_event *r)
 		e.kind = TRACER_EXEC;
 	else if (r->type == COWTOP_EV_EXIT)
 		e.kind = TRACER_EXIT;
+	else if (r->type == COWTOP_EV_ENTER)
+		e.kind = TRACER_ENTER;
+	else if (r->type == COWTOP_EV_LEAVE)
+		e.kind = TRACER_LEAVE;
 	else
 		return;
 	if (e.kind == TRACER_FORK) /* the kernel reads it at every fork */
@@ -156,7 +213,7 @@ static void decode_event(struct tracer *t, const struct cowtop_event *r)
 static void decode_hit(struct tracer *t, const struct cowtop_usdt_event *r)
 {
 	struct tracer_hit h = {
-		.time = t->boot_to_unix + r->time_ns / 1e9, .pid = (int)r->pid,
+		.time = unix_of(t, r->time_ns), .pid = (int)r->pid,
 		.probe = (int)r->probe,
 		.nargs = r->nargs > COWTOP_USDT_ARGS ? COWTOP_USDT_ARGS : (int)r->nargs,
 	};
@@ -166,6 +223,24 @@ static void decode_hit(struct tracer *t, const struct cowtop_usdt_event *r)
 		h.args[i] = r->args[i];
 	if (t->on.hit)
 		t->on.hit(&h, t->on.ctx);
+}
+
+/* Decode an OOM kill or a reclaim stall and hand it on. */
+static void decode_mem(struct tracer *t, const struct cowtop_mem_event *r)
+{
+	struct tracer_mem m = {
+		.kind = r->type == COWTOP_EV_OOM ? TRACER_OOM : TRACER_RECLAIM,
+		.time = unix_of(t, r->time_ns), .pid = (int)r->pid, .tid = (int)r->tid,
+	};
+
+	if (m.kind == TRACER_OOM) {
+		m.anon_kib = r->value * t->page_kib;
+	} else {
+		m.memcg = r->kind == COWTOP_RECLAIM_MEMCG;
+		m.stall = r->value / 1e9;
+	}
+	if (t->on.mem)
+		t->on.mem(&m, t->on.ctx);
 }
 
 /* Ring-buffer callback: decode one record by its type. */
@@ -178,12 +253,17 @@ static int on_record(void *ctx, void *data, size_t size)
 		return 0;
 	if (*type == COWTOP_EV_USDT && size >= sizeof(struct cowtop_usdt_event))
 		decode_hit(t, data);
-	else if (*type != COWTOP_EV_USDT && size >= sizeof(struct cowtop_event))
+	else if ((*type == COWTOP_EV_OOM || *type == COWTOP_EV_RECLAIM) &&
+		 size >= sizeof(struct cowtop_mem_event))
+		decode_mem(t, data);
+	else if ((*type <= COWTOP_EV_EXIT || *type == COWTOP_EV_ENTER || *type == COWTOP_EV_LEAVE) &&
+		 size >= sizeof(struct cowtop_event))
 		decode_event(t, data);
 	return 0;
 }
 
-/* Seconds to add to a CLOCK_BOOTTIME reading to make it unix time. */
+/* Seconds to add to a CLOCK_BOOTTIME reading of cowtop's time namespace
+ * (the kernel side's plus timens_ns, see unix_of) to make it unix time. */
 static double boot_offset(void)
 {
 	struct timespec real, boot;
@@ -249,6 +329,7 @@ int tracer__open(struct tracer **out, const struct tracer_opts *o, char *err, si
 	t->on = o->on;
 	t->ns_per_tick = 1000000000ULL / (unsigned long long)procfs_clock_ticks();
 	t->page_kib = (unsigned long long)procfs_page_kib();
+	t->timens_ns = procfs_timens_boottime_ns();
 	t->boot_to_unix = boot_offset();
 	t->ncpus = libbpf_num_possible_cpus();
 	t->skel = cowtop_bpf__open();
@@ -266,7 +347,11 @@ int tracer__open(struct tracer **out, const struct tracer_opts *o, char *err, si
 	e = pick_mechanism(t, vmlinux, err, errlen);
 	if (e)
 		goto fail;
+	pick_memory_programs(t, vmlinux);
 	configure(t, o, vmlinux);
+	e = configure_cgroup(t, o->cgroup, vmlinux, err, errlen);
+	if (e)
+		goto fail;
 	e = load_attach(t, err, errlen);
 	if (e)
 		goto fail;
@@ -297,6 +382,18 @@ void tracer__free(struct tracer *t)
 	free(t);
 }
 
+/* Whether OOM kills are seen. */
+bool tracer__sees_oom(const struct tracer *t)
+{
+	return t->oom;
+}
+
+/* Whether reclaim stalls are seen. */
+bool tracer__sees_reclaim(const struct tracer *t)
+{
+	return t->reclaim;
+}
+
 /* The name of the detection mechanism in use. */
 const char *tracer__mechanism(const struct tracer *t)
 {
@@ -307,7 +404,7 @@ const char *tracer__mechanism(const struct tracer *t)
 int tracer__watch(struct tracer *t, int pid, int ppid, unsigned long long start)
 {
 	struct cowtop_proc p = {
-		.start_ns = start * t->ns_per_tick, .ppid = ppid,
+		.start_ns = ns_of(t, start), .ppid = ppid,
 		.inherited = COWTOP_INHERITED_UNKNOWN, /* its fork was before ours */
 	};
 	__u32 key = pid;

@@ -20,6 +20,8 @@ enum tracer_event_kind {
 	TRACER_FORK, /* a watched process forked: pid is the new child */
 	TRACER_EXEC, /* a watched process exec'd: comm is the new name */
 	TRACER_EXIT, /* the whole thread group exited: counts are final */
+	TRACER_ENTER, /* --cgroup: a process moved into the target: watched from now on */
+	TRACER_LEAVE, /* --cgroup: a watched process moved out: counts are final */
 };
 
 /* A fork, an exec or an exit. */
@@ -28,6 +30,9 @@ struct tracer_event {
 	int pid, ppid;
 	unsigned long long start;  /* clock ticks since boot, as in /proc stat */
 	int exit_status;           /* EXIT: wait status, as waitpid reports it */
+	bool oom;                  /* EXIT: the OOM killer chose it */
+	unsigned long long reclaims; /* EXIT: its reclaim stalls */
+	double reclaim_s;          /* EXIT: their total length, seconds */
 	struct cow_counts counts;  /* at the moment of the event */
 	unsigned long long inherited_kib; /* FORK: the parent's anonymous RSS at the fork, KiB */
 	char comm[TRACER_COMM_LEN];/* NUL-terminated */
@@ -42,6 +47,22 @@ struct tracer_hit {
 	long long args[TRACER_USDT_ARGS];
 };
 
+/* What happened to the memory of a watched process. */
+enum tracer_mem_kind {
+	TRACER_OOM,     /* the OOM killer chose it (it is being killed) */
+	TRACER_RECLAIM, /* one of its threads stalled in direct reclaim */
+};
+
+/* An OOM kill or a reclaim stall. */
+struct tracer_mem {
+	enum tracer_mem_kind kind;
+	double time;               /* unix seconds (RECLAIM: when the stall ended) */
+	int pid, tid;
+	bool memcg;                /* RECLAIM: of a memory cgroup at its limit, not of the machine */
+	double stall;              /* RECLAIM: seconds */
+	unsigned long long anon_kib; /* OOM: the victim's anonymous memory */
+};
+
 /* One process the kernel side counts, read at a tick. */
 struct tracer_proc {
 	int pid, ppid;
@@ -49,11 +70,17 @@ struct tracer_proc {
 	bool exited;               /* its group exited; the counts are final */
 	struct cow_counts counts;  /* copies still pending per CPU included */
 	long long inherited_kib;   /* as in tracer_event; -1 when not known (no fork seen) */
+	int exit_status;           /* exited: wait status */
+	bool oom;                  /* chosen by the OOM killer */
+	bool left;                 /* exited means it moved out of the --cgroup target */
+	unsigned long long reclaims; /* reclaim stalls of its threads */
+	double reclaim_s;          /* their total length, seconds */
 };
 
 struct tracer_handlers {
 	void (*event)(const struct tracer_event *e, void *ctx);
 	void (*hit)(const struct tracer_hit *h, void *ctx);
+	void (*mem)(const struct tracer_mem *m, void *ctx);
 	void *ctx;
 };
 
@@ -86,8 +113,16 @@ typedef void (*tracer_task_fn)(const struct tracer_task *t, void *ctx);
 typedef void (*tracer_region_fn)(const struct tracer_region *r, void *ctx);
 typedef void (*tracer_split_fn)(int pid, int slot, unsigned long long pages, void *ctx);
 
+/* A cgroup whose subtree is watched (--cgroup, --unit). */
+struct tracer_cgroup {
+	unsigned long long id;  /* its directory's inode number: the kernel's cgroup id */
+	int level;              /* its depth below its hierarchy's root (>= 1) */
+	char controller[32];    /* v1: the controller of its hierarchy ("memory"); "" for v2 */
+};
+
 struct tracer_opts {
 	bool watch_all;
+	const struct tracer_cgroup *cgroup; /* NULL: none */
 	int first_clone_of;
 	unsigned ringbuf_kib; /* 0: default */
 	bool usdt;            /* load the USDT program and count copies per phase */
@@ -98,6 +133,9 @@ struct tracer_opts {
 int tracer__open(struct tracer **out, const struct tracer_opts *o, char *err, size_t errlen);
 void tracer__free(struct tracer *t);
 const char *tracer__mechanism(const struct tracer *t);
+/* Whether OOM kills and reclaim stalls are seen (their tracepoints exist). */
+bool tracer__sees_oom(const struct tracer *t);
+bool tracer__sees_reclaim(const struct tracer *t);
 int tracer__watch(struct tracer *t, int pid, int ppid, unsigned long long start);
 int tracer__forget(struct tracer *t, int pid, unsigned long long start);
 /* Count no regions for pid until it execs (the launched command, whose

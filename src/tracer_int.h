@@ -21,6 +21,8 @@ struct tracer {
 	const struct mechanism *mech;
 	struct tracer_handlers on;
 	unsigned long long ns_per_tick; /* kernel start times to /proc's unit */
+	long long timens_ns;            /* boot time offset of cowtop's time namespace */
+	bool oom, reclaim;              /* their programs are loaded */
 	unsigned long long page_kib;    /* kernel page counts to KiB */
 	double boot_to_unix;            /* add to CLOCK_BOOTTIME seconds for unix time */
 	int ncpus;
@@ -53,7 +55,21 @@ static inline struct cow_counts counts_of(const struct cowtop_counts *k)
 /* A kernel start time (ns since boot) in clock ticks, /proc's unit. */
 static inline unsigned long long ticks_of(const struct tracer *t, __u64 ns)
 {
-	return ns / t->ns_per_tick;
+	/* /proc adds the reader's time namespace offset; the kernel side sees
+	 * the host's clock. Both must name a process by the same start. */
+	return (ns + (__u64)t->timens_ns) / t->ns_per_tick;
+}
+
+/* A start time in clock ticks as the kernel side keeps it (ns since boot). */
+static inline __u64 ns_of(const struct tracer *t, unsigned long long ticks)
+{
+	return ticks * t->ns_per_tick - (__u64)t->timens_ns;
+}
+
+/* A CLOCK_BOOTTIME reading of the kernel side in unix seconds. */
+static inline double unix_of(const struct tracer *t, __u64 ns)
+{
+	return t->boot_to_unix + ((double)ns + (double)t->timens_ns) / 1e9;
 }
 
 /* A kernel page count in KiB; -1 when the kernel does not know it. */

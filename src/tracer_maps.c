@@ -133,6 +133,10 @@ int tracer__for_each(struct tracer *t, tracer_proc_fn fn, void *ctx)
 			.start = ticks_of(t, v->start_ns), .exited = v->exited,
 			.counts = counts_of(&v->counts),
 			.inherited_kib = kib_of(t, v->inherited),
+			.exit_status = v->exit_code,
+			.oom = v->flags & COWTOP_PROC_OOM,
+			.left = v->flags & COWTOP_PROC_LEFT,
+			.reclaims = v->reclaims, .reclaim_s = v->reclaim_ns / 1e9,
 		};
 
 		if (have_slots && !p.exited)

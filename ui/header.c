@@ -89,6 +89,20 @@ static void header_probes(const struct header_info *h, struct line *l)
 	put_field(l, "probes", buf, false);
 }
 
+/* The machine's memory pressure (PSI avg10), in warning colour once some
+ * task stalled on memory. */
+static void header_psi(const struct header_info *h, struct line *l)
+{
+	bool stalled = h->psi_some > 0;
+
+	if (!h->psi)
+		return;
+	line_put(l, ROLE_PLAIN, "  ", 2);
+	line_add(l, ROLE_LABEL, "mem pressure ");
+	line_add(l, stalled ? ROLE_WARN : ROLE_VALUE, "some %.1f%% full %.1f%%", h->psi_some,
+		 h->psi_full >= 0 ? h->psi_full : 0);
+}
+
 /* Copy stacks, when on: what a capture costs each copy, as the kernel
  * measured it, and the sampling. */
 static void header_stacks(const struct header_info *h, struct line *l)
@@ -144,6 +158,7 @@ static void header_totals(const struct header_info *h, unsigned drop, struct lin
 	}
 	if (h->paused)
 		line_add(l, ROLE_WARN, "  [PAUSED]");
+	header_psi(h, l); /* last: the first to be cut on a narrow screen */
 }
 
 /* Take what the header shows of frame f (strings stay the frame's); host,
@@ -163,7 +178,11 @@ void header_take_frame(struct header_info *h, const struct frame *f)
 	h->live = f->totals.live;
 	h->rate = f->totals.rate;
 	h->cow = f->totals.cow;
-	h->nprobes = f->nprobes;
+	h->nprobes = f->nprobes - f->nkprobes;
+	h->nkprobes = f->nkprobes;
+	h->psi = f->psi.some_avg10 >= 0;
+	h->psi_some = f->psi.some_avg10;
+	h->psi_full = f->psi.full_avg10;
 	h->nphases = frame_nlabels(f, SPLIT_PHASE) > 1 ? frame_nlabels(f, SPLIT_PHASE) - 1 : 0;
 }
 

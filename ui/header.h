@@ -22,6 +22,9 @@ struct header_info {
 	unsigned long long lost;
 	int nprobes;                /* USDT probes attached (-u) */
 	int nphases;                /* phases they pair into */
+	int nkprobes;               /* kinds of kernel markers logged (OOM kills, reclaim stalls) */
+	bool psi;                   /* the memory pressure is known: */
+	double psi_some, psi_full;  /* ... avg10 %, full negative when not known */
 	bool smaps_read;            /* a row shown has a smaps reading ... */
 	double smaps_age;           /* ... and this is the oldest's age, seconds */
 	unsigned stacks_every;      /* copy stacks: 0 off, else 1 copy in N */

@@ -6,7 +6,7 @@
 
 static const char *const legend[] = {
 	"PID      process id; tree lines show which process forked which",
-	"S        state: R running, S sleeping, D disk wait, Z zombie, X exited",
+	"S        state: R running, S sleeping, D disk wait, Z zombie, X exited, L left the --cgroup",
 	"CoW/s    pages copied on write per second over the last interval (after b:",
 	"         CoW B/s, bytes per second, and COW B in bytes; K M G are KiB MiB GiB)",
 	"COW      pages copied on write since cowtop began watching the process",
@@ -21,10 +21,15 @@ static const char *const legend[] = {
 	"group    the focused subtree, or the selected process's root, with its",
 	"         workers: footprint (PSS summed), worker USS mean and max, how",
 	"         many more workers of mean USS fit in MemAvailable (and in the",
-	"         memory cgroup), and how old the oldest memory reading is",
+	"         memory cgroup), how old the oldest memory reading is, and the",
+	"         root's respawns: children forked and exited since watched,",
+	"         and the memory pressure of its cgroup (v2)",
 	"COMMAND  the process name (p: its command line), with the tree lines of",
 	"         its ancestry; kernel threads are hidden until K",
-	"Exited processes stay for a while, dimmed, with their final counts.",
+	"Exited processes stay for a while, dimmed, with their final counts and",
+	"how they ended after the name: [exit N], [SIGKILL], [oom-killed], [?].",
+	"OOM kills and reclaim stalls are marks too, listed in the log (l).",
+	"mem pressure (header): PSI memory some/full avg10, the machine's.",
 	"With -u PROVIDER:NAME probes: the header counts them; probes named",
 	"X__begin and X__end bound a phase X, and the line under the header",
 	"shows how the selected process's copies split between the phases.",
@@ -53,9 +58,9 @@ static void mark_legend(struct line *l, bool utf8)
 
 	line_add(l, ROLE_LABEL, "marks    ");
 	line_put(l, ROLE_MARK, g->mark, strlen(g->mark));
-	line_add(l, ROLE_PLAIN, " a probe fired and pages were copied, ");
+	line_add(l, ROLE_PLAIN, " a probe or OOM kill/stall and pages copied, ");
 	line_put(l, ROLE_MARK, g->mark_idle, strlen(g->mark_idle));
-	line_add(l, ROLE_PLAIN, " one fired, none copied");
+	line_add(l, ROLE_PLAIN, " none copied");
 }
 
 /* Fill out (room for max lines) with the help; returns the lines used. */

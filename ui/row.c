@@ -205,7 +205,7 @@ size_t row_label(const struct proc *p, bool cmdline, bool utf8, char *buf, size_
 static char row_state(const struct proc *p)
 {
 	if (p->exited)
-		return 'X';
+		return p->exit.left ? 'L' : 'X';
 	return (p->state >= 'A' && p->state <= 'z') ? p->state : '?';
 }
 
@@ -307,6 +307,18 @@ static void put_spark(struct line *out, const char *s, size_t n, bool utf8)
 	}
 }
 
+/* After the name of an exited process, how it ended: "[exit 0]",
+ * "[SIGSEGV (core)]", "[oom-killed]"; a death by signal in warning colour. */
+static void put_exit_reason(const struct proc *p, struct line *out)
+{
+	char why[32];
+
+	if (!p->exited)
+		return;
+	proc_exit_reason(p, why, sizeof(why));
+	line_add(out, (p->exit.status & 0x7f) || p->exit.oom ? ROLE_WARN : ROLE_PLAIN, " [%s]", why);
+}
+
 /* One process as a line of the table, exactly l->width columns or fewer. */
 void row_format(const struct row *r, const struct row_layout *l, struct line *out)
 {
@@ -326,6 +338,7 @@ void row_format(const struct row *r, const struct row_layout *l, struct line *ou
 	line_put(out, ROLE_TREE, prefix, n);
 	n = row_label(r->p, l->cmdline, l->utf8, name, sizeof(name));
 	line_put(out, ROLE_PLAIN, name, n);
+	put_exit_reason(r->p, out);
 	line_fit(out, l->width);
 }
 

@@ -120,6 +120,15 @@ void screen_group_text(const struct frame *f, const struct frame_group *g, bool 
 		line_add(l, ROLE_LABEL, "  oldest reading %.1fs", g->smaps_age);
 	if (g->unread)
 		line_add(l, ROLE_WARN, "  %zu unread", g->unread);
+	if (g->forked || g->reaped) {
+		line_add(l, ROLE_LABEL, "  respawns ");
+		line_add(l, ROLE_VALUE, "%llu forked %llu exited", g->forked, g->reaped);
+	}
+	if (g->memcg.psi_known) {
+		line_add(l, ROLE_LABEL, "  cgroup pressure ");
+		line_add(l, g->memcg.psi.some_avg10 > 0 ? ROLE_WARN : ROLE_VALUE, "some %.1f%%",
+			 g->memcg.psi.some_avg10);
+	}
 }
 
 /* The group line: the focused subtree, or the group of the selection's

@@ -368,8 +368,9 @@ static void snapshot(struct tui *t)
 /* Show or hide the probe log; without probes, say how to get some. */
 static void log_toggle(struct tui *t)
 {
-	if (!t->hi.nprobes && !t->s.log) {
-		say(t, false, "no USDT probes attached: start cowtop with -u PROVIDER:NAME");
+	if (!t->hi.nprobes && !t->hi.nkprobes && !t->s.log) {
+		say(t, false, "no USDT probes attached and no OOM kill or reclaim stall yet: "
+			"start cowtop with -u PROVIDER:NAME");
 		return;
 	}
 	t->s.log = !t->s.log;

@@ -21,7 +21,7 @@ HL_BG=
 PANE_COWTOP=
 
 # The names cowtop's BPF programs carry.
-readonly PROG_NAMES='^(on_page_fault_user|on_page_fault_kernel|on_mm_page_alloc|on_process_fork|on_process_exec|on_process_exit|on_usdt|dump_procs)$'
+readonly PROG_NAMES='^(on_page_fault_user|on_page_fault_kernel|on_mm_page_alloc|on_process_fork|on_process_exec|on_process_exit|on_usdt|on_oom_victim|on_direct_reclaim_begin|on_direct_reclaim_end|on_memcg_reclaim_begin|on_memcg_reclaim_end|on_cgroup_attach|dump_procs)$'
 
 # Check the environment as the integration tests do, and what these tests
 # need on top; make the paths absolute (tmux panes start elsewhere).

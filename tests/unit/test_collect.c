@@ -28,6 +28,8 @@ struct tracer {
 	int nqueue;
 	struct tracer_hit hits[FAKE_MAX];
 	int nhits;
+	struct tracer_mem mem[FAKE_MAX]; /* OOM kills and reclaim stalls, drained first */
+	int nmem;
 	struct { int pid; unsigned long long start; } forgot[FAKE_MAX];
 	int nforgot;
 	int watched[FAKE_MAX];
@@ -87,6 +89,9 @@ int tracer__drain(struct tracer *t)
 {
 	int i;
 
+	for (i = 0; i < t->nmem; i++)
+		t->on.mem(&t->mem[i], t->on.ctx);
+	t->nmem = 0;
 	for (i = 0; i < t->nqueue; i++)
 		t->on.event(&t->queue[i], t->on.ctx);
 	for (i = 0; i < t->nhits; i++)
@@ -437,6 +442,62 @@ static void test_pid_reuse(void **state)
 	assert_int_equal(f->t.nmap, 1); /* the young one's entry survives the old one's forget */
 }
 
+/* How children ended, and the parent's respawn counts: each exit's status
+ * and the OOM flag reach the model; the OOM kill and one reclaim stall (of
+ * two close together) become markers; a process that leaves the --cgroup
+ * target is not counted as an exited child. */
+static void test_exit_causes_and_respawns(void **state)
+{
+	struct fixture *f = *state;
+	struct tracer_event *e;
+	const struct marker *mk[8];
+	unsigned long long cursor = 0;
+	struct proc *m;
+
+	proc_put(f, 50, 1, "master", 'S', 500);
+	assert_int_equal(collect__watch(&f->c, &(struct proc_stat){ .pid = 50, .ppid = 1, .start_time = 500 }), 0);
+	queue(f, TRACER_FORK, 51, 50, 600, 0, "w1");
+	queue(f, TRACER_FORK, 52, 50, 601, 0, "w2");
+	queue(f, TRACER_FORK, 53, 50, 602, 0, "w3");
+	queue(f, TRACER_FORK, 54, 50, 603, 0, "w4");
+	f->t.mem[f->t.nmem++] = (struct tracer_mem){ .kind = TRACER_RECLAIM, .time = 1.0, .pid = 52,
+						     .tid = 52, .memcg = true, .stall = 0.002 };
+	f->t.mem[f->t.nmem++] = (struct tracer_mem){ .kind = TRACER_RECLAIM, .time = 1.1, .pid = 52,
+						     .tid = 52, .memcg = true, .stall = 0.001 };
+	collect__tick(&f->c, 1.0); /* the forks first: a stall or kill of a process not held is no mark */
+	f->t.mem[f->t.nmem++] = (struct tracer_mem){ .kind = TRACER_RECLAIM, .time = 2.0, .pid = 52,
+						     .tid = 52, .memcg = true, .stall = 0.002 };
+	f->t.mem[f->t.nmem++] = (struct tracer_mem){ .kind = TRACER_RECLAIM, .time = 2.1, .pid = 52,
+						     .tid = 52, .memcg = true, .stall = 0.001 };
+	f->t.mem[f->t.nmem++] = (struct tracer_mem){ .kind = TRACER_OOM, .time = 2.2, .pid = 52,
+						     .tid = 52, .anon_kib = 4096 };
+	queue(f, TRACER_EXIT, 51, 50, 600, 0, "w1")->exit_status = 3 << 8;
+	e = queue(f, TRACER_EXIT, 52, 50, 601, 0, "w2");
+	e->exit_status = 9;
+	e->reclaims = 2;
+	e->reclaim_s = 0.003;
+	queue(f, TRACER_EXIT, 53, 50, 602, 0, "w3")->exit_status = 11;
+	queue(f, TRACER_LEAVE, 54, 50, 603, 0, "w4");
+	collect__tick(&f->c, 1.0);
+	assert_int_equal(model__find(f->m, 51, 600)->exit.status, 3 << 8);
+	assert_false(model__find(f->m, 51, 600)->exit.oom);
+	assert_true(model__find(f->m, 52, 601)->exit.oom);
+	assert_int_equal(model__find(f->m, 52, 601)->exit.status, 9);
+	assert_int_equal(model__find(f->m, 52, 601)->reclaims, 2);
+	assert_int_equal(model__find(f->m, 53, 602)->exit.status, 11);
+	assert_true(model__find(f->m, 54, 603)->exit.left);
+	assert_true(model__find(f->m, 54, 603)->exited);
+	m = model__find(f->m, 50, 500);
+	assert_int_equal(m->forked, 4);
+	assert_int_equal(m->reaped, 3); /* the one that left the cgroup did not exit */
+	assert_int_equal(model__markers_take(f->m, &cursor, mk, 8), 2);
+	assert_string_equal(model__probe_label(f->m, mk[0]->probe), "reclaim:memcg");
+	assert_int_equal(mk[0]->args[0], 2000); /* microseconds */
+	assert_string_equal(model__probe_label(f->m, mk[1]->probe), "oom:kill");
+	assert_int_equal(mk[1]->args[0], 4096);
+	assert_int_equal(model__nkernel_probes(f->m), 2);
+}
+
 /* Records lost: an exit whose record never came is found in the map (final
  * counts, exited) and reaped; a fork whose record never came is adopted
  * once /proc confirms it; a map entry /proc does not confirm is left out. */
@@ -709,6 +770,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_exit_before_fork, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pid_reuse, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lost_records, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_exit_causes_and_respawns, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_vanishing_from_proc, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_launch_base_and_hits, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exec_forgets_memory, setup, teardown),

@@ -559,6 +559,71 @@ static void test_memcg_and_available(void **state)
 	model__free(m);
 }
 
+/* How a process ended, in the words every view uses. */
+static void test_exit_reasons(void **state)
+{
+	struct model *m = model__new();
+	struct proc *p = add(m, 5, 1, 7, "x", 0);
+	char buf[32];
+
+	(void)state;
+	assert_string_equal(proc_exit_reason(p, buf, sizeof(buf)), "");
+	model__mark_exited(p, 1.0);
+	assert_string_equal(proc_exit_reason(p, buf, sizeof(buf)), "?");
+	model__set_exit(p, 3 << 8, false);
+	assert_string_equal(proc_exit_reason(p, buf, sizeof(buf)), "exit 3");
+	model__set_exit(p, 11 | 0x80, false);
+	assert_string_equal(proc_exit_reason(p, buf, sizeof(buf)), "SIGSEGV (core)");
+	model__set_exit(p, 9, false);
+	assert_string_equal(proc_exit_reason(p, buf, sizeof(buf)), "SIGKILL");
+	model__set_exit(p, 40, false);
+	assert_string_equal(proc_exit_reason(p, buf, sizeof(buf)), "signal 40");
+	model__set_oom(p);
+	model__set_exit(p, 9, false); /* the exit never clears what the OOM killer said */
+	assert_string_equal(proc_exit_reason(p, buf, sizeof(buf)), "oom-killed");
+	assert_null(proc_signal_name(0));
+	assert_string_equal(proc_signal_name(15), "SIGTERM");
+	assert_null(proc_signal_name(64));
+	model__free(m);
+}
+
+/* Kernel marker labels are found again, and are not probes. */
+static void test_kernel_probes(void **state)
+{
+	struct model *m = model__new();
+	int a, b;
+
+	(void)state;
+	assert_int_equal(model__add_probe(m, "ruby:gc__mark__begin"), 0);
+	a = model__kernel_probe(m, "oom:kill");
+	b = model__kernel_probe(m, "reclaim:memcg");
+	assert_int_equal(a, 1);
+	assert_int_equal(b, 2);
+	assert_int_equal(model__kernel_probe(m, "oom:kill"), a);
+	assert_int_equal(model__nprobes(m), 3);
+	assert_int_equal(model__nkernel_probes(m), 2);
+	assert_string_equal(model__probe_label(m, b), "reclaim:memcg");
+	model__free(m);
+}
+
+/* Reclaim totals only grow: a reading of an older total is ignored. */
+static void test_reclaim_keeps_max(void **state)
+{
+	struct model *m = model__new();
+	struct proc *p = add(m, 5, 1, 7, "x", 0);
+	struct psi psi = { 1.5, 0.25 };
+
+	(void)state;
+	model__set_reclaim(p, 4, 0.002);
+	model__set_reclaim(p, 3, 0.001);
+	assert_int_equal(p->reclaims, 4);
+	assert_true(p->reclaim_s == 0.002);
+	assert_true(model__psi(m).some_avg10 < 0);
+	model__set_psi(m, &psi);
+	assert_true(model__psi(m).full_avg10 == 0.25);
+	model__free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -584,6 +649,9 @@ int main(void)
 		cmocka_unit_test(test_uss_and_shared_pct),
 		cmocka_unit_test(test_shared_history),
 		cmocka_unit_test(test_memcg_and_available),
+		cmocka_unit_test(test_exit_reasons),
+		cmocka_unit_test(test_kernel_probes),
+		cmocka_unit_test(test_reclaim_keeps_max),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -190,6 +190,30 @@ static void test_targets_exclusive(void **state)
 	assert_int_equal(o.first_clone_of, 77);
 }
 
+/* --cgroup and --unit: a target of their own; an empty path, or a unit
+ * name with a slash, is a usage error. */
+static void test_cgroup_and_unit(void **state)
+{
+	struct options o;
+	char *argv[ARGV_MAX];
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse(&o, argv, err, "--cgroup", "app/web", NULL), 0);
+	assert_string_equal(o.cgroup, "app/web");
+	assert_null(o.unit);
+	assert_int_equal(parse(&o, argv, err, "--unit", "nginx.service", NULL), 0);
+	assert_string_equal(o.unit, "nginx.service");
+	assert_int_equal(parse(&o, argv, err, "--cgroup", "", NULL), -EINVAL);
+	assert_non_null(strstr(err, "empty cgroup path"));
+	assert_int_equal(parse(&o, argv, err, "--unit", "a/b", NULL), -EINVAL);
+	assert_non_null(strstr(err, "unit name"));
+	assert_int_equal(parse(&o, argv, err, "--cgroup", "x", "-p", "1", NULL), -EINVAL);
+	assert_non_null(strstr(err, "exclude each other"));
+	assert_int_equal(parse(&o, argv, err, "--cgroup", "x", "--unit", "y", NULL), -EINVAL);
+	assert_int_equal(parse(&o, argv, err, "--unit", "y", "--", "true", NULL), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -202,6 +226,7 @@ int main(void)
 		cmocka_unit_test(test_bad_values),
 		cmocka_unit_test(test_unknown_and_missing),
 		cmocka_unit_test(test_targets_exclusive),
+		cmocka_unit_test(test_cgroup_and_unit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -83,6 +83,48 @@ static void test_json_one_line_escaped(void **state)
 	model__free(m);
 }
 
+/* How each process ended, in JSON and after its name in text; a running
+ * one has "exit":null; an unknown end has nulls, never a made-up code. */
+static void test_exit_causes(void **state)
+{
+	struct model *m = sample();
+	struct proc *c = model__find(m, 101, 51), *k = model__add(m, 103, 53);
+	struct proc *o = model__add(m, 104, 54);
+	char *s;
+
+	(void)state;
+	model__set_parent(k, 100);
+	model__set_comm(k, "killed", 6);
+	model__set_exit(k, 11 | 0x80, false);
+	model__mark_exited(k, 1.0);
+	model__set_parent(o, 100);
+	model__set_comm(o, "hog", 3);
+	model__set_oom(o);
+	model__set_exit(o, 9, false);
+	model__set_reclaim(o, 5, 0.25);
+	model__mark_exited(o, 1.0);
+	model__set_exit(c, 0, false); /* still running: not shown */
+	model__find(m, 100, 50)->forked = 4;
+	model__find(m, 100, 50)->reaped = 2;
+	s = render(m, output_json);
+	assert_non_null(strstr(s, "\"pid\":101,\"ppid\":100"));
+	assert_non_null(strstr(s, "\"exit\":null"));
+	assert_non_null(strstr(s, "\"comm\":\"gone\"")); /* marked exited with no status */
+	assert_non_null(strstr(s, "\"exit\":{\"code\":null,\"signal\":null,\"core\":false,\"oom\":false}"));
+	assert_non_null(strstr(s, "\"exit\":{\"code\":null,\"signal\":\"SIGSEGV\",\"core\":true,\"oom\":false}"));
+	assert_non_null(strstr(s, "\"exit\":{\"code\":null,\"signal\":\"SIGKILL\",\"core\":false,\"oom\":true},"
+			       "\"reclaim\":{\"stalls\":5,\"seconds\":0.250000}"));
+	assert_non_null(strstr(s, "\"children_forked\":4,\"children_exited\":2"));
+	free(s);
+	model__set_exit(k, 3 << 8, false);
+	s = render(m, text);
+	assert_non_null(strstr(s, "killed [exit 3]\n"));
+	assert_non_null(strstr(s, "hog [oom-killed]\n"));
+	assert_non_null(strstr(s, "gone [?]\n"));
+	free(s);
+	model__free(m);
+}
+
 static void test_text_tree_and_sanitized(void **state)
 {
 	struct model *m = sample();
@@ -168,7 +210,7 @@ static void test_rss_vsz_unknown_until_read(void **state)
 	free(s);
 	s = render(m, text);
 	assert_non_null(strstr(s, " exited       0.0         0        0        0         -      -"
-				  "         -         -         -    `- gone\n"));
+				  "         -         -         -    `- gone [?]\n"));
 	free(s);
 	model__free(m);
 }
@@ -271,7 +313,8 @@ static struct model *sample_read(void)
 	struct smaps ms = { .pss = 5000, .anon = 6000, .private_clean = 100, .private_dirty = 900 };
 	struct smaps cs = { .pss = 2500, .pss_anon = 2000, .anon = 4000, .private_dirty = 1000,
 			    .private_clean = 24, .shared_clean = 7, .shared_dirty = 3000, .swap = 5 };
-	struct memcg cg = { .limit_kib = 100000, .usage_kib = 50000 };
+	struct memcg cg = { .limit_kib = 100000, .usage_kib = 50000, .psi_known = true,
+			    .psi = { 2.5, 0.5 } };
 
 	model__set_smaps(model__find(m, 100, 0), &ms, NOW - 2);
 	model__set_smaps(model__find(m, 101, 0), &cs, NOW - 2);
@@ -298,7 +341,9 @@ static void test_json_unread_is_null(void **state)
 				  "\"worker_uss_max_kib\":null,\"cow_pages\":42,\"cow_rate\":0.0,"
 				  "\"headroom\":null,\"headroom_cgroup\":null,\"cgroup_limit_kib\":null,"
 			  "\"cgroup_usage_kib\":null,\"smaps_age\":null,"
-				  "\"unread\":2}],\"mem_available_kib\":null}"));
+				  "\"unread\":2,\"respawns\":{\"forked\":0,\"exited\":0},"
+				  "\"cgroup_psi_memory\":null}],\"mem_available_kib\":null,"
+				  "\"psi_memory\":{\"some_avg10\":null,\"full_avg10\":null}}"));
 	free(s);
 	model__free(m);
 }
@@ -321,7 +366,10 @@ static void test_json_memory_figures(void **state)
 				  "\"worker_uss_max_kib\":1024,\"cow_pages\":42,\"cow_rate\":0.0,"
 				  "\"headroom\":1000,\"headroom_cgroup\":48,\"cgroup_limit_kib\":100000,"
 			  "\"cgroup_usage_kib\":50000,\"smaps_age\":2.000,"
-				  "\"unread\":0}],\"mem_available_kib\":1024000}"));
+				  "\"unread\":0,\"respawns\":{\"forked\":0,\"exited\":0},"
+				  "\"cgroup_psi_memory\":{\"some_avg10\":2.50,\"full_avg10\":0.50}}],"
+				  "\"mem_available_kib\":1024000,"
+				  "\"psi_memory\":{\"some_avg10\":null,\"full_avg10\":null}}"));
 	free(s);
 	model__free(m);
 }
@@ -352,6 +400,7 @@ static void test_text_memory_columns_and_group(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_exit_causes),
 		cmocka_unit_test(test_json_one_line_escaped),
 		cmocka_unit_test(test_text_tree_and_sanitized),
 		cmocka_unit_test(test_text_totals),

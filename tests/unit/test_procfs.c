@@ -903,6 +903,60 @@ static void test_smaps_every_truncation(void **state)
 	free(buf);
 }
 
+/* The avg10 figures of a PSI file; a "full" line is optional (the
+ * machine-wide cpu file of older kernels had none); garbage is refused. */
+static void test_psi_parse(void **state)
+{
+	static const char both[] = "some avg10=1.25 avg60=0.50 avg300=0.10 total=123\n"
+				   "full avg10=0.75 avg60=0.00 avg300=0.00 total=45\n";
+	static const char some[] = "some avg10=0.00 avg60=0.00 avg300=0.00 total=0\n";
+	struct psi psi;
+
+	(void)state;
+	assert_int_equal(procfs_parse_psi(both, strlen(both), &psi), 0);
+	assert_true(psi.some_avg10 == 1.25);
+	assert_true(psi.full_avg10 == 0.75);
+	assert_int_equal(procfs_parse_psi(some, strlen(some), &psi), 0);
+	assert_true(psi.some_avg10 == 0);
+	assert_true(psi.full_avg10 < 0);
+	assert_int_equal(procfs_parse_psi("", 0, &psi), -EINVAL);
+	assert_int_equal(procfs_parse_psi("some avg10=x\n", 13, &psi), -EINVAL);
+	assert_int_equal(procfs_parse_psi("some avg10=250.0\n", 17, &psi), -EINVAL);
+	assert_int_equal(procfs_parse_psi("full avg10=1.0\n", 15, &psi), -EINVAL);
+}
+
+/* The pid inside a process's own namespace: the last of NSpid. */
+static void test_status_nspid(void **state)
+{
+	static const char nested[] = "Name:\tsh\nTgid:\t4242\nNSpid:\t4242\t17\t1\nPPid:\t1\n";
+	static const char flat[] = "Name:\tsh\nNSpid:\t4242\n";
+	static const char none[] = "Name:\tsh\nTgid:\t4242\n";
+	static const char cut[] = "Name:\tsh\nNSpid:\t4242\t1";
+	static const char bad[] = "NSpid:\t4242\tx\n";
+	static const char forged[] = "Name:\tNSpid: 5\\nNSpid:\t7\nNSpid:\t9\n";
+
+	(void)state;
+	assert_int_equal(procfs_parse_status_nspid(nested, strlen(nested)), 1);
+	assert_int_equal(procfs_parse_status_nspid(flat, strlen(flat)), 4242);
+	assert_int_equal(procfs_parse_status_nspid(none, strlen(none)), -ENOENT);
+	assert_int_equal(procfs_parse_status_nspid(cut, strlen(cut)), -EINVAL);
+	assert_int_equal(procfs_parse_status_nspid(bad, strlen(bad)), -EINVAL);
+	assert_int_equal(procfs_parse_status_nspid(forged, strlen(forged)), 9);
+}
+
+/* The boot time offset of a time namespace, by name or by clock id. */
+static void test_timens_parse(void **state)
+{
+	static const char named[] = "monotonic 0 0\nboottime 100000 5\n";
+	static const char ids[] = "1 7 0\n7 -20 0\n";
+
+	(void)state;
+	assert_true(procfs_parse_timens_boottime(named, strlen(named)) == 100000000000005LL);
+	assert_true(procfs_parse_timens_boottime(ids, strlen(ids)) == -20000000000LL);
+	assert_true(procfs_parse_timens_boottime("", 0) == 0);
+	assert_true(procfs_parse_timens_boottime("monotonic 5 0\n", 14) == 0);
+}
+
 /* MemAvailable of a captured meminfo; none before Linux 3.14. */
 static void test_meminfo_available(void **state)
 {
@@ -1085,6 +1139,9 @@ static void test_fake_memcg(void **state)
 		"cg/unified/s/memory.current", "4096000\n",
 		"cg/unified/s/t/memory.max", "2097152\n",
 		"cg/unified/s/t/memory.current", "1048576\n",
+		"cg/unified/s/t/memory.pressure", "some avg10=3.25 avg60=1.00 avg300=0.00 total=9\n"
+						  "full avg10=1.50 avg60=0.00 avg300=0.00 total=4\n",
+		"cg/unified/u/memory.pressure", "garbage\n",
 		"3/cgroup", "0::/\n",
 		"4/cgroup", "0::/nomem/x\n",
 		"cg/unified/nomem/x/cgroup.procs", "4\n",
@@ -1100,10 +1157,11 @@ static void test_fake_memcg(void **state)
 	static const struct {
 		int pid, ret;
 		unsigned long long limit, usage;
+		bool psi; /* its cgroup v2's memory pressure read (only 2's is there and sane) */
 	} want[] = {
-		{ 1, 0, 1048576, 524288 }, { 2, 0, 2048, 1024 }, { 3, 0, 0, 0 },
-		{ 4, 0, 0, 0 }, { 5, 0, 0, 8 }, { 6, 0, 0, 0 }, { 7, -ENOENT, 9, 9 },
-		{ 8, -EINVAL, 9, 9 }, { 9, -ENOENT, 9, 9 },
+		{ 1, 0, 1048576, 524288, false }, { 2, 0, 2048, 1024, true }, { 3, 0, 0, 0, false },
+		{ 4, 0, 0, 0, false }, { 5, 0, 0, 8, false }, { 6, 0, 0, 0, false },
+		{ 7, -ENOENT, 9, 9, false }, { 8, -EINVAL, 9, 9, false }, { 9, -ENOENT, 9, 9, false },
 	};
 	int fd = (int)(intptr_t)*state, cgfd;
 	struct memcg cg;
@@ -1114,11 +1172,15 @@ static void test_fake_memcg(void **state)
 	assert_true(cgfd >= 0);
 	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
 		cg.limit_kib = cg.usage_kib = 9;
+		cg.psi_known = false;
 		if (procfs_read_memcg(fd, cgfd, want[i].pid, &cg) != want[i].ret)
 			fail_msg("pid %d: not %d", want[i].pid, want[i].ret);
 		assert_int_equal(cg.limit_kib, want[i].limit);
 		assert_int_equal(cg.usage_kib, want[i].usage);
+		assert_int_equal(cg.psi_known, want[i].psi);
 	}
+	procfs_read_memcg(fd, cgfd, 2, &cg);
+	assert_true(cg.psi.some_avg10 == 3.25 && cg.psi.full_avg10 == 1.5);
 	close(cgfd);
 }
 
@@ -1547,6 +1609,9 @@ int main(void)
 		cmocka_unit_test(test_smaps_hostile),
 		cmocka_unit_test(test_smaps_every_truncation),
 		cmocka_unit_test(test_meminfo_available),
+		cmocka_unit_test(test_psi_parse),
+		cmocka_unit_test(test_timens_parse),
+		cmocka_unit_test(test_status_nspid),
 		cmocka_unit_test(test_cgroup_parse),
 		cmocka_unit_test(test_live_self_stat),
 		cmocka_unit_test(test_live_self_cmdline),

@@ -174,6 +174,29 @@ static void test_probes_only_when_attached(void **state)
 	free(l);
 }
 
+/* The memory pressure: last on line 3, only when known, in warning colour
+ * once some task stalled. */
+static void test_memory_pressure(void **state)
+{
+	struct header_info h = info();
+	struct line *l = calloc(HEADER_LINES, sizeof(*l));
+
+	(void)state;
+	header_build(&h, l);
+	assert_null(strstr(l[2].text, "mem pressure"));
+	h.psi = true;
+	header_build(&h, l);
+	assert_non_null(strstr(l[2].text, "mem pressure some 0.0% full 0.0%"));
+	assert_false(role_at(&l[2], "some 0.0%", ROLE_WARN));
+	h.psi_some = 12.5;
+	h.psi_full = -1;
+	h.paused = true;
+	header_build(&h, l);
+	assert_non_null(strstr(l[2].text, "[PAUSED]  mem pressure some 12.5% full 0.0%"));
+	assert_true(role_at(&l[2], "some 12.5%", ROLE_WARN));
+	free(l);
+}
+
 /* How old the oldest reading shown is, only when a row shown has one. */
 static void test_oldest_reading(void **state)
 {
@@ -200,6 +223,7 @@ int main(void)
 		cmocka_unit_test(test_untrusted_text_escaped),
 		cmocka_unit_test(test_probes_only_when_attached),
 		cmocka_unit_test(test_oldest_reading),
+		cmocka_unit_test(test_memory_pressure),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

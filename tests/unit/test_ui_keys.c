@@ -227,7 +227,7 @@ static void test_help_explains_marks(void **state)
 	for (utf8 = 0; utf8 < 2; utf8++) {
 		nl = help_build(lines, HELP_LINES, utf8);
 		for (found = 0, k = 0; k < nl; k++)
-			found += strstr(lines[k].text, utf8 ? "\u25c6 a probe fired" : "! a probe fired") != NULL;
+			found += strstr(lines[k].text, utf8 ? "\u25c6 a probe or OOM kill" : "! a probe or OOM kill") != NULL;
 		assert_int_equal(found, 1);
 	}
 	free(lines);

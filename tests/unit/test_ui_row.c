@@ -193,7 +193,7 @@ static void test_row_exact_utf8(void **state)
 	rl.scale = 42;
 	row_format(&rows[3], &rl, l);
 	assert_string_equal(l->text,
-		"    103 X     0.0       7      -     -      -      -      -                  ▃▁   └─ gone");
+		"    103 X     0.0       7      -     -      -      -      -                  ▃▁   └─ gone [?]");
 	/* gone never had its stat read: RSS and VSZ unknown, not 0K (master's
 	 * were read, as 0) */
 	assert_int_equal(l->base, ROLE_DIM); /* exited: dimmed, final counts */

@@ -362,6 +362,34 @@ static void test_group_line(void **state)
 	free(l);
 }
 
+/* The group line ends with the root's respawns, once it has any, and its
+ * cgroup's memory pressure when known. */
+static void test_group_line_respawns(void **state)
+{
+	static const struct frame_status st = { .time = 100.0 };
+	struct memcg cg = { .psi_known = true, .psi = { 4.5, 1.0 } };
+	struct line *l = malloc(sizeof(*l));
+	struct model *m = sample();
+	struct proc *master = model__find(m, 100, 0);
+	struct frame *f;
+	struct view v;
+
+	(void)state;
+	master->forked = 40;
+	master->reaped = 37;
+	model__set_memcg(master, &cg);
+	view__init(&v, &(struct view_opts){ .sort = SORT_PID, .tree = true }, false);
+	f = frame__build(m, &st, NULL, NULL);
+	assert_non_null(f);
+	assert_int_equal(view__set_frame(&v, f), 0);
+	frame__free(f);
+	screen_group_line(&v, false, l);
+	assert_non_null(strstr(l->text, "  respawns 40 forked 37 exited  cgroup pressure some 4.5%"));
+	view__free(&v);
+	model__free(m);
+	free(l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -378,6 +406,7 @@ int main(void)
 		cmocka_unit_test(test_oldest_reading),
 		cmocka_unit_test(test_metric_cycle),
 		cmocka_unit_test(test_group_line),
+		cmocka_unit_test(test_group_line_respawns),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
