@@ -6,10 +6,11 @@ packages=(
 	# build
 	autoconf automake make gcc pkg-config
 	clang llvm bpftool
-	libbpf-dev libelf-dev libdw-dev zlib1g-dev libncurses-dev
+	libbpf-dev libelf-dev libdw-dev zlib1g-dev libncurses-dev libmicrohttpd-dev
 	# tests
 	libcmocka-dev tmux jq procps sudo util-linux git
 	systemtap-sdt-dev ruby python3.11
+	prometheus curl # the exporter's test: a real Prometheus scrapes cowtop; promtool checks
 	# benchmarks
 	bpftrace
 )
