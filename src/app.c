@@ -120,8 +120,7 @@ static void present(struct app *a, double interval)
 	struct sink *s;
 	char err[512];
 
-	if (tracer__bpf_run_seconds(a->tracer, &st.bpf_run_seconds))
-		st.bpf_run_seconds = -1;
+	st.bpf_stats = tracer__bpf_run_seconds(a->tracer, &st.bpf_run_seconds) == 0;
 	f = frame__build(a->model, &st, &vo, &a->marks_shown);
 	if (!f)
 		return;

@@ -259,7 +259,8 @@ static void take_status(struct frame *f, const struct frame_status *st)
 		memcpy(f->lost_by_kind, st->lost_by_kind, sizeof(f->lost_by_kind));
 	f->cpu_pct = st->cpu_pct;
 	f->cpu_seconds = st->cpu_seconds;
-	f->bpf_run_seconds = st->bpf_run_seconds;
+	f->bpf_stats = st->bpf_stats;
+	f->bpf_run_seconds = st->bpf_stats ? st->bpf_run_seconds : 0;
 	snprintf(f->host, sizeof(f->host), "%s", st->host ? st->host : "");
 	f->usdt = st->usdt;
 	f->command_done = st->command_done;

@@ -26,7 +26,8 @@ struct frame_status {
 	const struct stacks *stacks; /* copies by code path; NULL: never turned on */
 	const unsigned long long *lost_by_kind; /* LOST_KINDS counts; NULL: unknown */
 	double cpu_seconds;        /* cowtop's own CPU time since start */
-	double bpf_run_seconds;    /* the kernel's run time of cowtop's programs; < 0 not counted */
+	bool bpf_stats;            /* the kernel counts the run time of BPF programs: */
+	double bpf_run_seconds;    /* ... of cowtop's, then */
 	const char *host;          /* the host name; NULL: unknown */
 };
 
@@ -72,6 +73,7 @@ struct frame {
 	unsigned long long lost_by_kind[LOST_KINDS];
 	double cpu_pct;
 	double cpu_seconds, bpf_run_seconds; /* see frame_status */
+	bool bpf_stats;
 	char host[256];
 	bool usdt, command_done;
 	int command_status;

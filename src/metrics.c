@@ -491,7 +491,7 @@ static void put_self(const struct metrics *m, enum metrics_format fmt, FILE *out
 	put_head(out, fmt, &cpu);
 	put_name(out, &cpu);
 	fprintf(out, " %.6f\n", f->cpu_seconds);
-	if (f->bpf_run_seconds >= 0) {
+	if (f->bpf_stats) {
 		put_head(out, fmt, &bpf);
 		put_name(out, &bpf);
 		fprintf(out, " %.9f\n", f->bpf_run_seconds);
