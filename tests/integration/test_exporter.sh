@@ -258,8 +258,8 @@ test_contrib() {
 	# verified offline, with the binary built here in place of the installed one
 	if command -v systemd-analyze >/dev/null; then
 		mkdir -p "$WORK/unit"
-		sed "s|^ExecStart=/usr/sbin/cowtop|ExecStart=$(realpath "$COWTOP")|" \
-			"$src/contrib/cowtop-exporter.service" >"$WORK/unit/cowtop-exporter.service"
+		sed "s|^ExecStart=@sbindir@/cowtop|ExecStart=$(realpath "$COWTOP")|" \
+			"$src/contrib/cowtop-exporter.service.in" >"$WORK/unit/cowtop-exporter.service"
 		check "contrib/cowtop-exporter.service passes systemd-analyze verify" \
 			systemd-analyze verify --man=no "$WORK/unit/cowtop-exporter.service"
 	else
