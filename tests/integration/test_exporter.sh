@@ -267,6 +267,16 @@ test_contrib() {
 	fi
 }
 
+# Wait up to 10 s for something to listen on 127.0.0.1:PORT.
+listening() {
+	local i
+	for ((i = 0; i < 100; i++)); do
+		ss -Hltn "sport = :$1" 2>/dev/null | grep -q . && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # Errors and the choices around the listener.
 test_errors() {
 	local port busy
@@ -276,7 +286,7 @@ s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(); time.sleep(60)' "$port" &
 	busy=$!
 	BG_PIDS+=("$busy")
-	sleep 0.5
+	listening "$port" || die "the port holder did not start"
 	run_cowtop busy --exporter --listen "127.0.0.1:$port" -p $$
 	expect_eq "port in use: exit status" "$RC" 1
 	expect_eq "port in use: one line" "$(cat "$WORK/busy.err")" \
