@@ -9,6 +9,7 @@
 #  - churn: 2,000 short-lived workers under one parent: the series stay
 #    within the bound, the counters never decrease, and every worker's
 #    copies are in the children's counter after it is gone;
+#  - copies per USDT phase (phaseload) are served per group and role;
 #  - the example alerting rules pass `promtool check rules`, the unit file
 #    `systemd-analyze verify` where that can run;
 #  - errors: port in use and an address not on this host exit 1 with one
@@ -248,6 +249,29 @@ test_churn() {
 	check "churn: the last body passes promtool" promtool check metrics <"$last"
 }
 
+# Copies per USDT phase (phaseload: each child writes INSIDE pages in its
+# phase, the main process 500 in its own).
+test_phases() {
+	local port dir=$WORK/phases last v
+	local phaseload=${PHASELOAD:-$(dirname "$COWLOAD")/phaseload}
+	port=$(free_port)
+	new_report phases
+	start_cowtop phases --exporter --listen "127.0.0.1:$port" -d 0.2 \
+		-u "$(realpath "$phaseload"):cowtest:phase__begin" -- \
+		"$phaseload" --report "$REPORT" --children 3 --outside 300 --inside 1200 \
+		--after 200 --parent-inside 500 --phase-ms 1500 --start-delay 1000
+	wait_port "$port" || die "cowtop does not answer on port $port: $(cat "$WORK/phases.err")"
+	start_scraper "http://127.0.0.1:$port/metrics" "$dir"
+	reap_after_load
+	stop_scraper
+	last=$(grep -l 'cowtop_cow_phase_pages_total{group="phaseload",role="child"' "$dir"/*.txt | sort | tail -n 1)
+	v=$(sample_of "$last" 'cowtop_cow_phase_pages_total{group="phaseload",role="child",phase="cowtest:phase"}')
+	check_value "phases: the children's copies in their phase" cow_pages "$v" 3600 $((3600 + 3 * SLACK))
+	v=$(sample_of "$last" 'cowtop_cow_phase_pages_total{group="phaseload",role="parent",phase="cowtest:phase"}')
+	check_value "phases: the parent's copies in its phase" cow_pages "$v" 500 $((500 + SLACK))
+	check "phases: every scraped body passes promtool" all_pass_promtool "$dir"
+}
+
 # Files under contrib/: the rules pass promtool, the unit systemd-analyze.
 test_contrib() {
 	local src=${srcdir:-$(dirname "$0")/../..}
@@ -318,4 +342,5 @@ test_errors
 test_contrib
 test_prometheus
 test_churn
+test_phases
 finish
