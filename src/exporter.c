@@ -83,12 +83,14 @@ static enum MHD_Result reply_metrics(struct exporter *e, struct MHD_Connection *
 }
 
 /* Route a request: GET of /metrics or /, nothing else; a request with a
- * body is refused before it is read. */
+ * body is refused before it is read. A GET is answered on the second call,
+ * once the request is whole, so that the connection can be kept alive. */
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
 				  const char *method, const char *version, const char *upload_data,
 				  size_t *upload_data_size, void **con_cls)
 {
 	static const char plain[] = "text/plain; charset=utf-8";
+	static int seen; /* *con_cls of a request already called once */
 	struct exporter *e = cls;
 
 	if (strcmp(method, MHD_HTTP_METHOD_GET))
@@ -96,6 +98,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	if (MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH) ||
 	    MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING))
 		return reply(c, MHD_HTTP_BAD_REQUEST, "a GET has no body\n", plain, NULL);
+	if (!*con_cls) {
+		*con_cls = &seen;
+		return MHD_YES;
+	}
 	if (strcmp(url, "/metrics") == 0)
 		return reply_metrics(e, c);
 	if (strcmp(url, "/") == 0)
