@@ -473,7 +473,7 @@ static void put_self(const struct metrics *m, enum metrics_format fmt, FILE *out
 	static const struct family cpu = { "cowtop_cpu_seconds", "counter", "seconds",
 		"CPU time cowtop has used (user + system)." };
 	static const struct family bpf = { "cowtop_bpf_run_seconds", "counter", "seconds",
-		"Time the kernel spent running cowtop's BPF programs (only while sysctl kernel.bpf_stats_enabled=1)." };
+		"Time the kernel spent running cowtop's BPF programs, counted only while kernel.bpf_stats_enabled=1." };
 	static const struct family lost = { "cowtop_lost_records", "counter", NULL,
 		"Records and counts the kernel side could not keep, by kind; non-zero means some figures are short." };
 	static const struct family ts = { "cowtop_frame_timestamp_seconds", "gauge", "seconds",
