@@ -1,6 +1,7 @@
-/* One immutable snapshot per tick, read by every view (screen,
- * batch text/JSON, snapshot; exporter and recorder next). It owns copies of
- * everything it shows: a paused screen keeps one while the model moves on. */
+/* One immutable snapshot per tick, read by every view (screen, batch
+ * text/JSON, snapshot, the metrics exporter; the recorder next). It owns
+ * copies of everything it shows: a paused screen or the exporter keeps one
+ * while the model moves on. */
 #ifndef COWTOP_FRAME_H
 #define COWTOP_FRAME_H
 
