@@ -147,6 +147,8 @@ static enum sink_status exporter_frame(struct sink *s, struct frame *f, char *er
 	return SINK_OK;
 }
 
+/* Stop the server (it closes its connections and the listening socket),
+ * drop the kept frame. */
 static void exporter_free(struct sink *s)
 {
 	struct exporter *e = (struct exporter *)s;
