@@ -10,7 +10,7 @@ packages=(
 	# tests
 	libcmocka-dev tmux jq procps sudo util-linux git
 	systemtap-sdt-dev ruby python3.11
-	prometheus curl python3 iproute2 # the exporter's tests: a real Prometheus, promtool, clients
+	prometheus curl python3 iproute2 python3-prometheus-client # the exporter's tests: a real Prometheus, promtool, clients
 	# benchmarks
 	bpftrace
 )

@@ -5,7 +5,8 @@
 #    API (/api/v1/query) gives the copies of the group's parent, children and
 #    grandchildren: they match the workload's writes within the usual slack;
 #  - every body scraped here in the classic text format passes
-#    `promtool check metrics`; the group counters never decrease;
+#    `promtool check metrics`, every OpenMetrics one the strict parser of
+#    python3-prometheus-client; the group counters never decrease;
 #  - churn: 2,000 short-lived workers under one parent: the series stay
 #    within the bound, the counters never decrease, and every worker's
 #    copies are in the children's counter after it is gone;
@@ -32,14 +33,42 @@ scrape() {
 	curl -sS -f --max-time 5 -H 'Accept: text/plain; version=0.0.4' -o "$2" "$1"
 }
 
-# Scrape url every 0.2 s into DIR/N.txt until killed: scraper URL DIR.
+# Scrape url into file in OpenMetrics, checking the reply's content type.
+scrape_om() {
+	local type
+	type=$(curl -sS -f --max-time 5 -H 'Accept: application/openmetrics-text; version=1.0.0' \
+		-o "$2" -w '%{content_type}' "$1") || return 1
+	[[ $type == "application/openmetrics-text; version=1.0.0; charset=utf-8" ]] || echo "bad type: $type" >>"$2"
+}
+
+# Scrape url every 0.2 s until killed, in the text format into DIR/N.txt
+# and, every fifth time, in OpenMetrics into DIR/N.om: scraper URL DIR.
 scraper() {
 	local i=0
 	mkdir -p "$2"
 	while :; do
 		scrape "$1" "$2/$(printf %05d $i).txt" 2>/dev/null && i=$((i + 1))
+		((i % 5)) || scrape_om "$1" "$2/$(printf %05d $i).om" 2>/dev/null || true
 		sleep 0.2
 	done
+}
+
+# Every OpenMetrics body in DIR passes the strict parser of Debian's
+# python3-prometheus-client (it wants # EOF, units that end the names...).
+all_pass_openmetrics() {
+	ls "$1"/*.om >/dev/null 2>&1 || return 1
+	/usr/bin/python3 - "$1"/*.om <<'EOF'
+import sys
+from prometheus_client.openmetrics.parser import text_string_to_metric_families
+bad = 0
+for path in sys.argv[1:]:
+    try:
+        list(text_string_to_metric_families(open(path).read()))
+    except Exception as e:
+        print("    %s: %s" % (path, e))
+        bad = 1
+sys.exit(bad)
+EOF
 }
 
 # Start the background scraper: start_scraper URL DIR.
@@ -204,6 +233,8 @@ test_prometheus() {
 	check_value "Prometheus parsed the samples of a scrape" samples "${v%%.*}" 20 200
 	check "every scraped body passes promtool check metrics ($(find "$WORK/scrapes" -name '*.txt' | wc -l) bodies)" \
 		all_pass_promtool "$WORK/scrapes"
+	check "every OpenMetrics body passes a strict parser ($(find "$WORK/scrapes" -name '*.om' | wc -l) bodies)" \
+		all_pass_openmetrics "$WORK/scrapes"
 	check "group counters never decrease between scrapes" counters_monotonic "$WORK/scrapes"
 	body=$(find "$WORK/scrapes" -name '*.txt' | sort | tail -n 1)
 	check "cowtop's own CPU seconds are served" grep -q '^cowtop_cpu_seconds_total [0-9]' "$body"
@@ -270,6 +301,7 @@ test_phases() {
 	v=$(sample_of "$last" 'cowtop_cow_phase_pages_total{group="phaseload",role="parent",phase="cowtest:phase"}')
 	check_value "phases: the parent's copies in its phase" cow_pages "$v" 500 $((500 + SLACK))
 	check "phases: every scraped body passes promtool" all_pass_promtool "$dir"
+	check "phases: every OpenMetrics body passes a strict parser" all_pass_openmetrics "$dir"
 }
 
 # Files under contrib/: the rules pass promtool, the unit systemd-analyze.
@@ -338,6 +370,8 @@ setup
 for tool in prometheus promtool curl python3; do
 	command -v "$tool" >/dev/null || die "$tool is needed (Debian packages prometheus, curl, python3)"
 done
+/usr/bin/python3 -c 'import prometheus_client' 2>/dev/null ||
+	die "the OpenMetrics parser is needed (Debian package python3-prometheus-client)"
 test_errors
 test_contrib
 test_prometheus
