@@ -6,13 +6,14 @@ packages=(
 	# build
 	autoconf automake make gcc pkg-config
 	clang llvm bpftool
-	libbpf-dev libelf-dev libdw-dev zlib1g-dev libncurses-dev
+	libbpf-dev libelf-dev libdw-dev zlib1g-dev libncurses-dev libmicrohttpd-dev
 	# tests
 	libcmocka-dev tmux jq procps sudo util-linux git
 	systemtap-sdt-dev ruby python3.11
 	# tests against real servers (tests/integration/test_redis.sh, ...)
 	redis-server redis-tools unicorn ruby-rack gunicorn curl
 	mandoc groff-base
+	prometheus python3 iproute2 python3-prometheus-client # the exporter's tests: a real Prometheus, promtool, clients
 	# benchmarks
 	bpftrace
 )

@@ -37,6 +37,7 @@ struct app {
 	struct tui *tui;                /* NULL in batch mode */
 	struct sink *sinks;             /* the views frames go to, in order */
 	int procfd, sigfd, timerfd;
+	char host[256];                 /* the host name frames carry */
 	double cpu_pct, cpu_prev;       /* our own CPU use: last interval, seconds at the last tick */
 	unsigned long long marks_shown; /* probe hits already in a frame */
 	double last_tick;
@@ -87,6 +88,7 @@ static bool use_tui(const struct app *a);
 /* The views that frames go to, each opened when the options ask for it. */
 static const sink_open_fn sink_makers[] = {
 	batch_sink_open,
+	exporter_sink_open,
 };
 
 /* Act on a sink's answer: a failure ends the run with status 1, a reader
@@ -103,18 +105,23 @@ static void sink_answer(struct app *a, enum sink_status st, const char *err)
 static void present(struct app *a, double interval)
 {
 	struct view_opts vo = { .sort = a->opt->sort, .reverse = a->opt->reverse, .tree = !a->opt->flat };
+	unsigned long long lost_by_kind[LOST_KINDS];
 	struct frame_status st = {
 		.time = loop_wall_now(), .interval = interval, .mechanism = tracer__mechanism(a->tracer),
-		.lost = tracer__lost(a->tracer), .cpu_pct = a->cpu_pct, .target = a->targets.what,
+		.lost = tracer__lost(a->tracer, lost_by_kind), .lost_by_kind = lost_by_kind,
+		.cpu_pct = a->cpu_pct, .cpu_seconds = a->cpu_prev, .host = a->host,
+		.target = a->targets.what,
 		.usdt = a->targets.probes != NULL,
 		.command_done = a->targets.launch.pid > 0 && targets__done(&a->targets),
 		.command_status = a->targets.cmd_status,
 		.stacks = a->stacks.stacks,
 	};
-	struct frame *f = frame__build(a->model, &st, &vo, &a->marks_shown);
+	struct frame *f;
 	struct sink *s;
 	char err[512];
 
+	st.bpf_stats = tracer__bpf_run_seconds(a->tracer, &st.bpf_run_seconds) == 0;
+	f = frame__build(a->model, &st, &vo, &a->marks_shown);
 	if (!f)
 		return;
 	for (s = a->sinks; s && !a->stop; s = s->next)
@@ -285,11 +292,12 @@ static void on_stdin(int fd, unsigned events, void *ctx)
 	}
 }
 
-/* Whether to show the full-screen view: not in batch mode, and only on a
- * terminal (otherwise frames go out as batch text). */
+/* Whether to show the full-screen view: not in batch mode, not headless
+ * (--exporter), and only on a terminal (otherwise frames go out as batch
+ * text). */
 static bool use_tui(const struct app *a)
 {
-	return !a->opt->batch && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO);
+	return !a->opt->batch && !a->opt->exporter && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO);
 }
 
 /* Open the full-screen view, listen to the keyboard, show a first frame. */
@@ -394,6 +402,8 @@ int app_run(struct options *opt)
 	struct app a = { .opt = opt, .sigfd = -1, .timerfd = -1 };
 
 	signal(SIGPIPE, SIG_IGN);
+	if (gethostname(a.host, sizeof(a.host) - 1))
+		a.host[0] = 0;
 	a.model = model__new();
 	a.procfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	collect__init(&a.collect, a.model, a.procfd);

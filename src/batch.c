@@ -106,8 +106,8 @@ int batch_sink_open(const struct sink_env *env, struct sink **out, int *status,
 	struct batch_sink *b;
 
 	*out = NULL;
-	if (env->tui)
-		return 0;
+	if (env->tui || (env->opt->exporter && !env->opt->batch))
+		return 0; /* the screen shows frames, or the exporter runs headless */
 	b = calloc(1, sizeof(*b));
 	if (!b) {
 		*status = 1;

@@ -259,7 +259,13 @@ static void take_status(struct frame *f, const struct frame_status *st)
 	snprintf(f->mechanism, sizeof(f->mechanism), "%s", st->mechanism ? st->mechanism : "?");
 	snprintf(f->target, sizeof(f->target), "%s", st->target ? st->target : "?");
 	f->lost = st->lost;
+	if (st->lost_by_kind)
+		memcpy(f->lost_by_kind, st->lost_by_kind, sizeof(f->lost_by_kind));
 	f->cpu_pct = st->cpu_pct;
+	f->cpu_seconds = st->cpu_seconds;
+	f->bpf_stats = st->bpf_stats;
+	f->bpf_run_seconds = st->bpf_stats ? st->bpf_run_seconds : 0;
+	snprintf(f->host, sizeof(f->host), "%s", st->host ? st->host : "");
 	f->usdt = st->usdt;
 	f->command_done = st->command_done;
 	f->command_status = st->command_status;
@@ -325,6 +331,17 @@ void frame__free(struct frame *f)
 	free(f->groups);
 	stacks_snap__free(f->stacks);
 	free(f);
+}
+
+/* The name of a kind of loss, as the metrics label it. */
+const char *frame_lost_kind_name(enum lost_kind k)
+{
+	static const char *const names[LOST_KINDS] = {
+		[LOST_RINGBUF] = "ringbuf", [LOST_MAP_FULL] = "map_full",
+		[LOST_PHASE_FULL] = "phase_full", [LOST_REGION_FULL] = "region_full",
+	};
+
+	return (unsigned)k < LOST_KINDS ? names[k] : "?";
 }
 
 /* "provider:name" of a probe ("?" when unknown). */

@@ -1,6 +1,7 @@
-/* One immutable snapshot per tick, read by every view (screen,
- * batch text/JSON, snapshot; exporter and recorder next). It owns copies of
- * everything it shows: a paused screen keeps one while the model moves on. */
+/* One immutable snapshot per tick, read by every view (screen, batch
+ * text/JSON, snapshot, the metrics exporter; the recorder next). It owns
+ * copies of everything it shows: a paused screen or the exporter keeps one
+ * while the model moves on. */
 #ifndef COWTOP_FRAME_H
 #define COWTOP_FRAME_H
 
@@ -24,6 +25,11 @@ struct frame_status {
 	bool command_done;         /* the -- command and its descendants all exited */
 	int command_status;        /* its exit status then */
 	const struct stacks *stacks; /* copies by code path; NULL: never turned on */
+	const unsigned long long *lost_by_kind; /* LOST_KINDS counts; NULL: unknown */
+	double cpu_seconds;        /* cowtop's own CPU time since start */
+	bool bpf_stats;            /* the kernel counts the run time of BPF programs: */
+	double bpf_run_seconds;    /* ... of cowtop's, then */
+	const char *host;          /* the host name; NULL: unknown */
 };
 
 /* A probe hit with its process's name, as the log pane shows it. */
@@ -70,7 +76,11 @@ struct frame {
 	char mechanism[128];
 	char target[1024];         /* a command line can be long */
 	unsigned long long lost;
+	unsigned long long lost_by_kind[LOST_KINDS];
 	double cpu_pct;
+	double cpu_seconds, bpf_run_seconds; /* see frame_status */
+	bool bpf_stats;
+	char host[256];
 	bool usdt, command_done;
 	int command_status;
 
@@ -103,6 +113,7 @@ struct frame *frame__build(struct model *m, const struct frame_status *st,
 			   const struct view_opts *vo, unsigned long long *cursor);
 struct frame *frame__hold(struct frame *f);   /* one more reference */
 void frame__free(struct frame *f);            /* drop one; NULL is fine */
+const char *frame_lost_kind_name(enum lost_kind k); /* "ringbuf", "map_full", ... */
 const char *frame_probe_label(const struct frame *f, int probe);
 const char *frame_phase_label(const struct frame *f, int phase);
 const char *frame_label(const struct frame *f, enum split_kind k, int slot);

@@ -1,4 +1,5 @@
 /* Command-line parsing: every value is checked, every mistake gets one line. */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -27,6 +28,10 @@ enum {
 	OPT_NO_REGIONS,
 	OPT_CGROUP,
 	OPT_UNIT,
+	OPT_LISTEN,
+	OPT_EXPORTER,
+	OPT_METRICS_BY,
+	OPT_LABEL,
 };
 
 static const struct option long_opts[] = {
@@ -54,6 +59,10 @@ static const struct option long_opts[] = {
 	{ "folded", required_argument, NULL, OPT_FOLDED },
 	{ "cgroup", required_argument, NULL, OPT_CGROUP },
 	{ "unit", required_argument, NULL, OPT_UNIT },
+	{ "listen", required_argument, NULL, OPT_LISTEN },
+	{ "exporter", no_argument, NULL, OPT_EXPORTER },
+	{ "metrics-by", required_argument, NULL, OPT_METRICS_BY },
+	{ "label", required_argument, NULL, OPT_LABEL },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ 0 },
@@ -102,6 +111,15 @@ void options_usage(FILE *f)
 	      "      --stacks              capture the user stack of each copy (key c in the view)\n"
 	      "      --stacks-sample N     only of 1 copy in N (counts scaled by N; default 1)\n"
 	      "      --folded FILE         at exit, write the stacks for flame graphs (implies --stacks)\n"
+	      "\n"
+	      "Metrics for Prometheus (see cowtop(8), METRICS):\n"
+	      "      --listen [ADDR:]PORT  serve /metrics there (ADDR default 127.0.0.1;\n"
+	      "                            IPv6 in brackets), with the screen or batch output\n"
+	      "      --exporter            headless: serve metrics only (default port 9729)\n"
+	      "      --metrics-by group|pid  series per group and role (default), or per\n"
+	      "                            process as well\n"
+	      "      --label group=NAME    the group label of every series (default: the\n"
+	      "                            watched root's name)\n"
 	      "\n"
 	      "  -h, --help                this help\n"
 	      "  -V, --version             version\n"
@@ -189,6 +207,54 @@ static int parse_count(const char *s, long min, long max, long *out)
 	return 0;
 }
 
+/* Parse [ADDR:]PORT: ADDR an IPv4 address or an IPv6 one in brackets
+ * (default 127.0.0.1), PORT 1..65535. 0 or -EINVAL. */
+int options_parse_listen(const char *s, char *addr, size_t addrlen, unsigned short *port)
+{
+	const char *colon = strrchr(s, ':'), *ps = colon ? colon + 1 : s;
+	unsigned char bin[sizeof(struct in6_addr)];
+	size_t alen = colon ? (size_t)(colon - s) : 0;
+	long v;
+
+	if (parse_count(ps, 1, 65535, &v))
+		return -EINVAL;
+	*port = (unsigned short)v;
+	if (!colon) {
+		snprintf(addr, addrlen, "127.0.0.1");
+		return 0;
+	}
+	if (alen >= 2 && s[0] == '[' && s[alen - 1] == ']') {
+		if (alen - 2 >= addrlen)
+			return -EINVAL;
+		memcpy(addr, s + 1, alen - 2);
+		addr[alen - 2] = 0;
+		return inet_pton(AF_INET6, addr, bin) == 1 ? 0 : -EINVAL;
+	}
+	if (alen == 0 || alen >= addrlen)
+		return -EINVAL;
+	memcpy(addr, s, alen);
+	addr[alen] = 0;
+	return inet_pton(AF_INET, addr, bin) == 1 ? 0 : -EINVAL;
+}
+
+/* Parse --label KEY=VALUE: only "group" is known; the value is a printable
+ * name of at most 63 bytes. */
+static int parse_label(const char *s, const char **group)
+{
+	const char *v;
+
+	if (strncmp(s, "group=", 6))
+		return -EINVAL;
+	v = s + 6;
+	if (!*v || strlen(v) > 63)
+		return -EINVAL;
+	for (const char *c = v; *c; c++)
+		if ((unsigned char)*c < 0x20 || (unsigned char)*c > 0x7e)
+			return -EINVAL;
+	*group = v;
+	return 0;
+}
+
 /* Set the defaults. */
 static void options_defaults(struct options *o)
 {
@@ -266,6 +332,21 @@ static int apply(struct options *o, int c, const char *arg, char *err, size_t er
 			return fail(err, errlen, "invalid stack sampling '%s' (1 copy in N, 1 to 1000000)", arg);
 		o->stacks_sample = (unsigned)v;
 		return 0;
+	case OPT_LISTEN:
+		if (options_parse_listen(arg, o->listen_addr, sizeof(o->listen_addr), &o->listen_port))
+			return fail(err, errlen, "invalid listen address '%s' ([ADDR:]PORT, ADDR IPv4 or [IPv6], PORT 1-65535)", arg);
+		o->listen = arg;
+		return 0;
+	case OPT_EXPORTER: o->exporter = true; return 0;
+	case OPT_METRICS_BY:
+		if (strcmp(arg, "pid") && strcmp(arg, "group"))
+			return fail(err, errlen, "invalid --metrics-by '%s' (group or pid)", arg);
+		o->metrics_by_pid = strcmp(arg, "pid") == 0;
+		return 0;
+	case OPT_LABEL:
+		if (parse_label(arg, &o->label_group))
+			return fail(err, errlen, "invalid label '%s' (group=NAME, printable, at most 63 bytes)", arg);
+		return 0;
 	case 'n':
 		if (parse_count(arg, 1, LONG_MAX, &o->iterations))
 			return fail(err, errlen, "invalid iteration count '%s' (at least 1)", arg);
@@ -332,5 +413,11 @@ int options_parse(int argc, char **argv, struct options *o, char *err, size_t er
 	} else if (optind > 1 && strcmp(argv[optind - 1], "--") == 0) {
 		return fail(err, errlen, "no command after --");
 	}
+	if (o->exporter && !o->listen) {
+		snprintf(o->listen_addr, sizeof(o->listen_addr), "127.0.0.1");
+		o->listen_port = OPT_EXPORTER_PORT;
+	}
+	if ((o->metrics_by_pid || o->label_group) && !o->listen && !o->exporter)
+		return fail(err, errlen, "--metrics-by and --label need --listen or --exporter");
 	return check_targets(o, err, errlen);
 }

@@ -9,6 +9,7 @@
 
 #define OPT_MAX_PIDS 64
 #define OPT_MAX_USDT 32
+#define OPT_EXPORTER_PORT 9729 /* --exporter's port when --listen is not given */
 
 enum out_format { FORMAT_TEXT, FORMAT_JSON };
 
@@ -39,11 +40,19 @@ struct options {
 	bool stacks;          /* --stacks: copies by code path from the start */
 	unsigned stacks_sample; /* --stacks-sample N: 1 copy in N (default 1) */
 	const char *folded;   /* --folded FILE: stacks in folded form at exit */
+	const char *listen;   /* --listen [ADDR:]PORT as given; NULL: no exporter */
+	char listen_addr[64]; /* ... its address (default 127.0.0.1), IPv6 without brackets */
+	unsigned short listen_port;
+	bool exporter;        /* --exporter: headless, serve metrics, no batch output unless -b */
+	bool metrics_by_pid;  /* --metrics-by pid: per-process series too */
+	const char *label_group; /* --label group=NAME: the group label of every series */
 	char **command;       /* after "--", NULL when none */
 	bool help, version;
 };
 
 /* Parse argv into o. Returns 0, or -EINVAL with a one-line message in err. */
+/* Parse [ADDR:]PORT (ADDR: IPv4, or IPv6 in brackets) into addr and port. */
+int options_parse_listen(const char *s, char *addr, size_t addrlen, unsigned short *port);
 int options_parse(int argc, char **argv, struct options *o, char *err, size_t errlen);
 void options_usage(FILE *f);
 

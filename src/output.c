@@ -275,7 +275,9 @@ void output_json(FILE *f, const struct frame *fr)
 	size_t i;
 
 	output_interval(fr->interval, 3, interval, sizeof(interval));
-	fprintf(f, "{\"time\":%.3f,\"interval\":%s,\"mechanism\":", fr->time, interval);
+	fprintf(f, "{\"schema\":%d,\"host\":", OUTPUT_JSON_SCHEMA);
+	json_string(f, fr->host, strlen(fr->host));
+	fprintf(f, ",\"time\":%.3f,\"interval\":%s,\"mechanism\":", fr->time, interval);
 	json_string(f, fr->mechanism, strlen(fr->mechanism));
 	fprintf(f, ",\"lost\":%llu", fr->lost);
 	if (fr->stacks)

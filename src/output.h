@@ -12,6 +12,9 @@ struct output_opts {
 	bool regions; /* a "regions PID:" line per process with copies */
 };
 
+/* The version of the JSON lines' layout, in each line's "schema": raised
+ * whenever a field changes meaning or goes away (new fields keep it). */
+#define OUTPUT_JSON_SCHEMA 1
 void output_json(FILE *f, const struct frame *fr);
 void output_text(FILE *f, const struct frame *fr, const struct output_opts *oo);
 const char *output_state(const struct proc *p);

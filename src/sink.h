@@ -54,4 +54,8 @@ typedef int (*sink_open_fn)(const struct sink_env *env, struct sink **out, int *
 int batch_sink_open(const struct sink_env *env, struct sink **out, int *status,
 		    char *err, size_t errlen);
 
+/* The metrics server (--listen, --exporter): keeps the last frame for scrapes. */
+int exporter_sink_open(const struct sink_env *env, struct sink **out, int *status,
+		       char *err, size_t errlen);
+
 #endif

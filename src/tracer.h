@@ -151,7 +151,12 @@ int tracer__for_each_task(struct tracer *t, tracer_task_fn fn, void *ctx);
 /* Every (process, region) counter, forgotten processes' included until
  * this walk, which then drops them (tracer__forget only queues that). */
 int tracer__for_each_region(struct tracer *t, tracer_region_fn fn, void *ctx);
-unsigned long long tracer__lost(struct tracer *t);
+/* Records and processes lost since start, summed; by kind too when by_kind
+ * is not NULL. */
+unsigned long long tracer__lost(struct tracer *t, unsigned long long by_kind[LOST_KINDS]);
+/* Seconds the kernel spent running cowtop's BPF programs, when it counts
+ * them (sysctl kernel.bpf_stats_enabled=1): 0, or -ENODATA when it does not. */
+int tracer__bpf_run_seconds(struct tracer *t, double *seconds);
 int tracer__attach_usdt(struct tracer *t, const char *path, const char *provider,
 			const char *name, int probe, enum usdt_kind kind, int phase);
 bool tracer__has_phases(const struct tracer *t);

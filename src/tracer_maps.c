@@ -307,8 +307,14 @@ int tracer__for_each_region(struct tracer *t, tracer_region_fn fn, void *ctx)
 	return e;
 }
 
-/* Records and processes lost since start, all kinds summed. */
-unsigned long long tracer__lost(struct tracer *t)
+_Static_assert((int)COWTOP_STAT_RINGBUF_LOST == (int)LOST_RINGBUF &&
+	       (int)COWTOP_STAT_MAP_FULL == (int)LOST_MAP_FULL &&
+	       (int)COWTOP_STAT_PHASE_FULL == (int)LOST_PHASE_FULL &&
+	       (int)COWTOP_STAT_REGION_FULL == (int)LOST_REGION_FULL &&
+	       (int)COWTOP_STAT_MAX == (int)LOST_KINDS, "the kernel's loss kinds are cowtop's");
+
+/* Records and processes lost since start, summed, and by kind. */
+unsigned long long tracer__lost(struct tracer *t, unsigned long long by_kind[LOST_KINDS])
 {
 	int fd = bpf_map__fd(t->skel->maps.stats);
 	__u64 total = 0, v[t->ncpus > 0 ? t->ncpus : 1];
@@ -316,12 +322,38 @@ unsigned long long tracer__lost(struct tracer *t)
 	int c;
 
 	for (k = 0; k < COWTOP_STAT_MAX; k++) {
-		if (bpf_map_lookup_elem(fd, &k, v))
-			continue;
-		for (c = 0; c < t->ncpus; c++)
-			total += v[c];
+		__u64 kind = 0;
+
+		if (bpf_map_lookup_elem(fd, &k, v) == 0)
+			for (c = 0; c < t->ncpus; c++)
+				kind += v[c];
+		if (by_kind)
+			by_kind[k] = kind;
+		total += kind;
 	}
 	return total;
+}
+
+/* Run time of the loaded programs as the kernel counts it. Without
+ * kernel.bpf_stats_enabled no program has a run counted: no data. */
+int tracer__bpf_run_seconds(struct tracer *t, double *seconds)
+{
+	unsigned long long ns = 0, runs = 0;
+	struct bpf_program *prog;
+
+	bpf_object__for_each_program(prog, t->skel->obj) {
+		struct bpf_prog_info info;
+		__u32 len = sizeof(info);
+		int fd = bpf_program__fd(prog);
+
+		memset(&info, 0, sizeof(info));
+		if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
+			continue;
+		ns += info.run_time_ns;
+		runs += info.run_cnt;
+	}
+	*seconds = ns / 1e9;
+	return runs ? 0 : -ENODATA;
 }
 
 /* Call fn for every (process, phase) copy counter held in the kernel. */

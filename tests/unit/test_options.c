@@ -214,6 +214,66 @@ static void test_cgroup_and_unit(void **state)
 	assert_int_equal(parse(&o, argv, err, "--unit", "y", "--", "true", NULL), -EINVAL);
 }
 
+/* --listen: [ADDR:]PORT, IPv6 in brackets; anything else is a usage error. */
+static void test_listen(void **state)
+{
+	struct options o;
+	char *argv[ARGV_MAX];
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse(&o, argv, err, NULL), 0);
+	assert_null(o.listen);
+	assert_false(o.exporter);
+	assert_int_equal(parse(&o, argv, err, "--listen", "9100", NULL), 0);
+	assert_string_equal(o.listen_addr, "127.0.0.1");
+	assert_int_equal(o.listen_port, 9100);
+	assert_int_equal(parse(&o, argv, err, "--listen", "0.0.0.0:80", NULL), 0);
+	assert_string_equal(o.listen_addr, "0.0.0.0");
+	assert_int_equal(o.listen_port, 80);
+	assert_int_equal(parse(&o, argv, err, "--listen", "[::1]:9729", NULL), 0);
+	assert_string_equal(o.listen_addr, "::1");
+	assert_int_equal(o.listen_port, 9729);
+	assert_int_equal(parse(&o, argv, err, "--listen", "0", NULL), -EINVAL);
+	assert_non_null(strstr(err, "invalid listen address '0'"));
+	assert_int_equal(parse(&o, argv, err, "--listen", "65536", NULL), -EINVAL);
+	assert_int_equal(parse(&o, argv, err, "--listen", "localhost:80", NULL), -EINVAL);
+	assert_int_equal(parse(&o, argv, err, "--listen", "::1:80", NULL), -EINVAL);
+	assert_int_equal(parse(&o, argv, err, "--listen", ":80", NULL), -EINVAL);
+	assert_int_equal(parse(&o, argv, err, "--listen", "1.2.3.4:", NULL), -EINVAL);
+	assert_int_equal(parse(&o, argv, err, "--listen", "[1.2.3.4]:80", NULL), -EINVAL);
+	assert_int_equal(parse(&o, argv, err, "--listen", "1.2.3.4:80x", NULL), -EINVAL);
+}
+
+/* --exporter alone listens on the default port; --metrics-by and --label
+ * are checked and need an exporter. */
+static void test_exporter(void **state)
+{
+	struct options o;
+	char *argv[ARGV_MAX];
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse(&o, argv, err, "--exporter", NULL), 0);
+	assert_true(o.exporter);
+	assert_false(o.metrics_by_pid);
+	assert_string_equal(o.listen_addr, "127.0.0.1");
+	assert_int_equal(o.listen_port, OPT_EXPORTER_PORT);
+	assert_int_equal(parse(&o, argv, err, "--exporter", "--listen", "[::]:9000", NULL), 0);
+	assert_int_equal(o.listen_port, 9000);
+	assert_int_equal(parse(&o, argv, err, "--exporter", "--metrics-by", "pid",
+			       "--label", "group=web", NULL), 0);
+	assert_true(o.metrics_by_pid);
+	assert_string_equal(o.label_group, "web");
+	assert_int_equal(parse(&o, argv, err, "--exporter", "--metrics-by", "comm", NULL), -EINVAL);
+	assert_non_null(strstr(err, "'comm'"));
+	assert_int_equal(parse(&o, argv, err, "--exporter", "--label", "role=x", NULL), -EINVAL);
+	assert_int_equal(parse(&o, argv, err, "--exporter", "--label", "group=", NULL), -EINVAL);
+	assert_int_equal(parse(&o, argv, err, "--exporter", "--label", "group=a\nb", NULL), -EINVAL);
+	assert_int_equal(parse(&o, argv, err, "--metrics-by", "pid", NULL), -EINVAL);
+	assert_non_null(strstr(err, "need --listen"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -227,6 +287,8 @@ int main(void)
 		cmocka_unit_test(test_unknown_and_missing),
 		cmocka_unit_test(test_targets_exclusive),
 		cmocka_unit_test(test_cgroup_and_unit),
+		cmocka_unit_test(test_listen),
+		cmocka_unit_test(test_exporter),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

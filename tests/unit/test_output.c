@@ -24,7 +24,8 @@ static void text_regions(FILE *f, const struct frame *fr)
 static char *render_over(struct model *m, double interval, void (*fn)(FILE *, const struct frame *))
 {
 	struct view_opts o = { .sort = SORT_PID, .tree = true };
-	struct frame_status st = { .time = 1700000000.5, .interval = interval, .mechanism = "test", .lost = 3 };
+	struct frame_status st = { .time = 1700000000.5, .interval = interval, .mechanism = "test", .lost = 3,
+				   .host = "web-1\"" };
 	struct frame *fr = frame__build(m, &st, &o, NULL);
 	char *buf = NULL;
 	size_t len = 0;
@@ -72,6 +73,7 @@ static void test_json_one_line_escaped(void **state)
 
 	(void)state;
 	assert_non_null(strstr(s, "\"lost\":3"));
+	assert_ptr_equal(strstr(s, "{\"schema\":1,\"host\":\"web-1\\\"\",\"time\":"), s);
 	assert_non_null(strstr(s, "\"mechanism\":\"test\""));
 	assert_non_null(strstr(s, "\"comm\":\"\\u001b[2J\\ufffd\\\"q\\\\\\u000a\\ufffd\""));
 	assert_non_null(strstr(s, "\"pid\":101,\"ppid\":100"));

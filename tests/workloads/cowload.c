@@ -38,6 +38,7 @@ const char wl_prog[] = "cowload";
 #define MAX_LIST	1024
 #define PAD_PAGES	64
 #define MAX_PAGES	(1UL << 26)
+#define MAX_SHORT	100000 /* short-lived children share one slice: no list */
 
 #define PM_PFN_MASK	((UINT64_C(1) << 55) - 1)
 #define PM_PRESENT	(UINT64_C(1) << 63)
@@ -332,7 +333,7 @@ static void validate_config(void)
 		usage_error("--round-ms", "too large");
 	if (cfg.exit_code > 255)
 		usage_error("--exit-code", "must be at most 255");
-	if (cfg.nshort > MAX_LIST)
+	if (cfg.nshort > MAX_SHORT)
 		usage_error("--short", "too many children");
 	if (cfg.exec_argv && !cfg.exec_on)
 		usage_error("COMMAND", "needs --exec-writes");

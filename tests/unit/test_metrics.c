@@ -1,0 +1,257 @@
+/* Unit tests: the exporter's metrics (series placement, folding of exited
+ * processes, bounds, both text formats). */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "metrics.h"
+#include "procs.h"
+
+/* Feed the frame of m now to mt. */
+static void feed(struct metrics *mt, struct model *m)
+{
+	struct frame_status st = { .time = 1700000000.0, .interval = 1, .mechanism = "test" };
+	struct frame *f = frame__build(m, &st, NULL, NULL);
+
+	assert_non_null(f);
+	assert_int_equal(metrics__update(mt, f), 0);
+	frame__free(f); /* mt holds it */
+}
+
+/* The text of mt's last frame, malloc'd. */
+static char *text(const struct metrics *mt, enum metrics_format fmt)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	assert_int_equal(metrics__render(mt, fmt, f), 0);
+	fclose(f);
+	return buf;
+}
+
+/* The value of the sample whose name and labels are exactly series; -1 if
+ * it is not there. */
+static long long sample(const char *s, const char *series)
+{
+	size_t n = strlen(series);
+	const char *p;
+
+	for (p = s; (p = strstr(p, series)); p += n)
+		if ((p == s || p[-1] == '\n') && p[n] == ' ')
+			return atoll(p + n + 1);
+	return -1;
+}
+
+/* Set p's counts. */
+static void counts(struct proc *p, unsigned long long cow, unsigned long long zero, unsigned long long reuse)
+{
+	struct cow_counts c = { .cow = cow, .zero_fill = zero, .reuse = reuse };
+
+	model__set_counts(p, &c);
+}
+
+#define COW(g, r) "cowtop_cow_pages_total{group=\"" g "\",role=\"" r "\"}"
+
+/* The counts of workers that exit and leave the model stay in their
+ * group's counters: they never go down. */
+static void test_exited_are_folded(void **state)
+{
+	struct metrics *mt = metrics__new(&(struct metrics_opts){ .version = "1" });
+	struct model *m = model__new();
+	struct proc *c1, *c2;
+	char *s;
+	int i;
+
+	(void)state;
+	add(m, 100, 1, 10, "master", 5);
+	c1 = add(m, 101, 100, 11, "worker", 1000);
+	c2 = add(m, 102, 100, 12, "worker", 2000);
+	add(m, 103, 102, 13, "helper", 7);
+	feed(mt, m);
+	s = text(mt, METRICS_PROMETHEUS);
+	assert_int_equal(sample(s, COW("master", "parent")), 5);
+	assert_int_equal(sample(s, COW("master", "child")), 3000);
+	assert_int_equal(sample(s, COW("master", "grandchild")), 7);
+	assert_int_equal(sample(s, "cowtop_processes{group=\"master\",role=\"child\"}"), 2);
+	free(s);
+	/* c1 copies more, exits and is forgotten; a new worker takes its place */
+	counts(c1, 1500, 0, 0);
+	model__mark_exited(c1, 1.0);
+	feed(mt, m);
+	model__remove_exited(m, 2.0);
+	add(m, 104, 100, 14, "worker", 10);
+	counts(c2, 2100, 0, 0);
+	for (i = 0; i < 2; i++)
+		feed(mt, m);
+	s = text(mt, METRICS_PROMETHEUS);
+	assert_int_equal(sample(s, COW("master", "child")), 1500 + 2100 + 10);
+	assert_int_equal(sample(s, "cowtop_processes{group=\"master\",role=\"child\"}"), 2);
+	assert_int_equal(metrics__nseries(mt), 3);
+	free(s);
+	model__free(m);
+	metrics__free(mt);
+}
+
+/* A process keeps the group and role it was first seen in, even when its
+ * parent goes and it becomes a root of its own: else its counts would move
+ * to another series and the first one would go down. */
+static void test_placement_is_sticky(void **state)
+{
+	struct metrics *mt = metrics__new(&(struct metrics_opts){ .version = "1" });
+	struct model *m = model__new();
+	struct proc *root;
+	char *s;
+
+	(void)state;
+	root = add(m, 200, 1, 20, "unicorn", 3);
+	add(m, 201, 200, 21, "unicorn", 400);
+	feed(mt, m);
+	model__mark_exited(root, 1.0);
+	feed(mt, m);
+	model__remove_exited(m, 2.0);
+	feed(mt, m);
+	s = text(mt, METRICS_PROMETHEUS);
+	assert_int_equal(sample(s, COW("unicorn", "child")), 400);
+	assert_int_equal(sample(s, COW("unicorn", "parent")), 3);
+	assert_int_equal(sample(s, "cowtop_processes{group=\"unicorn\",role=\"parent\"}"), 0);
+	assert_int_equal(metrics__nseries(mt), 2);
+	free(s);
+	model__free(m);
+	metrics__free(mt);
+}
+
+/* However many roots come and go, the series stay within the bound; the
+ * groups past it share the "(other)" group. */
+static void test_series_bounded(void **state)
+{
+	struct metrics *mt = metrics__new(&(struct metrics_opts){ .version = "1" });
+	struct model *m = model__new();
+	char name[32];
+	char *s;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 3 * METRICS_GROUPS_MAX; i++) {
+		snprintf(name, sizeof(name), "svc%d", i);
+		add(m, 1000 + 2 * i, 1, (unsigned long long)i + 1, name, 1);
+		add(m, 1001 + 2 * i, 1000 + 2 * i, (unsigned long long)i + 1, name, 2);
+		feed(mt, m);
+	}
+	assert_true(metrics__nseries(mt) <= (METRICS_GROUPS_MAX + 1) * METRICS_ROLES);
+	s = text(mt, METRICS_PROMETHEUS);
+	assert_int_equal(sample(s, COW("(other)", "child")), 2 * (2 * METRICS_GROUPS_MAX));
+	assert_int_equal(sample(s, COW("svc0", "child")), 2);
+	free(s);
+	model__free(m);
+	metrics__free(mt);
+}
+
+/* Hostile names are made printable and escaped; --label group=NAME names
+ * every group. */
+static void test_names_escaped_and_label(void **state)
+{
+	struct metrics *mt = metrics__new(&(struct metrics_opts){ .version = "1\"x" });
+	struct metrics *named = metrics__new(&(struct metrics_opts){ .group = "web", .version = "1" });
+	struct model *m = model__new();
+	char *s;
+
+	(void)state;
+	add(m, 300, 1, 30, "a\"b\\c\n\xff", 9);
+	add(m, 301, 300, 31, "w", 1);
+	feed(mt, m);
+	feed(named, m);
+	s = text(mt, METRICS_PROMETHEUS);
+	assert_int_equal(sample(s, COW("a\\\"b\\\\c??", "parent")), 9);
+	assert_non_null(strstr(s, "cowtop_build_info{version=\"1\\\"x\",mechanism=\"test\"} 1\n"));
+	assert_null(strchr(s, '\xff'));
+	free(s);
+	s = text(named, METRICS_PROMETHEUS);
+	assert_int_equal(sample(s, COW("web", "parent")), 9);
+	assert_int_equal(sample(s, COW("web", "child")), 1);
+	free(s);
+	model__free(m);
+	metrics__free(mt);
+	metrics__free(named);
+}
+
+/* The two formats: counters' metadata, units, the closing # EOF. */
+static void test_formats(void **state)
+{
+	struct metrics *mt = metrics__new(&(struct metrics_opts){ .version = "1" });
+	struct model *m = model__new();
+	char *s;
+
+	(void)state;
+	assert_int_equal(metrics_format_of(NULL), METRICS_PROMETHEUS);
+	assert_int_equal(metrics_format_of("text/plain;version=0.0.4"), METRICS_PROMETHEUS);
+	assert_int_equal(metrics_format_of("application/openmetrics-text;version=1.0.0,text/plain;q=0.5"),
+			 METRICS_OPENMETRICS);
+	s = NULL;
+	assert_int_equal(metrics__render(mt, METRICS_PROMETHEUS, stdout), -ENODATA);
+	add(m, 400, 1, 40, "m", 1);
+	feed(mt, m);
+	s = text(mt, METRICS_PROMETHEUS);
+	assert_non_null(strstr(s, "# TYPE cowtop_cow_pages_total counter\n"));
+	assert_non_null(strstr(s, "# TYPE cowtop_build_info gauge\n"));
+	assert_null(strstr(s, "# UNIT"));
+	assert_null(strstr(s, "# EOF"));
+	assert_null(strstr(s, "cowtop_bpf_run_seconds")); /* not counted: said by its absence */
+	free(s);
+	s = text(mt, METRICS_OPENMETRICS);
+	assert_non_null(strstr(s, "# TYPE cowtop_cow_pages counter\n# UNIT cowtop_cow_pages pages\n"));
+	assert_non_null(strstr(s, "# TYPE cowtop_build info\n"));
+	assert_non_null(strstr(s, "\ncowtop_cow_pages_total{group=\"m\",role=\"parent\"} 1\n"));
+	assert_string_equal(s + strlen(s) - 6, "# EOF\n");
+	free(s);
+	model__free(m);
+	metrics__free(mt);
+}
+
+/* --metrics-by pid: a series per live process, none for the exited. */
+static void test_by_pid(void **state)
+{
+	struct metrics *mt = metrics__new(&(struct metrics_opts){ .by_pid = true, .version = "1" });
+	struct metrics *plain = metrics__new(&(struct metrics_opts){ .version = "1" });
+	struct model *m = model__new();
+	struct proc *gone;
+	char *s;
+
+	(void)state;
+	add(m, 500, 1, 50, "m", 1);
+	add(m, 501, 500, 51, "w", 20);
+	gone = add(m, 502, 500, 52, "w", 30);
+	model__mark_exited(gone, 1.0);
+	feed(mt, m);
+	feed(plain, m);
+	s = text(mt, METRICS_PROMETHEUS);
+	assert_int_equal(sample(s, "cowtop_process_cow_pages_total{group=\"m\",role=\"child\",pid=\"501\",comm=\"w\"}"), 20);
+	assert_null(strstr(s, "pid=\"502\""));
+	assert_int_equal(sample(s, COW("m", "child")), 50);
+	free(s);
+	s = text(plain, METRICS_PROMETHEUS);
+	assert_null(strstr(s, "cowtop_process_"));
+	free(s);
+	model__free(m);
+	metrics__free(mt);
+	metrics__free(plain);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_exited_are_folded),
+		cmocka_unit_test(test_placement_is_sticky),
+		cmocka_unit_test(test_series_bounded),
+		cmocka_unit_test(test_names_escaped_and_label),
+		cmocka_unit_test(test_formats),
+		cmocka_unit_test(test_by_pid),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
