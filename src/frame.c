@@ -11,25 +11,34 @@ static void *array(size_t n, size_t size)
 	return calloc(n ? n : 1, size);
 }
 
-/* Copy the processes and lay them out as rows. */
-static int take_procs(struct frame *f, struct model *m, const struct view_opts *vo)
+/* Lay the frame's processes out as rows. */
+static int lay_out(struct frame *f, const struct view_opts *vo)
 {
 	static const struct view_opts dflt = { .sort = SORT_COW_RATE, .tree = true };
-	size_t i, n = model__count(m);
 	long rows;
 
-	f->procs = array(n, sizeof(*f->procs));
-	f->rows = array(n, sizeof(*f->rows));
-	if (!f->procs || !f->rows)
+	f->rows = array(f->nprocs, sizeof(*f->rows));
+	if (!f->rows)
 		return -ENOMEM;
-	for (i = 0; i < n; i++)
-		f->procs[i] = *model__at(m, i);
-	f->nprocs = n;
-	rows = tree_layout(f->procs, n, vo ? vo : &dflt, f->rows);
+	rows = tree_layout(f->procs, f->nprocs, vo ? vo : &dflt, f->rows);
 	if (rows < 0)
 		return (int)rows;
 	f->nrows = (size_t)rows;
 	return 0;
+}
+
+/* Copy the processes and lay them out as rows. */
+static int take_procs(struct frame *f, struct model *m, const struct view_opts *vo)
+{
+	size_t i, n = model__count(m);
+
+	f->procs = array(n, sizeof(*f->procs));
+	if (!f->procs)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		f->procs[i] = *model__at(m, i);
+	f->nprocs = n;
+	return lay_out(f, vo);
 }
 
 /* Sum what the header and the batch header show, once. */
@@ -293,6 +302,21 @@ struct frame *frame__build(struct model *m, const struct frame_status *st,
 	}
 	take_totals(f);
 	return f;
+}
+
+/* Finish a frame whose status, processes, labels and probe hits were put
+ * in by its maker (a replayed recording: f from calloc, refs 1; what it
+ * holds is freed by frame__free): rows as vo says, groups and totals.
+ * 0 or -errno. */
+int frame__finish(struct frame *f, const struct view_opts *vo)
+{
+	int e = lay_out(f, vo);
+
+	if (!e)
+		e = take_groups(f);
+	if (!e)
+		take_totals(f);
+	return e;
 }
 
 /* One more reference to f. */

@@ -24,6 +24,9 @@ enum {
 	OPT_STACKS,
 	OPT_STACKS_SAMPLE,
 	OPT_FOLDED,
+	OPT_REVERSE,
+	OPT_RECORD_MAX,
+	OPT_DIFF,
 };
 
 static const struct option long_opts[] = {
@@ -34,7 +37,7 @@ static const struct option long_opts[] = {
 	{ "iterations", required_argument, NULL, 'n' },
 	{ "format", required_argument, NULL, 'f' },
 	{ "sort", required_argument, NULL, 's' },
-	{ "reverse", no_argument, NULL, 'r' },
+	{ "reverse", no_argument, NULL, OPT_REVERSE },
 	{ "flat", no_argument, NULL, OPT_FLAT },
 	{ "snapshot", required_argument, NULL, 'o' },
 	{ "linger", required_argument, NULL, OPT_LINGER },
@@ -48,6 +51,10 @@ static const struct option long_opts[] = {
 	{ "stacks", no_argument, NULL, OPT_STACKS },
 	{ "stacks-sample", required_argument, NULL, OPT_STACKS_SAMPLE },
 	{ "folded", required_argument, NULL, OPT_FOLDED },
+	{ "record", required_argument, NULL, 'w' },
+	{ "record-max-mib", required_argument, NULL, OPT_RECORD_MAX },
+	{ "replay", required_argument, NULL, 'r' },
+	{ "diff", required_argument, NULL, OPT_DIFF },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ 0 },
@@ -72,7 +79,7 @@ void options_usage(FILE *f)
 	      "  -n, --iterations N        stop after N frames\n"
 	      "  -s, --sort KEY            cow-rate (default), cow, rss, shared, uss,\n"
 	      "                            pss, vsz, pid, comm\n"
-	      "  -r, --reverse             reverse the sort order\n"
+	      "      --reverse             reverse the sort order\n"
 	      "      --flat                a flat list instead of the tree\n"
 	      "      --linger SECONDS      keep exited processes on screen this long (default 10)\n"
 	      "      --regions             batch text: each process's copies by memory region\n"
@@ -86,6 +93,16 @@ void options_usage(FILE *f)
 	      "  -u, --usdt [PATH:]PROVIDER:NAME  mark probe hits, count copies per phase\n"
 	      "                            (X__begin/X__end pairs form the phase PROVIDER:X)\n"
 	      "      --list-usdt PID|PATH  list the USDT probes of a process or an ELF file\n"
+	      "\n"
+	      "Record, replay, compare:\n"
+	      "  -w, --record FILE         also append every frame to FILE as a JSON line\n"
+	      "                            (after a header line; with any view)\n"
+	      "      --record-max-mib N    past N MiB, rename FILE to FILE.1 and start anew\n"
+	      "  -r, --replay FILE         show a recording (no root, no BPF); time keys:\n"
+	      "                            Space play/pause, Left/Right a frame, p/n a marker,\n"
+	      "                            : jump to a time, +/- faster/slower\n"
+	      "      --diff A B            compare two recordings of the same program\n"
+	      "                            (per role: copies, rates by age, peaks; -f json)\n"
 	      "\n"
 	      "Copies by code path:\n"
 	      "      --stacks              capture the user stack of each copy (key k in the view)\n"
@@ -182,7 +199,22 @@ static int apply(struct options *o, int c, const char *arg, char *err, size_t er
 			return fail(err, errlen, "invalid PID '%s'", arg);
 		return 0;
 	case 'b': o->batch = true; return 0;
-	case 'r': o->reverse = true; return 0;
+	case OPT_REVERSE: o->reverse = true; return 0;
+	case 'w':
+		if (!*arg)
+			return fail(err, errlen, "--record needs a file name");
+		o->record = arg;
+		return 0;
+	case OPT_RECORD_MAX:
+		if (parse_count(arg, 1, 1L << 30, &v))
+			return fail(err, errlen, "invalid record size '%s' (MiB, at least 1)", arg);
+		o->record_max_mib = (unsigned long)v;
+		return 0;
+	case 'r':
+		if (!*arg)
+			return fail(err, errlen, "--replay needs a file name");
+		o->replay = arg;
+		return 0;
 	case OPT_FLAT: o->flat = true; return 0;
 	case OPT_ASCII: o->ascii = true; return 0;
 	case OPT_REGIONS: o->regions = true; return 0;
@@ -249,13 +281,28 @@ static int apply(struct options *o, int c, const char *arg, char *err, size_t er
 	return fail(err, errlen, "invalid option");
 }
 
+/* --diff A B: A is the option's value, B the next argument. */
+static int take_diff(struct options *o, int argc, char **argv, char *err, size_t errlen)
+{
+	if (optind >= argc || !*optarg || !*argv[optind] || strcmp(argv[optind], "--") == 0)
+		return fail(err, errlen, "--diff needs two recordings: --diff A B");
+	o->diff[0] = optarg;
+	o->diff[1] = argv[optind++];
+	return 0;
+}
+
 /* Check that the targets given make sense together. */
 static int check_targets(const struct options *o, char *err, size_t errlen)
 {
 	int kinds = (o->npids > 0) + (o->first_clone_of > 0) + (o->command != NULL) + o->demo;
+	int files = (o->replay != NULL) + (o->diff[0] != NULL);
 
 	if (kinds > 1)
 		return fail(err, errlen, "-p, --track-first-clone, --demo and -- COMMAND exclude each other");
+	if (files > 1 || (files && (kinds || o->record)))
+		return fail(err, errlen, "--replay and --diff read recordings: no targets, no --record, not both");
+	if (o->record_max_mib && !o->record)
+		return fail(err, errlen, "--record-max-mib needs --record FILE");
 	return 0;
 }
 
@@ -267,7 +314,7 @@ int options_parse(int argc, char **argv, struct options *o, char *err, size_t er
 	options_defaults(o);
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:p:bd:n:f:s:ro:u:hV", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:p:bd:n:f:s:r:o:u:w:hV", long_opts, NULL)) != -1) {
 		if (c == '?') {
 			if (optopt)
 				return fail(err, errlen, "unknown option '-%c'", optopt);
@@ -275,7 +322,10 @@ int options_parse(int argc, char **argv, struct options *o, char *err, size_t er
 		}
 		if (c == ':')
 			return fail(err, errlen, "option '%s' needs a value", argv[optind - 1]);
-		r = apply(o, c, optarg, err, errlen);
+		if (c == OPT_DIFF)
+			r = take_diff(o, argc, argv, err, errlen);
+		else
+			r = apply(o, c, optarg, err, errlen);
 		if (r)
 			return r;
 	}

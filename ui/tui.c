@@ -257,6 +257,14 @@ struct sink *tui__sink(struct tui *t)
 	return &t->sink;
 }
 
+/* A warning from elsewhere (the recorder's full disk) on the status line,
+ * shown with the next draw. */
+void tui__notice(struct tui *t, const char *msg)
+{
+	if (t)
+		say(t, true, "%s", msg);
+}
+
 /* The terminal changed size: take the new size and lay out again. */
 void tui__resize(struct tui *t)
 {

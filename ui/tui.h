@@ -33,6 +33,7 @@ void tui__free(struct tui *t);
 void tui__frame(struct tui *t, struct frame *f);
 struct sink *tui__sink(struct tui *t); /* frames in through the app's sink list; tui__free frees it */
 void tui__resize(struct tui *t);
+void tui__notice(struct tui *t, const char *msg); /* a warning on the status line */
 enum tui_action tui__input(struct tui *t);
 double tui__delay(const struct tui *t);
 size_t tui__visible(const struct tui *t, int *pids, size_t max);
