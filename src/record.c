@@ -35,7 +35,7 @@ struct record_sink {
 	sink_notice_fn notice;
 	void *notice_ctx;
 	char host[256], kernel[512], boot_id[64];
-	double start;
+	double start, btime;
 };
 
 /* "name":"value" with a comma before. */
@@ -73,7 +73,21 @@ void record_header(FILE *f, const struct record_who *w, const struct frame *firs
 	json_field(f, "mechanism", first->mechanism);
 	json_field(f, "target", first->target);
 	header_options(f, opt);
-	fprintf(f, ",\"start\":%.3f}\n", w->start);
+	fprintf(f, ",\"btime\":%.0f,\"clk_tck\":%ld,\"start\":%.3f}\n", w->btime, w->clk_tck, w->start);
+}
+
+/* When the machine booted: start times are ticks since then. */
+static void read_btime(struct record_sink *r)
+{
+	FILE *f = fopen("/proc/stat", "re");
+	char line[256];
+	unsigned long long v;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "btime %llu", &v) == 1)
+			r->btime = (double)v;
+	if (f)
+		fclose(f);
 }
 
 /* Host, kernel and boot id, read once at the start. */
@@ -96,6 +110,7 @@ static void read_who(struct record_sink *r)
 	r->boot_id[strcspn(r->boot_id, "\n")] = '\0';
 	if (f)
 		fclose(f);
+	read_btime(r);
 	clock_gettime(CLOCK_REALTIME, &ts);
 	r->start = (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
@@ -103,7 +118,8 @@ static void read_who(struct record_sink *r)
 /* The header (when due) and the frame as lines in memory; NULL on failure. */
 static char *format_lines(struct record_sink *r, const struct frame *fr, size_t *len)
 {
-	struct record_who w = { r->host, r->kernel, r->boot_id, PACKAGE_VERSION, r->start };
+	struct record_who w = { r->host, r->kernel, r->boot_id, PACKAGE_VERSION, r->start, r->btime,
+				sysconf(_SC_CLK_TCK) };
 	char *buf = NULL;
 	FILE *m = open_memstream(&buf, len);
 

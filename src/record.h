@@ -14,6 +14,8 @@
 struct record_who {
 	const char *host, *kernel, *boot_id, *version;
 	double start; /* unix seconds */
+	double btime; /* unix seconds of the boot (/proc/stat btime); 0 unknown */
+	long clk_tck; /* ticks a second of the processes' start times */
 };
 
 void record_header(FILE *f, const struct record_who *w, const struct frame *first,

@@ -38,6 +38,10 @@ static void header_where(const struct header_info *h, struct line *l)
 	localtime_r(&h->now, &tm);
 	strftime(when, sizeof(when), "%H:%M:%S", &tm);
 	line_add(l, ROLE_VALUE, "cowtop %s", when);
+	if (h->replay) {
+		line_add(l, ROLE_WARN, "  REPLAY");
+		line_add(l, ROLE_VALUE, " %s", h->replay);
+	}
 	put_field(l, "host", h->host, h->utf8);
 	put_field(l, "kernel", h->kernel, h->utf8);
 	put_field(l, "mechanism", h->mechanism, h->utf8);

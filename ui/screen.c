@@ -164,6 +164,9 @@ void screen_status_line(const struct screen_state *s, const struct view *v, stru
 	if (s->mode == MODE_FILTER) {
 		line_add(l, ROLE_STATUS, "Filter: ");
 		line_add(l, ROLE_PLAIN, "%s", s->input);
+	} else if (s->mode == MODE_JUMP) {
+		line_add(l, ROLE_STATUS, "Jump to (HH:MM:SS, +SECONDS, #FRAME): ");
+		line_add(l, ROLE_PLAIN, "%s", s->input);
 	} else if (s->mode == MODE_DELAY) {
 		line_add(l, ROLE_STATUS, "Change delay from %.1f to: ", s->delay);
 		line_add(l, ROLE_PLAIN, "%s", s->input);
@@ -193,7 +196,7 @@ void screen_footer_line(const struct screen_state *s, int nprobes, struct line *
 	size_t n, i;
 
 	line_clear(l);
-	if (s->mode == MODE_FILTER || s->mode == MODE_DELAY) {
+	if (s->mode == MODE_FILTER || s->mode == MODE_DELAY || s->mode == MODE_JUMP) {
 		h = prompt;
 		n = 2;
 	} else if (s->mode == MODE_HELP) {
