@@ -225,6 +225,9 @@ static int take_frame_line(struct recording *r, const char *p, size_t len, off_t
 static int take_line(struct recording *r, const char *p, size_t len, off_t off, unsigned line,
 		     unsigned *exited, char *err, size_t errlen)
 {
+	if (len > RECORDING_LINE_MAX)
+		return fail(err, errlen, EFBIG, "%s:%u: line longer than %u MiB: not a cowtop frame",
+			    r->path, line, RECORDING_LINE_MAX >> 20);
 	if (line == 1 || (len >= sizeof(HEADER_PREFIX) - 1 && !memcmp(p, HEADER_PREFIX, sizeof(HEADER_PREFIX) - 1)))
 		return take_header(r, p, len, line, err, errlen);
 	return take_frame_line(r, p, len, off, line, exited, err, errlen);
@@ -245,7 +248,7 @@ static int build_index(struct recording *r, char *err, size_t errlen)
 		return fail(err, errlen, ENOMEM, "%s: %s", r->path, strerror(ENOMEM));
 	for (;;) {
 		if (have == cap) {
-			char *q = cap > RECORDING_LINE_MAX ? NULL : realloc(buf, 2 * cap);
+			char *q = cap > RECORDING_LINE_MAX ? NULL : realloc(buf, 2 * cap); /* a line and a chunk */
 
 			if (!q) {
 				e = fail(err, errlen, EFBIG, "%s:%u: line longer than %u MiB: not a cowtop frame",
