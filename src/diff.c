@@ -275,6 +275,8 @@ static const char *num(double v, char *buf, size_t cap)
 		snprintf(buf, cap, "-");
 	else if (fabs(v) >= 100 || v == floor(v))
 		snprintf(buf, cap, "%.0f", v);
+	else if (fabs(v) < 0.1)
+		snprintf(buf, cap, "%.2g", v); /* a small ratio keeps its digits */
 	else
 		snprintf(buf, cap, "%.2f", v);
 	return buf;
