@@ -206,9 +206,8 @@ static int apply(struct options *o, int c, const char *arg, char *err, size_t er
 		o->record = arg;
 		return 0;
 	case OPT_RECORD_MAX:
-		if (parse_count(arg, 1, 1L << 30, &v))
-			return fail(err, errlen, "invalid record size '%s' (MiB, at least 1)", arg);
-		o->record_max_mib = (unsigned long)v;
+		if (parse_number(arg, 0.01, 1 << 30, &o->record_max_mib))
+			return fail(err, errlen, "invalid record size '%s' (MiB, at least 0.01)", arg);
 		return 0;
 	case 'r':
 		if (!*arg)
@@ -301,7 +300,7 @@ static int check_targets(const struct options *o, char *err, size_t errlen)
 		return fail(err, errlen, "-p, --track-first-clone, --demo and -- COMMAND exclude each other");
 	if (files > 1 || (files && (kinds || o->record)))
 		return fail(err, errlen, "--replay and --diff read recordings: no targets, no --record, not both");
-	if (o->record_max_mib && !o->record)
+	if (o->record_max_mib > 0 && !o->record)
 		return fail(err, errlen, "--record-max-mib needs --record FILE");
 	return 0;
 }

@@ -37,7 +37,7 @@ struct options {
 	unsigned stacks_sample; /* --stacks-sample N: 1 copy in N (default 1) */
 	const char *folded;   /* --folded FILE: stacks in folded form at exit */
 	const char *record;   /* -w FILE: every frame appended as a JSON line */
-	unsigned long record_max_mib; /* --record-max-mib N: rotate to FILE.1 past N MiB; 0 no limit */
+	double record_max_mib; /* --record-max-mib N: rotate to FILE.1 past N MiB (fractions allowed); 0 no limit */
 	const char *replay;   /* -r FILE: show a recording instead of tracing */
 	const char *diff[2];  /* --diff A B: compare two recordings */
 	char **command;       /* after "--", NULL when none */

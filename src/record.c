@@ -58,7 +58,7 @@ static void header_options(FILE *f, const struct options *o)
 		json_string(f, o->usdt[i], strlen(o->usdt[i]));
 	}
 	fputc(']', f);
-	fprintf(f, ",\"record_max_mib\":%lu}", o->record_max_mib);
+	fprintf(f, ",\"record_max_mib\":%g}", o->record_max_mib);
 }
 
 /* The header line: schema, who recorded what where, and when it started. */
@@ -248,7 +248,7 @@ int record_sink_open(const struct sink_env *env, struct sink **out, int *status,
 	r->opt = env->opt;
 	r->path = env->opt->record;
 	r->size = fstat(r->fd, &st) ? 0 : (unsigned long long)st.st_size;
-	r->max = (unsigned long long)env->opt->record_max_mib << 20;
+	r->max = (unsigned long long)(env->opt->record_max_mib * 1048576);
 	r->header_due = true;
 	r->notice = env->notice;
 	r->notice_ctx = env->notice_ctx;

@@ -55,7 +55,7 @@ static void test_record_replay_diff(void **state)
 	(void)state;
 	assert_int_equal(parse(&o, argv, err, "-w", "x.rec", "--record-max-mib", "5", "-p", "1", NULL), 0);
 	assert_string_equal(o.record, "x.rec");
-	assert_int_equal(o.record_max_mib, 5);
+	assert_true(o.record_max_mib == 5);
 	assert_int_equal(parse(&o, argv, err, "--record=y.rec", NULL), 0);
 	assert_string_equal(o.record, "y.rec");
 	assert_int_equal(parse(&o, argv, err, "-r", "x.rec", NULL), 0);
@@ -70,7 +70,9 @@ static void test_record_replay_diff(void **state)
 	assert_int_equal(parse(&o, argv, err, "--diff", "a.rec", NULL), -EINVAL);
 	assert_string_equal(err, "--diff needs two recordings: --diff A B");
 	assert_int_equal(parse(&o, argv, err, "--record-max-mib", "0", "-w", "x", NULL), -EINVAL);
-	assert_string_equal(err, "invalid record size '0' (MiB, at least 1)");
+	assert_string_equal(err, "invalid record size '0' (MiB, at least 0.01)");
+	assert_int_equal(parse(&o, argv, err, "--record-max-mib", "0.5", "-w", "x", NULL), 0);
+	assert_true(o.record_max_mib == 0.5);
 	assert_int_equal(parse(&o, argv, err, "--record-max-mib", "5", NULL), -EINVAL);
 	assert_string_equal(err, "--record-max-mib needs --record FILE");
 	assert_int_equal(parse(&o, argv, err, "-w", "", NULL), -EINVAL);
