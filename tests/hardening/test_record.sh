@@ -59,6 +59,23 @@ test_full_disk() {
 	check "full: it holds a header and frames" test "$(count_lines "$rec")" -ge 2
 }
 
+# A full disk under the full-screen view: on its status line, the view goes on.
+test_full_disk_tui() {
+	local dir=$WORK/full2 rec
+	mkdir "$dir"
+	mount -t tmpfs -o size=8k tmpfs "$dir"
+	MOUNTS+=("$dir")
+	rec=$dir/r.rec
+	tui_start 160 30 "$WORK/full-tui.raw" "env LANG=C.UTF-8 TERM=xterm-256color $COWTOP -d 0.2 -w $rec -- $COWLOAD --pages 2000 --child-writes 100,100 --linger 30 --report $WORK/full-tui.report"
+	expect "full disk, full screen: said on the status line" \
+		eval 'screen | grep -qF "record: cannot write $rec: No space left on device"'
+	expect "full disk, full screen: the view goes on" eval 'screen | grep -qE "^ *[0-9]+ [A-Z] "'
+	keys q
+	expect "full disk, full screen: q ends it with status 0" eval 'screen | grep -qF "COWTOP-EXIT=0"'
+	awk '$1 == "main" || $1 == "child" { print $2 }' "$WORK/full-tui.report" | xargs -r kill -KILL 2>/dev/null || true
+	check "full disk, full screen: the recording holds whole lines only" whole_lines "$rec"
+}
+
 # --record-max-mib: FILE.1 holds the older frames, each file starts with a header.
 test_rotation() {
 	local rec=$WORK/rot.rec n
@@ -84,7 +101,9 @@ test_killed() {
 	wait_lines "$rec" 5 20 || fail "killed: no frames recorded"
 	kill -KILL "$COWTOP_PID"
 	{ reap "$COWTOP_PID" || true; } 2>/dev/null
-	pkill -KILL -P "$COWTOP_PID" 2>/dev/null || true
+	# the workload outlives a killed cowtop: stop it by the pids it reported
+	eventually 5 grep -q '^child ' "$WORK/killed.report" || true
+	awk '$1 == "main" || $1 == "child" { print $2 }' "$WORK/killed.report" | xargs -r kill -KILL 2>/dev/null || true
 	check "killed: every line but the last is whole" whole_lines "$rec" 1
 	out=$(timeout 20 "$COWTOP" -r "$rec" -b -f json 2>"$WORK/killed-replay.err" | wc -l) || true
 	check "killed: it replays ($out frames)" test "$out" -ge 4
@@ -126,6 +145,7 @@ test_bad_files() {
 hard_setup
 test_refusals
 test_full_disk
+test_full_disk_tui
 test_rotation
 test_killed
 test_bad_files
