@@ -295,10 +295,12 @@ static void jnum(FILE *f, const char *name, double v, bool comma)
 static void text_side(FILE *f, const char *which, const struct side *s)
 {
 	const struct recording_info *in = recording__info(s->rec);
-	char safe[1024];
+	char safe[1024], host[1024];
 
+	/* a recording is outside text: no escape sequence reaches the terminal */
 	text_sanitize_ascii(s->path, strlen(s->path), safe, sizeof(safe));
-	fprintf(f, "%s: %s (host %s, %zu frames, %zu processes)\n", which, safe, in->host,
+	text_sanitize_ascii(in->host, strlen(in->host), host, sizeof(host));
+	fprintf(f, "%s: %s (host %s, %zu frames, %zu processes)\n", which, safe, host,
 		recording__frames(s->rec), s->n);
 }
 
@@ -394,12 +396,16 @@ static size_t compare_roles(FILE *f, bool json, struct side *a, struct side *b)
 /* The names of a side's roots, for the message when nothing matches. */
 static void roots(const struct side *s, char *buf, size_t cap)
 {
+	char name[4 * PROC_COMM_MAX + 1];
 	size_t i, len = 0;
 
 	buf[0] = '\0';
-	for (i = 0; i < s->n && len + 1 < cap; i++)
-		if (s->p[i].depth == 0)
-			len += (size_t)snprintf(buf + len, cap - len, "%s%s", len ? ", " : "", s->p[i].comm);
+	for (i = 0; i < s->n && len + 1 < cap; i++) {
+		if (s->p[i].depth)
+			continue;
+		text_sanitize_ascii(s->p[i].comm, strnlen(s->p[i].comm, PROC_COMM_MAX), name, sizeof(name));
+		len += (size_t)snprintf(buf + len, cap - len, "%s%s", len ? ", " : "", name);
+	}
 	if (!buf[0])
 		snprintf(buf, cap, "none");
 }

@@ -376,11 +376,6 @@ double recording__time(const struct recording *r, size_t k)
 	return k < r->n ? r->idx[k].time : 0;
 }
 
-size_t recording__line(const struct recording *r, size_t k)
-{
-	return k < r->n ? r->idx[k].line : 0;
-}
-
 bool recording__marked(const struct recording *r, size_t k)
 {
 	return k < r->n && r->idx[k].marked;
@@ -758,6 +753,7 @@ int recording__frame(struct recording *r, size_t k, const struct view_opts *vo, 
 	int e;
 
 	*out = NULL;
+	err[0] = '\0';
 	if (k >= r->n)
 		return fail(err, errlen, ERANGE, "%s: no frame %zu", r->path, k + 1);
 	if (r->hist_next != k) {

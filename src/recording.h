@@ -31,7 +31,6 @@ const struct recording_info *recording__info(const struct recording *r);
 /* A warning about the file found while indexing ("" for none): a cut last line. */
 const char *recording__warning(const struct recording *r);
 double recording__time(const struct recording *r, size_t k);   /* of frame k */
-size_t recording__line(const struct recording *r, size_t k);   /* line number of frame k, from 1 */
 bool recording__marked(const struct recording *r, size_t k);   /* probe hits or exits in frame k */
 /* The first frame at or after time t (the last when none). */
 size_t recording__at_time(const struct recording *r, double t);
