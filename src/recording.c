@@ -168,6 +168,7 @@ static int take_header(struct recording *r, const char *p, size_t len, unsigned 
 		string(o, "mechanism", in->mechanism, sizeof(in->mechanism));
 		string(o, "target", in->target, sizeof(in->target));
 		in->start = real(o, "start", 0);
+		in->delay = real(get(o, "options"), "delay", 0);
 		in->btime = real(o, "btime", 0);
 		in->clk_tck = (long)count(o, "clk_tck", NULL);
 	}

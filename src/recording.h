@@ -18,6 +18,7 @@ struct recording_info {
 	int schema;
 	char host[256], kernel[256], version[64], boot_id[64], mechanism[128], target[1024];
 	double start;       /* unix seconds */
+	double delay;       /* the recorder's refresh interval, seconds; 0 unknown */
 	double btime;       /* unix seconds of the boot; 0 unknown */
 	long clk_tck;       /* ticks a second of start times; 0 unknown */
 };

@@ -266,7 +266,8 @@ static int replay_tui(struct replay *r)
 	const struct recording_info *in = recording__info(r->rec);
 	struct tui_opts to = {
 		.ascii = r->opt->ascii, .snapshot_path = r->opt->snapshot, .sort = r->opt->sort,
-		.reverse = r->opt->reverse, .flat = r->opt->flat, .delay = r->opt->delay,
+		.reverse = r->opt->reverse, .flat = r->opt->flat,
+		.delay = in->delay > 0 ? in->delay : r->opt->delay, /* the header's "refresh" is the recorder's */
 		.replay_host = in->host, .replay_kernel = in->kernel,
 	};
 	char err[256];

@@ -141,6 +141,18 @@ expect "':+0' jumps to the first frame" at_frame 1
 EXITS=$(jq -n -r '[inputs | select(.schema == null) | [.processes[] | select(.state == "exited")] | length] |
 	. as $n | range(1; length) | select($n[.] > $n[. - 1]) | . + 1' "$REC" | tr '\n' ' ')
 FIRST_EXIT=${EXITS%% *}
+# HH:MM:SS: the first frame at or after that second of the recorded day
+T5=$(jq -n -r '[inputs | select(.schema == null)][4].time' "$REC")
+HMS=$(date -d "@${T5%.*}" +%H:%M:%S)
+K=$(jq -n -r --argjson t "${T5%.*}" '[inputs | select(.schema == null) | .time] | map(select(. < $t)) | length + 1' "$REC")
+keys :
+t send-keys -t "$SESSION" -l "$HMS"
+keys Enter
+expect "':$HMS' jumps to the first frame at or after it (frame $K)" at_frame "$K"
+expect "... and shows that frame's recorded time" screen_has "cowtop $HMS"
+expect "the header's refresh is the recorder's" screen_has "refresh 0.2s"
+keys : '#' 1 Enter
+expect "':#1' jumps to the first frame" at_frame 1
 keys n
 expect "n: the next frame with an exit (frame $FIRST_EXIT of those with exits: $EXITS)" at_frame "$FIRST_EXIT"
 expect "... and a child shows exited there" eval '[[ $(rows | awk "\$2 == \"X\"" | wc -l) -ge 1 ]]'

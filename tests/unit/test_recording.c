@@ -139,6 +139,7 @@ static void test_round_trip(void **state)
 	assert_string_equal(recording__info(r)->host, "box");
 	assert_string_equal(recording__info(r)->kernel, "Linux 6.18");
 	assert_true(recording__info(r)->btime == 900.0);
+	assert_true(recording__info(r)->delay == 1.0);
 	assert_true(recording__time(r, 2) == 1003);
 	assert_true(recording__marked(r, 0));  /* the probe hit is in the first frame */
 	assert_false(recording__marked(r, 1));
