@@ -73,21 +73,18 @@ void record_header(FILE *f, const struct record_who *w, const struct frame *firs
 	json_field(f, "mechanism", first->mechanism);
 	json_field(f, "target", first->target);
 	header_options(f, opt);
-	fprintf(f, ",\"btime\":%.0f,\"clk_tck\":%ld,\"start\":%.3f}\n", w->btime, w->clk_tck, w->start);
+	fprintf(f, ",\"btime\":%.3f,\"clk_tck\":%ld,\"start\":%.3f}\n", w->btime, w->clk_tck, w->start);
 }
 
-/* When the machine booted: start times are ticks since then. */
+/* When the machine booted, to the millisecond: start times are ticks of
+ * the boot-time clock, and /proc/stat's btime is rounded to the second. */
 static void read_btime(struct record_sink *r)
 {
-	FILE *f = fopen("/proc/stat", "re");
-	char line[256];
-	unsigned long long v;
+	struct timespec wall, boot;
 
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "btime %llu", &v) == 1)
-			r->btime = (double)v;
-	if (f)
-		fclose(f);
+	if (clock_gettime(CLOCK_REALTIME, &wall) || clock_gettime(CLOCK_BOOTTIME, &boot))
+		return;
+	r->btime = (double)(wall.tv_sec - boot.tv_sec) + (wall.tv_nsec - boot.tv_nsec) / 1e9;
 }
 
 /* Host, kernel and boot id, read once at the start. */

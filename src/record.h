@@ -14,7 +14,7 @@
 struct record_who {
 	const char *host, *kernel, *boot_id, *version;
 	double start; /* unix seconds */
-	double btime; /* unix seconds of the boot (/proc/stat btime); 0 unknown */
+	double btime; /* unix seconds of the boot (realtime less boottime); 0 unknown */
 	long clk_tck; /* ticks a second of the processes' start times */
 };
 
