@@ -31,6 +31,11 @@ test_recording() {
 			and (.kernel | test("Linux")) and (.boot_id | length > 0)
 			and (.mechanism | test("page_fault")) and (.options.delay > 0) and (.start > 0)
 			and (.btime > 0) and (.clk_tck > 0)' "$rec" >/dev/null
+	# start times count from the boot: a btime rounded to the second (as in
+	# /proc/stat) would move every fork time by up to a second
+	check "a: the header's btime is the boot time to 50 ms" \
+		awk -v b="$(jq -n 'input.btime' "$rec")" -v now="$(date +%s.%N)" -v up="$(cut -d' ' -f1 /proc/uptime)" \
+		'BEGIN { d = b - (now - up); exit !(d > -0.05 && d < 0.05) }'
 	expect_eq "a: one line per frame after the header" "$(($(count_lines "$rec") - 1))" \
 		"$(count_lines "$WORK/a.json")"
 	check "a: the frames are the batch JSON frames, byte for byte" \
