@@ -93,11 +93,11 @@ static void take(struct side *s, struct dproc *d, const struct frame *f, const s
 
 	for (i = 0; i < NAGES; i++) {
 		if (age >= ages[i] && isnan(d->cow_at[i])) {
-			double span = age - d->last_age;
+			double span = age - d->last_age, grew = (double)p->counts.cow - (double)d->prev_cow;
 
-			d->cow_at[i] = span > 0 ? (double)d->prev_cow + ((double)p->counts.cow - (double)d->prev_cow) *
-						     (ages[i] - d->last_age) / span
-					     : (double)p->counts.cow;
+			d->cow_at[i] = (double)p->counts.cow;
+			if (span > 0)
+				d->cow_at[i] = (double)d->prev_cow + grew * (ages[i] - d->last_age) / span;
 		}
 		if (age >= ages[i] && isnan(d->shared_at[i]) && pct >= 0)
 			d->shared_at[i] = pct;
@@ -323,9 +323,11 @@ static void text_role(FILE *f, const char *comm, int depth, size_t na, size_t nb
 
 		if (isnan(fg[i].a_med) && isnan(fg[i].b_med))
 			continue;
-		snprintf(range, sizeof(range), "%s..%s", num(fg[i].r_min, lo, sizeof(lo)), num(fg[i].r_max, hi, sizeof(hi)));
+		snprintf(range, sizeof(range), "%s..%s", num(fg[i].r_min, lo, sizeof(lo)),
+			 num(fg[i].r_max, hi, sizeof(hi)));
 		fprintf(f, "  %-28s %12s %12s %10s %19s\n", fg[i].name, num(fg[i].a_med, a, sizeof(a)),
-			num(fg[i].b_med, b, sizeof(b)), num(fg[i].r_med, m, sizeof(m)), fg[i].pairs ? range : "-");
+			num(fg[i].b_med, b, sizeof(b)), num(fg[i].r_med, m, sizeof(m)),
+			fg[i].pairs ? range : "-");
 	}
 }
 

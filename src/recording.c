@@ -24,6 +24,9 @@
 #define HEADER_PREFIX "{\"schema\":"
 #define EXITED "\"state\":\"exited\""
 
+/* Whether p[0..len) starts with the literal prefix s. */
+#define STARTS(p, len, s) ((len) >= sizeof(s) - 1 && memcmp(p, s, sizeof(s) - 1) == 0)
+
 struct rec_index {
 	off_t off;
 	unsigned len;   /* without the newline */
@@ -156,7 +159,8 @@ static int take_header(struct recording *r, const char *p, size_t len, unsigned 
 	}
 	if (schema > RECORD_SCHEMA) {
 		json_object_put(o);
-		return fail(err, errlen, EPROTO, "%s was recorded by a newer cowtop (schema %d; this one reads schema %d)",
+		return fail(err, errlen, EPROTO,
+			    "%s was recorded by a newer cowtop (schema %d; this one reads schema %d)",
 			    r->path, schema, RECORD_SCHEMA);
 	}
 	if (line == 1) {
@@ -197,7 +201,7 @@ static int take_frame_line(struct recording *r, const char *p, size_t len, off_t
 	unsigned now;
 	char *end;
 
-	if (len < sizeof(FRAME_PREFIX) || memcmp(p, FRAME_PREFIX, sizeof(FRAME_PREFIX) - 1) || p[len - 1] != '}')
+	if (len <= sizeof(FRAME_PREFIX) - 1 || !STARTS(p, len, FRAME_PREFIX) || p[len - 1] != '}')
 		return fail(err, errlen, EINVAL, "%s:%u: corrupt line (not a frame)", r->path, line);
 	if (r->n == r->cap) {
 		size_t cap = r->cap ? 2 * r->cap : 1024;
@@ -229,7 +233,7 @@ static int take_line(struct recording *r, const char *p, size_t len, off_t off, 
 	if (len > RECORDING_LINE_MAX)
 		return fail(err, errlen, EFBIG, "%s:%u: line longer than %u MiB: not a cowtop frame",
 			    r->path, line, RECORDING_LINE_MAX >> 20);
-	if (line == 1 || (len >= sizeof(HEADER_PREFIX) - 1 && !memcmp(p, HEADER_PREFIX, sizeof(HEADER_PREFIX) - 1)))
+	if (line == 1 || STARTS(p, len, HEADER_PREFIX))
 		return take_header(r, p, len, line, err, errlen);
 	return take_frame_line(r, p, len, off, line, exited, err, errlen);
 }
@@ -249,7 +253,8 @@ static int build_index(struct recording *r, char *err, size_t errlen)
 		return fail(err, errlen, ENOMEM, "%s: %s", r->path, strerror(ENOMEM));
 	for (;;) {
 		if (have == cap) {
-			char *q = cap > RECORDING_LINE_MAX ? NULL : realloc(buf, 2 * cap); /* a line and a chunk */
+			/* room for the longest line and a chunk */
+			char *q = cap > RECORDING_LINE_MAX ? NULL : realloc(buf, 2 * cap);
 
 			if (!q) {
 				e = fail(err, errlen, EFBIG, "%s:%u: line longer than %u MiB: not a cowtop frame",
@@ -287,8 +292,8 @@ static int build_index(struct recording *r, char *err, size_t errlen)
 		e = take_header(r, buf, have, 1, err, errlen); /* a header alone, cut or not */
 	if (!e && have)
 		snprintf(r->warning, sizeof(r->warning),
-			 "%s: line %u is cut short (the recorder stopped mid-line): replaying the %zu frames before it",
-			 r->path, line + 1, r->n);
+			 "%s: line %u is cut short (the recorder stopped mid-line): "
+			 "replaying the %zu frames before it", r->path, line + 1, r->n);
 	free(buf);
 	if (!e && line == 0 && !have)
 		e = fail(err, errlen, ENODATA, "%s is empty: not a cowtop recording", r->path);

@@ -141,7 +141,8 @@ static void to_marker(struct replay *r, int d)
 			return;
 		}
 	}
-	tui__notice(r->tui, d < 0 ? "no probe hit or exit before this frame" : "no probe hit or exit after this frame");
+	tui__notice(r->tui, d < 0 ? "no probe hit or exit before this frame"
+				  : "no probe hit or exit after this frame");
 	go(r, r->at);
 }
 
@@ -267,7 +268,8 @@ static int replay_tui(struct replay *r)
 	struct tui_opts to = {
 		.ascii = r->opt->ascii, .snapshot_path = r->opt->snapshot, .sort = r->opt->sort,
 		.reverse = r->opt->reverse, .flat = r->opt->flat,
-		.delay = in->delay > 0 ? in->delay : r->opt->delay, /* the header's "refresh" is the recorder's */
+		/* the header's "refresh" is the recorder's */
+		.delay = in->delay > 0 ? in->delay : r->opt->delay,
 		.replay_host = in->host, .replay_kernel = in->kernel,
 	};
 	char err[256];
