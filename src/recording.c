@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include "record.h"
 #include "recording.h"
@@ -385,6 +386,43 @@ double recording__time(const struct recording *r, size_t k)
 bool recording__marked(const struct recording *r, size_t k)
 {
 	return k < r->n && r->idx[k].marked;
+}
+
+/* The frame a user names: #FRAME (from 1; past the end, the last),
+ * +SECONDS after the first frame, or HH:MM[:SS] on the first frame's day
+ * (local time); the first frame at or after that time. -1 when it does not
+ * parse. */
+long recording__find(const struct recording *r, const char *when)
+{
+	double first = recording__time(r, 0), v;
+	int h, m, sec = 0, used = 0;
+	char *end;
+
+	if (when[0] == '#') {
+		long k = strtol(when + 1, &end, 10);
+
+		if (end == when + 1 || *end || k < 1)
+			return -1;
+		return k <= (long)r->n ? k - 1 : (long)r->n - 1;
+	}
+	if (when[0] == '+') {
+		v = strtod(when + 1, &end);
+		return end != when + 1 && !*end && v >= 0 ? (long)recording__at_time(r, first + v) : -1;
+	}
+	if ((sscanf(when, "%d:%d:%d%n", &h, &m, &sec, &used) == 3 ||
+	     sscanf(when, "%d:%d%n", &h, &m, &used) == 2) &&
+	    !when[used] && h >= 0 && h < 24 && m >= 0 && m < 60 && sec >= 0 && sec < 61) {
+		time_t t0 = (time_t)first;
+		struct tm tm;
+
+		localtime_r(&t0, &tm);
+		tm.tm_hour = h;
+		tm.tm_min = m;
+		tm.tm_sec = sec;
+		tm.tm_isdst = -1;
+		return (long)recording__at_time(r, (double)mktime(&tm));
+	}
+	return -1;
 }
 
 /* The first frame at or after t (the last when none): frames are in time order. */
@@ -764,14 +802,12 @@ int recording__frame(struct recording *r, size_t k, const struct view_opts *vo, 
 		return fail(err, errlen, ERANGE, "%s: no frame %zu", r->path, k + 1);
 	if (r->hist_next != k) {
 		hist_reset(r);
+		/* a corrupt line before k only leaves a gap in the histories */
 		for (j = k > HIST_WINDOW ? k - HIST_WINDOW : 0; j < k; j++) {
-			e = rebuild(r, j, &f, err, errlen);
+			rebuild(r, j, &f, err, errlen);
 			frame__free(f);
-			if (e) {
-				r->hist_next = SIZE_MAX;
-				return e;
-			}
 		}
+		err[0] = '\0';
 	}
 	r->hist_next = SIZE_MAX;
 	e = rebuild(r, k, &f, err, errlen);

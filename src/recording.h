@@ -35,6 +35,8 @@ double recording__time(const struct recording *r, size_t k);   /* of frame k */
 bool recording__marked(const struct recording *r, size_t k);   /* probe hits or exits in frame k */
 /* The first frame at or after time t (the last when none). */
 size_t recording__at_time(const struct recording *r, double t);
+/* The frame named by #FRAME, +SECONDS or HH:MM[:SS] (see recording.c); -1 invalid. */
+long recording__find(const struct recording *r, const char *when);
 /* Frame k rebuilt, rows laid out as vo says; 0 or -errno with "FILE:LINE:
  * reason" in err. The frame is the caller's (frame__free). */
 int recording__frame(struct recording *r, size_t k, const struct view_opts *vo, struct frame **out,

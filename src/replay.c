@@ -11,7 +11,6 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
-#include <time.h>
 #include <unistd.h>
 #include "keys.h"
 #include "loop.h"
@@ -146,42 +145,6 @@ static void to_marker(struct replay *r, int d)
 	go(r, r->at);
 }
 
-/* Parse a jump target: #FRAME, +SECONDS from the start, or HH:MM[:SS] on
- * the recorded day. The frame, or -1 when it does not parse. */
-static long jump_target(struct replay *r, const char *s)
-{
-	double first = recording__time(r->rec, 0), v;
-	int h, m, sec = 0, used = 0;
-	char *end;
-
-	if (s[0] == '#') {
-		long k = strtol(s + 1, &end, 10);
-
-		long n = (long)recording__frames(r->rec);
-
-		if (end == s + 1 || *end || k < 1)
-			return -1;
-		return k <= n ? k - 1 : n - 1;
-	}
-	if (s[0] == '+') {
-		v = strtod(s + 1, &end);
-		return end != s + 1 && !*end && v >= 0 ? (long)recording__at_time(r->rec, first + v) : -1;
-	}
-	if ((sscanf(s, "%d:%d:%d%n", &h, &m, &sec, &used) == 3 || sscanf(s, "%d:%d%n", &h, &m, &used) == 2) &&
-	    !s[used] && h >= 0 && h < 24 && m >= 0 && m < 60 && sec >= 0 && sec < 61) {
-		time_t t0 = (time_t)first;
-		struct tm tm;
-
-		localtime_r(&t0, &tm);
-		tm.tm_hour = h;
-		tm.tm_min = m;
-		tm.tm_sec = sec;
-		tm.tm_isdst = -1;
-		return (long)recording__at_time(r->rec, (double)mktime(&tm));
-	}
-	return -1;
-}
-
 /* Act on a time key. */
 static void time_key(struct replay *r)
 {
@@ -202,7 +165,7 @@ static void time_key(struct replay *r)
 	case CMD_FASTER: r->speed = r->speed * 2 > SPEED_MAX ? SPEED_MAX : r->speed * 2; break;
 	case CMD_SLOWER: r->speed = r->speed / 2 < SPEED_MIN ? SPEED_MIN : r->speed / 2; break;
 	case CMD_JUMP:
-		k = jump_target(r, arg);
+		k = recording__find(r->rec, arg);
 		if (k < 0) {
 			tui__notice(r->tui, "jump to HH:MM:SS, HH:MM, +SECONDS from the start or #FRAME");
 			break;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 #include "frame.h"
@@ -181,6 +182,37 @@ static void test_round_trip(void **state)
 	model__free(m);
 }
 
+/* What the jump prompt takes: #FRAME, +SECONDS, HH:MM[:SS] (local time). */
+static void test_find(void **state)
+{
+	struct model *m = workload();
+	struct recording *r;
+
+	(void)state;
+	setenv("TZ", "UTC", 1);
+	tzset();
+	write_recording(m, 3, RECORD_SCHEMA); /* frames at 1001, 1002, 1003 */
+	assert_int_equal(recording__open(&r, path, err, sizeof(err)), 0);
+	assert_int_equal(recording__find(r, "#1"), 0);
+	assert_int_equal(recording__find(r, "#3"), 2);
+	assert_int_equal(recording__find(r, "#99"), 2);
+	assert_int_equal(recording__find(r, "+0"), 0);
+	assert_int_equal(recording__find(r, "+1"), 1);
+	assert_int_equal(recording__find(r, "+0.5"), 1);
+	assert_int_equal(recording__find(r, "+100"), 2);
+	assert_int_equal(recording__find(r, "00:16:42"), 1); /* 1002 s after the epoch */
+	assert_int_equal(recording__find(r, "00:16"), 0);
+	assert_int_equal(recording__find(r, "#0"), -1);
+	assert_int_equal(recording__find(r, "#x"), -1);
+	assert_int_equal(recording__find(r, "+-1"), -1);
+	assert_int_equal(recording__find(r, "+"), -1);
+	assert_int_equal(recording__find(r, "25:00"), -1);
+	assert_int_equal(recording__find(r, "12:00:00x"), -1);
+	assert_int_equal(recording__find(r, "noon"), -1);
+	recording__free(r);
+	model__free(m);
+}
+
 /* A cut last line: the frames before it, and a warning naming its line. */
 static void test_truncated(void **state)
 {
@@ -250,6 +282,14 @@ static void test_corrupt(void **state)
 	snprintf(want, sizeof(want), "%s:3: corrupt line: unexpected character", path);
 	assert_string_equal(err, want);
 	recording__free(r);
+	/* a corrupt frame does not keep the ones after it from being shown */
+	write_text("{\"schema\":1}\n{\"time\":1,\"processes\":[{]}\n{\"time\":2,\"processes\":[]}\n");
+	assert_int_equal(recording__open(&r, path, err, sizeof(err)), 0);
+	assert_int_not_equal(recording__frame(r, 0, NULL, &f, err, sizeof(err)), 0);
+	assert_int_equal(recording__frame(r, 1, NULL, &f, err, sizeof(err)), 0);
+	assert_true(f->time == 2);
+	frame__free(f);
+	recording__free(r);
 	write_text("{\"schema\":1}\n{\"time\":1,\"processes\":7}\n");
 	assert_int_equal(recording__open(&r, path, err, sizeof(err)), 0);
 	assert_int_not_equal(recording__frame(r, 0, NULL, &f, err, sizeof(err)), 0);
@@ -311,6 +351,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_find, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_truncated, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_empty, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_newer_schema, setup, teardown),
