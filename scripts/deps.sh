@@ -6,7 +6,7 @@ packages=(
 	# build
 	autoconf automake make gcc pkg-config
 	clang llvm bpftool
-	libbpf-dev libelf-dev libdw-dev zlib1g-dev libncurses-dev libmicrohttpd-dev
+	libbpf-dev libelf-dev libdw-dev zlib1g-dev libncurses-dev libmicrohttpd-dev libjson-c-dev
 	# tests
 	libcmocka-dev tmux jq procps sudo util-linux git
 	systemtap-sdt-dev ruby python3.11

@@ -89,7 +89,19 @@ static bool use_tui(const struct app *a);
 static const sink_open_fn sink_makers[] = {
 	batch_sink_open,
 	exporter_sink_open,
+	record_sink_open,
 };
+
+/* A sink's notice: on the status line of the full-screen view, else stderr. */
+static void app_notice(void *ctx, const char *msg)
+{
+	struct app *a = ctx;
+
+	if (a->tui)
+		tui__notice(a->tui, msg);
+	else
+		fprintf(stderr, "cowtop: %s\n", msg);
+}
 
 /* Act on a sink's answer: a failure ends the run with status 1, a reader
  * gone ends it quietly. */
@@ -132,7 +144,8 @@ static void present(struct app *a, double interval)
 /* Open the sinks the options ask for, in the makers' order. */
 static int open_sinks(struct app *a)
 {
-	struct sink_env env = { .opt = a->opt, .loop = a->loop, .tui = use_tui(a) };
+	struct sink_env env = { .opt = a->opt, .loop = a->loop, .tui = use_tui(a),
+				.notice = app_notice, .notice_ctx = a };
 	struct sink **tail = &a->sinks;
 	char err[512];
 	size_t i;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include "options.h"
 #include "output.h"
+#include "safefile.h"
 #include "sink.h"
 
 struct batch_sink {
@@ -19,47 +20,6 @@ struct batch_sink {
 	int fd;
 	bool json, regions;
 };
-
-/* Where the next write lands in fd, when fd is a regular file; -1 else. */
-static off_t write_position(int fd)
-{
-	struct stat st;
-	int fl = fcntl(fd, F_GETFL);
-
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || fl < 0)
-		return -1;
-	return fl & O_APPEND ? st.st_size : lseek(fd, 0, SEEK_CUR);
-}
-
-/* Write all of buf to fd. 0, or -errno (a short write that makes no
- * progress counts as ENOSPC). */
-static int write_all(int fd, const char *buf, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return -ENOSPC;
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-/* Write buf whole, or cut a regular file back to where it began. */
-static int write_whole(int fd, const char *buf, size_t len)
-{
-	off_t at = write_position(fd);
-	int e = write_all(fd, buf, len);
-
-	if (e && at >= 0 && ftruncate(fd, at) == 0)
-		lseek(fd, at, SEEK_SET); /* harmless with O_APPEND */
-	return e;
-}
 
 static enum sink_status batch_frame(struct sink *s, struct frame *f, char *err, size_t errlen)
 {
@@ -82,7 +42,7 @@ static enum sink_status batch_frame(struct sink *s, struct frame *f, char *err, 
 		snprintf(err, errlen, "cannot format a frame: %s", strerror(errno));
 		return SINK_FAILED;
 	}
-	e = write_whole(b->fd, buf, len);
+	e = safefile_write_whole(b->fd, buf, len);
 	free(buf);
 	if (e == -EPIPE)
 		return SINK_DONE;

@@ -11,35 +11,45 @@ static void *array(size_t n, size_t size)
 	return calloc(n ? n : 1, size);
 }
 
-/* Copy the processes and lay them out as rows. */
-static int take_procs(struct frame *f, struct model *m, const struct view_opts *vo)
+/* Lay the frame's processes out as rows. */
+static int lay_out(struct frame *f, const struct view_opts *vo)
 {
 	static const struct view_opts dflt = { .sort = SORT_COW_RATE, .tree = true };
-	size_t i, n = model__count(m);
 	long rows;
 
-	f->procs = array(n, sizeof(*f->procs));
-	f->rows = array(n, sizeof(*f->rows));
-	if (!f->procs || !f->rows)
+	f->rows = array(f->nprocs, sizeof(*f->rows));
+	if (!f->rows)
 		return -ENOMEM;
-	for (i = 0; i < n; i++)
-		f->procs[i] = *model__at(m, i);
-	f->nprocs = n;
-	rows = tree_layout(f->procs, n, vo ? vo : &dflt, f->rows);
+	rows = tree_layout(f->procs, f->nprocs, vo ? vo : &dflt, f->rows);
 	if (rows < 0)
 		return (int)rows;
 	f->nrows = (size_t)rows;
 	return 0;
 }
 
+/* Copy the processes and lay them out as rows. */
+static int take_procs(struct frame *f, struct model *m, const struct view_opts *vo)
+{
+	size_t i, n = model__count(m);
+
+	f->procs = array(n, sizeof(*f->procs));
+	if (!f->procs)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		f->procs[i] = *model__at(m, i);
+	f->nprocs = n;
+	return lay_out(f, vo);
+}
+
 /* Sum what the header and the batch header show, once. The copies of
- * processes already forgotten stay in: a total never goes down. */
-static void take_totals(struct frame *f, const struct model *m)
+ * processes already forgotten (forgotten of them, forgotten_cow copies)
+ * stay in: a total never goes down. */
+static void take_totals(struct frame *f, size_t forgotten, unsigned long long forgotten_cow)
 {
 	size_t i;
 
-	f->totals = (struct frame_totals){ .watched = f->nprocs, .forgotten = model__forgotten(m),
-					   .cow = model__forgotten_cow(m) };
+	f->totals = (struct frame_totals){ .watched = f->nprocs, .forgotten = forgotten,
+					   .cow = forgotten_cow };
 	for (i = 0; i < f->nprocs; i++) {
 		f->totals.live += !f->procs[i].exited;
 		f->totals.cow += f->procs[i].counts.cow;
@@ -302,8 +312,23 @@ struct frame *frame__build(struct model *m, const struct frame_status *st,
 		errno = -e;
 		return NULL;
 	}
-	take_totals(f, m);
+	take_totals(f, model__forgotten(m), model__forgotten_cow(m));
 	return f;
+}
+
+/* Finish a frame whose status, processes, labels and probe hits were put
+ * in by its maker (a replayed recording: f from calloc, refs 1; what it
+ * holds is freed by frame__free): rows as vo says, groups and totals.
+ * 0 or -errno. */
+int frame__finish(struct frame *f, const struct view_opts *vo)
+{
+	int e = lay_out(f, vo);
+
+	if (!e)
+		e = take_groups(f);
+	if (!e)
+		take_totals(f, 0, 0); /* a recording keeps no totals of forgotten processes */
+	return e;
 }
 
 /* One more reference to f. */

@@ -111,6 +111,7 @@ struct frame {
  * a frame and moves past those taken. NULL with errno on failure. */
 struct frame *frame__build(struct model *m, const struct frame_status *st,
 			   const struct view_opts *vo, unsigned long long *cursor);
+int frame__finish(struct frame *f, const struct view_opts *vo); /* a frame put together by hand */
 struct frame *frame__hold(struct frame *f);   /* one more reference */
 void frame__free(struct frame *f);            /* drop one; NULL is fine */
 const char *frame_lost_kind_name(enum lost_kind k); /* "ringbuf", "map_full", ... */

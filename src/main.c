@@ -7,6 +7,8 @@
 #include "demo.h"
 #include "options.h"
 #include "preflight.h"
+#include "replay.h"
+#include "diff.h"
 #include "usdt_list.h"
 
 /* What was printed on stdout reached it: status, or 1 with one line when
@@ -47,6 +49,10 @@ int main(int argc, char **argv)
 		}
 		return stdout_done(0);
 	}
+	if (opt.replay) /* a recording needs neither root nor BPF */
+		return replay_run(&opt);
+	if (opt.diff[0])
+		return stdout_done(diff_run(&opt));
 	if (preflight_check(err, sizeof(err))) {
 		fprintf(stderr, "cowtop: %s\n", err);
 		return 1;

@@ -32,6 +32,9 @@ enum {
 	OPT_EXPORTER,
 	OPT_METRICS_BY,
 	OPT_LABEL,
+	OPT_REVERSE,
+	OPT_RECORD_MAX,
+	OPT_DIFF,
 };
 
 static const struct option long_opts[] = {
@@ -42,7 +45,7 @@ static const struct option long_opts[] = {
 	{ "iterations", required_argument, NULL, 'n' },
 	{ "format", required_argument, NULL, 'f' },
 	{ "sort", required_argument, NULL, 's' },
-	{ "reverse", no_argument, NULL, 'r' },
+	{ "reverse", no_argument, NULL, OPT_REVERSE },
 	{ "flat", no_argument, NULL, OPT_FLAT },
 	{ "snapshot", required_argument, NULL, 'o' },
 	{ "linger", required_argument, NULL, OPT_LINGER },
@@ -63,6 +66,10 @@ static const struct option long_opts[] = {
 	{ "exporter", no_argument, NULL, OPT_EXPORTER },
 	{ "metrics-by", required_argument, NULL, OPT_METRICS_BY },
 	{ "label", required_argument, NULL, OPT_LABEL },
+	{ "record", required_argument, NULL, 'w' },
+	{ "record-max-mib", required_argument, NULL, OPT_RECORD_MAX },
+	{ "replay", required_argument, NULL, 'r' },
+	{ "diff", required_argument, NULL, OPT_DIFF },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ 0 },
@@ -91,7 +98,7 @@ void options_usage(FILE *f)
 	      "  -n, --iterations N        stop after N frames\n"
 	      "  -s, --sort KEY            cow-rate (default), cow, rss, shared, uss,\n"
 	      "                            pss, vsz, pid, comm\n"
-	      "  -r, --reverse             reverse the sort order\n"
+	      "      --reverse             reverse the sort order\n"
 	      "      --flat                a flat list instead of the tree\n"
 	      "      --linger SECONDS      keep exited processes on screen this long (default 10)\n"
 	      "      --regions             batch text: each process's copies by memory region\n"
@@ -106,6 +113,16 @@ void options_usage(FILE *f)
 	      "  -u, --usdt [PATH:]PROVIDER:NAME  mark probe hits, count copies per phase\n"
 	      "                            (X__begin/X__end pairs form the phase PROVIDER:X)\n"
 	      "      --list-usdt PID|PATH  list the USDT probes of a process or an ELF file\n"
+	      "\n"
+	      "Record, replay, compare:\n"
+	      "  -w, --record FILE         also append every frame to FILE as a JSON line\n"
+	      "                            (after a header line; with any view)\n"
+	      "      --record-max-mib N    past N MiB, rename FILE to FILE.1 and start anew\n"
+	      "  -r, --replay FILE         show a recording (no root, no BPF); time keys:\n"
+	      "                            Space play/pause, Left/Right a frame, { } a marker,\n"
+	      "                            : jump to a time, +/- faster/slower\n"
+	      "      --diff A B            compare two recordings of the same program\n"
+	      "                            (per role: copies, rates by age, peaks; -f json)\n"
 	      "\n"
 	      "Copies by code path:\n"
 	      "      --stacks              capture the user stack of each copy (key c in the view)\n"
@@ -279,7 +296,21 @@ static int apply(struct options *o, int c, const char *arg, char *err, size_t er
 			return fail(err, errlen, "invalid PID '%s'", arg);
 		return 0;
 	case 'b': o->batch = true; return 0;
-	case 'r': o->reverse = true; return 0;
+	case OPT_REVERSE: o->reverse = true; return 0;
+	case 'w':
+		if (!*arg)
+			return fail(err, errlen, "--record needs a file name");
+		o->record = arg;
+		return 0;
+	case OPT_RECORD_MAX:
+		if (parse_number(arg, 0.01, 1 << 30, &o->record_max_mib))
+			return fail(err, errlen, "invalid record size '%s' (MiB, at least 0.01)", arg);
+		return 0;
+	case 'r':
+		if (!*arg)
+			return fail(err, errlen, "--replay needs a file name");
+		o->replay = arg;
+		return 0;
 	case OPT_FLAT: o->flat = true; return 0;
 	case OPT_ASCII: o->ascii = true; return 0;
 	case OPT_REGIONS: o->regions = true; return 0;
@@ -372,17 +403,32 @@ static int apply(struct options *o, int c, const char *arg, char *err, size_t er
 	return fail(err, errlen, "invalid option");
 }
 
+/* --diff A B: A is the option's value, B the next argument. */
+static int take_diff(struct options *o, int argc, char **argv, char *err, size_t errlen)
+{
+	if (optind >= argc || !*optarg || !*argv[optind] || strcmp(argv[optind], "--") == 0)
+		return fail(err, errlen, "--diff needs two recordings: --diff A B");
+	o->diff[0] = optarg;
+	o->diff[1] = argv[optind++];
+	return 0;
+}
+
 /* Check that the targets given make sense together. */
 static int check_targets(const struct options *o, char *err, size_t errlen)
 {
 	int kinds = (o->npids > 0) + (o->first_clone_of > 0) + (o->command != NULL) + o->demo +
 		    (o->cgroup != NULL) + (o->unit != NULL);
+	int files = (o->replay != NULL) + (o->diff[0] != NULL);
 
 	if (kinds > 1)
 		return fail(err, errlen, "-p, --track-first-clone, --cgroup, --unit, --demo and -- COMMAND "
 			    "exclude each other");
 	if (o->regions && o->no_regions)
 		return fail(err, errlen, "--regions and --no-regions exclude each other");
+	if (files > 1 || (files && (kinds || o->record)))
+		return fail(err, errlen, "--replay and --diff read recordings: no targets, no --record, not both");
+	if (o->record_max_mib > 0 && !o->record)
+		return fail(err, errlen, "--record-max-mib needs --record FILE");
 	return 0;
 }
 
@@ -394,7 +440,7 @@ int options_parse(int argc, char **argv, struct options *o, char *err, size_t er
 	options_defaults(o);
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:p:bd:n:f:s:ro:u:hV", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:p:bd:n:f:s:r:o:u:w:hV", long_opts, NULL)) != -1) {
 		if (c == '?') {
 			if (optopt)
 				return fail(err, errlen, "unknown option '-%c'", optopt);
@@ -402,7 +448,10 @@ int options_parse(int argc, char **argv, struct options *o, char *err, size_t er
 		}
 		if (c == ':')
 			return fail(err, errlen, "option '%s' needs a value", argv[optind - 1]);
-		r = apply(o, c, optarg, err, errlen);
+		if (c == OPT_DIFF)
+			r = take_diff(o, argc, argv, err, errlen);
+		else
+			r = apply(o, c, optarg, err, errlen);
 		if (r)
 			return r;
 	}

@@ -46,6 +46,10 @@ struct options {
 	bool exporter;        /* --exporter: headless, serve metrics, no batch output unless -b */
 	bool metrics_by_pid;  /* --metrics-by pid: per-process series too */
 	const char *label_group; /* --label group=NAME: the group label of every series */
+	const char *record;   /* -w FILE: every frame appended as a JSON line */
+	double record_max_mib; /* --record-max-mib N: rotate to FILE.1 past N MiB (fractions allowed); 0 no limit */
+	const char *replay;   /* -r FILE: show a recording instead of tracing */
+	const char *diff[2];  /* --diff A B: compare two recordings */
 	char **command;       /* after "--", NULL when none */
 	bool help, version;
 };

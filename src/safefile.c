@@ -164,3 +164,76 @@ int safefile_write(const char *path, const char *data, size_t len, char *err, si
 	sync_dir(path);
 	return 0;
 }
+
+/* Open path to append to it: never through a symlink (O_NOFOLLOW), never
+ * blocking on a FIFO (O_NONBLOCK until it is known to be a regular file),
+ * created 0600. Returns the fd or -errno with the reason in err. */
+int safefile_open_append(const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+	int fd, e;
+
+	if (!path || !*path)
+		return fail(err, errlen, "no file name", EINVAL);
+	e = check_target(path, err, errlen);
+	if (e)
+		return e;
+	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC,
+		  0600);
+	if (fd < 0)
+		return fail(err, errlen, errno == ELOOP ? "is a symbolic link" : NULL, errno);
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		e = fstat(fd, &st) ? fail(err, errlen, NULL, errno) : fail(err, errlen, kind_of(st.st_mode), EINVAL);
+		close(fd);
+		return e;
+	}
+	if (fcntl(fd, F_SETFL, O_APPEND)) { /* writes block again, as on any disk file */
+		e = fail(err, errlen, NULL, errno);
+		close(fd);
+		return e;
+	}
+	return fd;
+}
+
+/* Where the next write lands in fd, when fd is a regular file; -1 else. */
+static off_t write_position(int fd)
+{
+	struct stat st;
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || fl < 0)
+		return -1;
+	return fl & O_APPEND ? st.st_size : lseek(fd, 0, SEEK_CUR);
+}
+
+/* Write all of buf to fd. 0, or -errno (a short write that makes no
+ * progress counts as ENOSPC). */
+static int write_all_nospc(int fd, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -ENOSPC;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Write buf whole, or cut a regular file back to where it began: a
+ * reader never sees half a line. 0 or -errno. */
+int safefile_write_whole(int fd, const char *buf, size_t len)
+{
+	off_t at = write_position(fd);
+	int e = write_all_nospc(fd, buf, len);
+
+	if (e && at >= 0 && ftruncate(fd, at) == 0)
+		lseek(fd, at, SEEK_SET); /* harmless with O_APPEND */
+	return e;
+}
+

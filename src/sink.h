@@ -37,11 +37,17 @@ struct sink {
 	bool screen_only;
 };
 
+/* Say something that is not fatal (a full disk) where the user sees it:
+ * the status line of the full-screen view, else stderr. */
+typedef void (*sink_notice_fn)(void *ctx, const char *msg);
+
 /* What a sink's opener may look at. tui: the full-screen view is on. */
 struct sink_env {
 	const struct options *opt;
 	struct loop *loop;
 	bool tui;
+	sink_notice_fn notice;
+	void *notice_ctx;
 };
 
 /* Open a sink if the options ask for it: 0 with *out NULL when they do not,
@@ -57,5 +63,9 @@ int batch_sink_open(const struct sink_env *env, struct sink **out, int *status,
 /* The metrics server (--listen, --exporter): keeps the last frame for scrapes. */
 int exporter_sink_open(const struct sink_env *env, struct sink **out, int *status,
 		       char *err, size_t errlen);
+
+/* -w FILE: every frame appended to FILE as a JSON line (record.c). */
+int record_sink_open(const struct sink_env *env, struct sink **out, int *status,
+		     char *err, size_t errlen);
 
 #endif

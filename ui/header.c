@@ -46,6 +46,10 @@ static void header_where(const struct header_info *h, unsigned drop, struct line
 	localtime_r(&h->now, &tm);
 	strftime(when, sizeof(when), "%H:%M:%S", &tm);
 	line_add(l, ROLE_VALUE, "cowtop %s", when);
+	if (h->replay) {
+		line_add(l, ROLE_WARN, "  REPLAY");
+		line_add(l, ROLE_VALUE, " %s", h->replay);
+	}
 	if (!(drop & DROP_HOST))
 		put_field(l, "host", h->host, h->utf8);
 	if (!(drop & DROP_KERNEL))

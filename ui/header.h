@@ -30,6 +30,7 @@ struct header_info {
 	unsigned stacks_every;      /* copy stacks: 0 off, else 1 copy in N */
 	double stacks_us;           /* ... their measured cost per capture; < 0 unknown */
 	bool paused;
+	const char *replay;         /* replaying: where in the recording; NULL live */
 	bool command_done;
 	int command_status;
 	bool utf8;

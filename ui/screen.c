@@ -200,6 +200,9 @@ void screen_status_line(const struct screen_state *s, const struct view *v, stru
 	} else if (s->mode == MODE_FILTER) {
 		line_add(l, ROLE_STATUS, "Filter: ");
 		line_add(l, ROLE_PLAIN, "%s", s->input);
+	} else if (s->mode == MODE_JUMP) {
+		line_add(l, ROLE_STATUS, "Jump to (HH:MM:SS, +SECONDS, #FRAME): ");
+		line_add(l, ROLE_PLAIN, "%s", s->input);
 	} else if (s->mode == MODE_DELAY) {
 		line_add(l, ROLE_STATUS, "Change delay from %.1f to: ", s->delay);
 		line_add(l, ROLE_PLAIN, "%s", s->input);
@@ -274,6 +277,7 @@ static const struct keyhint *mode_hints(const struct screen_state *s, size_t *n)
 
 	switch (s->mode) {
 	case MODE_FILTER:
+	case MODE_JUMP:
 	case MODE_DELAY: *n = 2; return prompt;
 	case MODE_HELP: *n = 2; return help;
 	case MODE_REGIONS: *n = 3; return regions;

@@ -102,6 +102,11 @@ int tui__open(struct tui **out, const struct tui_opts *o)
 	view__init(&t->v, &(struct view_opts){ .sort = o->sort, .reverse = o->reverse, .tree = !o->flat },
 		   t->s.utf8);
 	read_system(t);
+	if (o->replay_host) {
+		snprintf(t->host, sizeof(t->host), "%s", o->replay_host);
+		snprintf(t->kernel, sizeof(t->kernel), "%s", o->replay_kernel ? o->replay_kernel : "?");
+		t->hi.replay = t->replay_text;
+	}
 	t->screen = newterm(NULL, stdout, stdin);
 	if (!t->screen) {
 		free(t);
@@ -145,7 +150,7 @@ static struct areas areas_now(const struct tui *t, int lines)
 /* Put the cursor at the end of a prompt, or hide it. */
 static void place_cursor(struct tui *t, int y)
 {
-	if (t->s.mode != MODE_FILTER && t->s.mode != MODE_DELAY) {
+	if (t->s.mode != MODE_FILTER && t->s.mode != MODE_DELAY && t->s.mode != MODE_JUMP) {
 		curs_set(0);
 		return;
 	}
@@ -261,6 +266,14 @@ struct sink *tui__sink(struct tui *t)
 	t->sink.ops = &tui_sink_ops;
 	t->sink.screen_only = true;
 	return &t->sink;
+}
+
+/* A warning from elsewhere (the recorder's full disk) on the status line,
+ * shown with the next draw. */
+void tui__notice(struct tui *t, const char *msg)
+{
+	if (t)
+		say(t, true, "%s", msg);
 }
 
 /* The terminal changed size: take the new size and lay out again. */
@@ -519,6 +532,34 @@ static void kill_key(struct tui *t, int ch)
 	}
 }
 
+/* Whether c moves in time: the time keys, and pause in a replay. */
+static bool is_time_key(const struct tui *t, enum cmd c)
+{
+	switch (c) {
+	case CMD_PAUSE: return t->o.replay_host != NULL;
+	case CMD_STEP_BACK: case CMD_STEP_FWD: case CMD_MARK_PREV: case CMD_MARK_NEXT:
+	case CMD_JUMP: case CMD_FASTER: case CMD_SLOWER:
+		return true;
+	default: return false;
+	}
+}
+
+/* A time key: the replay acts on it; live, there is no time to move in. */
+static enum tui_action time_key(struct tui *t, enum cmd c)
+{
+	if (!t->o.replay_host) {
+		say(t, false, "time keys move in a recording: cowtop -r FILE");
+		return TUI_NONE;
+	}
+	if (c == CMD_JUMP) {
+		prompt(t, MODE_JUMP, "");
+		return TUI_NONE;
+	}
+	t->time_cmd = c;
+	t->time_arg[0] = '\0';
+	return TUI_TIME;
+}
+
 /* A key in the table. */
 static enum tui_action key_table(struct tui *t, int ch)
 {
@@ -527,6 +568,8 @@ static enum tui_action key_table(struct tui *t, int ch)
 	if (ch == KEY_RESIZE)
 		return TUI_NONE;
 	t->s.msg[0] = '\0';
+	if (is_time_key(t, c))
+		return time_key(t, c);
 	if (t->site_focus && t->sites && site_key(t, c))
 		return TUI_NONE;
 	if (c == CMD_STACKS)
@@ -615,6 +658,11 @@ static enum tui_action key_prompt(struct tui *t, int ch)
 		return TUI_NONE;
 	t->s.mode = MODE_TABLE;
 	t->s.msg[0] = '\0';
+	if (mode == MODE_JUMP && enter && t->s.input[0]) {
+		t->time_cmd = CMD_JUMP;
+		snprintf(t->time_arg, sizeof(t->time_arg), "%s", t->s.input);
+		return TUI_TIME;
+	}
 	return mode == MODE_DELAY && enter ? delay_accept(t) : TUI_NONE;
 }
 
@@ -671,6 +719,7 @@ static enum tui_action on_key(struct tui *t, int ch)
 		return TUI_NONE;
 	case MODE_FILTER:
 	case MODE_DELAY:
+	case MODE_JUMP:
 		return key_prompt(t, ch);
 	default:
 		return key_table(t, ch);
@@ -701,4 +750,19 @@ enum tui_action tui__input(struct tui *t)
 bool tui__stacks(const struct tui *t)
 {
 	return t && t->sites;
+}
+
+/* Replay: the time key last pressed, and what was typed for a jump. */
+int tui__time_cmd(const struct tui *t, const char **arg)
+{
+	if (arg)
+		*arg = t->time_arg;
+	return t->time_cmd;
+}
+
+/* Replay: where in the recording, shown in the header after "REPLAY". */
+void tui__replay_status(struct tui *t, const char *text)
+{
+	if (t)
+		snprintf(t->replay_text, sizeof(t->replay_text), "%s", text);
 }

@@ -19,6 +19,8 @@ struct tui_opts {
 	bool flat;
 	double delay;              /* refresh interval, seconds */
 	bool stacks;               /* --stacks: the copy-sites pane from the start */
+	const char *replay_host;   /* replaying a recording made on this host; NULL: live */
+	const char *replay_kernel;
 };
 
 enum tui_action {
@@ -26,6 +28,7 @@ enum tui_action {
 	TUI_QUIT,
 	TUI_DELAY_CHANGED, /* read tui__delay() and re-arm the timer */
 	TUI_STACKS_TOGGLE, /* turn the capture of copy stacks on or off */
+	TUI_TIME,          /* replay: a time key, read tui__time_cmd() */
 };
 
 int tui__open(struct tui **out, const struct tui_opts *o);
@@ -33,11 +36,16 @@ void tui__free(struct tui *t);
 void tui__frame(struct tui *t, struct frame *f);
 struct sink *tui__sink(struct tui *t); /* frames in through the app's sink list; tui__free frees it */
 void tui__resize(struct tui *t);
+void tui__notice(struct tui *t, const char *msg); /* a warning on the status line */
 enum tui_action tui__input(struct tui *t);
 double tui__delay(const struct tui *t);
 size_t tui__visible(const struct tui *t, int *pids, size_t max);
 bool tui__sorts_by_proc(const struct tui *t);
 bool tui__stacks(const struct tui *t);
+/* Replay: the time key last pressed (CMD_PAUSE, CMD_STEP_*, CMD_MARK_*,
+ * CMD_JUMP with what was typed in *arg, CMD_FASTER, CMD_SLOWER). */
+int tui__time_cmd(const struct tui *t, const char **arg);
+void tui__replay_status(struct tui *t, const char *text); /* shown in the header after "REPLAY" */
 int tui_check_terminal(char *err, size_t errlen);
 
 #endif

@@ -44,6 +44,10 @@ struct tui {
 	bool site_focus;         /* keys move in the pane */
 	bool site_open;          /* the selected site's stack is shown */
 	size_t site_sel;
+
+	int time_cmd;            /* replay: the last time key (an enum cmd) */
+	char time_arg[SCREEN_PROMPT_MAX];
+	char replay_text[128];
 };
 
 #endif

@@ -45,6 +45,46 @@ static void test_defaults(void **state)
 	assert_false(o.regions);
 }
 
+/* -w/--record, --record-max-mib, -r/--replay, --diff A B, --reverse. */
+static void test_record_replay_diff(void **state)
+{
+	struct options o;
+	char *argv[ARGV_MAX];
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse(&o, argv, err, "-w", "x.rec", "--record-max-mib", "5", "-p", "1", NULL), 0);
+	assert_string_equal(o.record, "x.rec");
+	assert_true(o.record_max_mib == 5);
+	assert_int_equal(parse(&o, argv, err, "--record=y.rec", NULL), 0);
+	assert_string_equal(o.record, "y.rec");
+	assert_int_equal(parse(&o, argv, err, "-r", "x.rec", NULL), 0);
+	assert_string_equal(o.replay, "x.rec");
+	assert_false(o.reverse);
+	assert_int_equal(parse(&o, argv, err, "--reverse", NULL), 0);
+	assert_true(o.reverse);
+	assert_int_equal(parse(&o, argv, err, "--diff", "a.rec", "b.rec", "-f", "json", NULL), 0);
+	assert_string_equal(o.diff[0], "a.rec");
+	assert_string_equal(o.diff[1], "b.rec");
+	assert_int_equal(o.format, FORMAT_JSON);
+	assert_int_equal(parse(&o, argv, err, "--diff", "a.rec", NULL), -EINVAL);
+	assert_string_equal(err, "--diff needs two recordings: --diff A B");
+	assert_int_equal(parse(&o, argv, err, "--record-max-mib", "0", "-w", "x", NULL), -EINVAL);
+	assert_string_equal(err, "invalid record size '0' (MiB, at least 0.01)");
+	assert_int_equal(parse(&o, argv, err, "--record-max-mib", "0.5", "-w", "x", NULL), 0);
+	assert_true(o.record_max_mib == 0.5);
+	assert_int_equal(parse(&o, argv, err, "--record-max-mib", "5", NULL), -EINVAL);
+	assert_string_equal(err, "--record-max-mib needs --record FILE");
+	assert_int_equal(parse(&o, argv, err, "-w", "", NULL), -EINVAL);
+	assert_string_equal(err, "--record needs a file name");
+	assert_int_equal(parse(&o, argv, err, "-r", "x.rec", "-p", "1", NULL), -EINVAL);
+	assert_string_equal(err, "--replay and --diff read recordings: no targets, no --record, not both");
+	assert_int_equal(parse(&o, argv, err, "-r", "x.rec", "-w", "y.rec", NULL), -EINVAL);
+	assert_int_equal(parse(&o, argv, err, "-r", "x.rec", "--diff", "a", "b", NULL), -EINVAL);
+	assert_int_equal(parse(&o, argv, err, "-r", NULL), -EINVAL);
+	assert_string_equal(err, "option '-r' needs a value");
+}
+
 /* --regions takes no value; a value after it is a misplaced argument. */
 static void test_regions(void **state)
 {
@@ -289,6 +329,7 @@ int main(void)
 		cmocka_unit_test(test_cgroup_and_unit),
 		cmocka_unit_test(test_listen),
 		cmocka_unit_test(test_exporter),
+		cmocka_unit_test(test_record_replay_diff),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -32,6 +32,7 @@
 # usage: ruby gc_fork.rb [--children N] [--objects N] [--gc-runs N]
 #                        [--writes N] [--start-delay MS]
 #                        [--pre-gc-delay MS] [--linger S] [--report FILE]
+#                        [--compact]
 
 require 'optparse'
 
@@ -43,6 +44,7 @@ opts = {
   start_delay: 200,
   pre_gc_delay: 0,
   linger: 0.0,
+  compact: false,
   report: nil
 }
 
@@ -65,6 +67,7 @@ begin
     end
     o.on('--linger S', Float, 'children sleep S seconds before leaving') { |v| opts[:linger] = v }
     o.on('--report FILE', 'append report lines to FILE') { |v| opts[:report] = v }
+    o.on('--compact', 'GC.compact in the parent before forking') { opts[:compact] = true }
   end.parse!(ARGV)
   raise OptionParser::InvalidArgument, ARGV.first unless ARGV.empty?
   raise OptionParser::InvalidArgument, 'negative count' if opts.values_at(:children, :objects, :gc_runs,
@@ -113,6 +116,7 @@ report(opts, "main #{Process.pid} ppid #{Process.ppid} role main objects #{opts[
 objs = Array.new(opts[:objects]) { |i| [i.to_s, +"value-#{i}-#{'x' * (i % 16)}"] }
 # old objects: a later minor GC in the parent would not touch them
 4.times { GC.start }
+GC.compact if opts[:compact]
 sleep(opts[:start_delay] / 1000.0)
 
 pids = Array.new(opts[:children]) do |i|

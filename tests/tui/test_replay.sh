@@ -1,0 +1,184 @@
+#!/usr/bin/env bash
+# Replay in the full-screen view: a cowload run whose children write 1000,
+# 2000 and 3000 pages in rounds is recorded, then replayed in a tmux pane
+# (as a user without root): frame k on screen shows the values recorded in
+# frame k; the time keys (pause, step, marker, jump, speed) move as the help
+# says; sort, focus, filter and snapshot work as live; q leaves cleanly.
+#
+# Environment: COWTOP, COWLOAD (defaults ./cowtop, ./tests/workloads/cowload),
+# COWTOP_TEST_KEEP (1: keep the work directory). Needs root (to record) and tmux.
+set -euo pipefail
+# shellcheck source-path=SCRIPTDIR
+
+COWTOP=${COWTOP:-./cowtop}
+COWLOAD=${COWLOAD:-./tests/workloads/cowload}
+SOCK=cowtop-replay-$$
+SESSION=replay
+PASSED=0
+FAILED=0
+WORK=
+REC=
+NFRAMES=
+# shellcheck source=tests/tui/tmux.sh
+. "$(dirname "$0")/tmux.sh"
+
+die() {
+	echo "$(basename "$0"): $*" >&2
+	exit 1
+}
+
+pass() {
+	PASSED=$((PASSED + 1))
+	echo "ok: $*"
+}
+
+# Record a failed check, with the screen as it was.
+fail() {
+	FAILED=$((FAILED + 1))
+	echo "FAIL: $*"
+	screen | sed 's/^/    | /' || true
+}
+
+# Check that a command succeeds within 10 seconds: expect DESC CMD [ARGS...].
+expect() {
+	local desc=$1
+	shift
+	if eventually 10 "$@"; then
+		pass "$desc"
+	else
+		fail "$desc"
+	fi
+}
+
+cleanup() {
+	tmux_stop
+	[ -n "$WORK" ] || return 0
+	if [ "$FAILED" -gt 0 ] || [ "${COWTOP_TEST_KEEP:-0}" = 1 ]; then
+		echo "work directory kept: $WORK"
+	else
+		rm -rf "$WORK"
+	fi
+}
+
+# The process rows on screen: lines that start with a PID and a state.
+rows() {
+	screen | grep -E '^ *[0-9]+ [A-Z?] ' || true
+}
+
+# The PIDs of the rows, in screen order.
+row_pids() {
+	rows | awk '{ print $1 }'
+}
+
+# The COW column (total copies) of pid's row.
+row_cow() {
+	rows | awk -v pid="$1" '$1 == pid { print $4 }'
+}
+
+# Frame k (from 1) of the recording: the cow_pages of pid.
+rec_cow() {
+	jq -n -r --argjson k "$1" --argjson p "$2" \
+		'[inputs | select(.recording == null)][$k - 1].processes[] | select(.pid == $p) | .cow_pages' "$REC"
+}
+
+# The header says REPLAY k/N.
+at_frame() { screen | grep -qE "REPLAY $1/$NFRAMES "; }
+screen_has() { screen | grep -qF -- "$1"; }
+row_cow_is() { [[ $(row_cow "$1") == "$2" ]]; }
+first_pid_is() { [[ $(row_pids | head -n 1) == "$1" ]]; }
+nrows_is() { [[ $(rows | wc -l) -eq $1 ]]; }
+file_has() { [ -f "$1" ] && grep -qF -- "$2" "$1"; }
+
+# Frame k on screen has each child's recorded copies.
+frame_shows_recorded() {
+	local k=$1 pid
+	for pid in $CHILDREN; do
+		row_cow_is "$pid" "$(rec_cow "$k" "$pid")" || return 1
+	done
+}
+
+[ "$(id -u)" -eq 0 ] || die "must run as root (the recording loads eBPF programs)"
+command -v tmux >/dev/null || die "tmux is required"
+COWTOP=$(realpath "$COWTOP")
+COWLOAD=$(realpath "$COWLOAD")
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/cowtop-replay.XXXXXX")
+trap cleanup EXIT
+REC=$WORK/run.rec
+timeout 60 "$COWTOP" -b -f json -d 0.2 -w "$REC" -- "$COWLOAD" --pages 8000 --child-writes 1000,2000,3000 \
+	--rounds 5 --round-ms 300 --linger 0.5 --report "$WORK/report" >/dev/null </dev/null ||
+	die "recording failed"
+NFRAMES=$(($(wc -l <"$REC") - 1))
+CHILDREN=$(awk '$1 == "child" { print $2 }' "$WORK/report")
+BIG=$(awk '$1 == "child" && $6 == 3000 { print $2 }' "$WORK/report")
+MAIN=$(awk '$1 == "main" { print $2 }' "$WORK/report")
+[ "$NFRAMES" -ge 8 ] || die "only $NFRAMES frames recorded"
+chmod 755 "$WORK"
+chmod 644 "$REC"
+chown nobody "$WORK"
+
+t new-session -d -s "$SESSION" -x 160 -y 30 \
+	"setpriv --reuid=nobody --regid=nogroup --clear-groups env LANG=C.UTF-8 TERM=xterm-256color $COWTOP -r $REC -o $WORK/snap.txt; echo exit=\$?; sleep 30"
+expect "replay starts, as nobody, with REPLAY and the recorded host in the header" \
+	eval 'screen | grep -qE "REPLAY [0-9]+/$NFRAMES .* host $(hostname)"'
+expect "it plays to the last frame by itself and stops there" at_frame "$NFRAMES"
+expect "... saying so" screen_has "end of the recording"
+keys Space
+expect "Space pauses" screen_has "paused"
+keys : '#' 3 Enter
+expect "':#3' jumps to frame 3" at_frame 3
+expect "frame 3 shows the copies recorded in frame 3" frame_shows_recorded 3
+keys Right
+expect "Right: one frame forward" at_frame 4
+expect "frame 4 shows the copies recorded in frame 4" frame_shows_recorded 4
+keys Left Left
+expect "Left Left: two frames back" at_frame 2
+expect "frame 2 shows the copies recorded in frame 2" frame_shows_recorded 2
+keys :
+t send-keys -t "$SESSION" -l "+0"
+keys Enter
+expect "':+0' jumps to the first frame" at_frame 1
+# the frames (from 1) where more processes show exited than in the frame before
+EXITS=$(jq -n -r '[inputs | select(.recording == null) | [.processes[] | select(.state == "exited")] | length] |
+	. as $n | range(1; length) | select($n[.] > $n[. - 1]) | . + 1' "$REC" | tr '\n' ' ')
+FIRST_EXIT=${EXITS%% *}
+# HH:MM:SS: the first frame at or after that second of the recorded day
+T5=$(jq -n -r '[inputs | select(.recording == null)][4].time' "$REC")
+HMS=$(date -d "@${T5%.*}" +%H:%M:%S)
+K=$(jq -n -r --argjson t "${T5%.*}" '[inputs | select(.recording == null) | .time] | map(select(. < $t)) | length + 1' "$REC")
+keys :
+t send-keys -t "$SESSION" -l "$HMS"
+keys Enter
+expect "':$HMS' jumps to the first frame at or after it (frame $K)" at_frame "$K"
+expect "... and shows that frame's recorded time" screen_has "cowtop $HMS"
+expect "the header's refresh is the recorder's" screen_has "refresh 0.2s"
+keys : '#' 1 Enter
+expect "':#1' jumps to the first frame" at_frame 1
+keys n
+expect "n: the next frame with an exit (frame $FIRST_EXIT of those with exits: $EXITS)" at_frame "$FIRST_EXIT"
+expect "... and a child shows exited there" eval '[[ $(rows | awk "\$2 == \"X\"" | wc -l) -ge 1 ]]'
+keys '{'
+expect "{: there is no marker before it" screen_has "no probe hit or exit before this frame"
+keys + +
+expect "+ +: four times as fast" screen_has " x4 "
+keys - - - -
+expect "- - - -: a quarter of the speed" screen_has " x0.25 "
+keys : '#' 3 Enter N
+expect "N sorts by pid in replay: the main process first" first_pid_is "$MAIN"
+keys T
+expect "T sorts by total copies: the 3000-page child first among the children" \
+	eval '[[ $(row_pids | sed -n 2p) == "$BIG" ]]'
+keys Down Enter
+expect "Enter focuses the selected child: one row" nrows_is 1
+keys w
+expect "w writes a snapshot of the replayed frame" file_has "$WORK/snap.txt" "REPLAY 3/$NFRAMES"
+expect "... with the recorded copies" file_has "$WORK/snap.txt" "$(rec_cow 3 "$BIG")"
+keys BSpace
+expect "Backspace leaves the focus" nrows_is 4
+keys / cow Enter
+expect "the filter works in replay" nrows_is 4
+keys Escape h NPage
+expect "the help lists the time keys" screen_has "replay: one frame back"
+keys q q
+expect "q ends the replay with status 0" screen_has "exit=0"
+echo "$(basename "$0" .sh): $PASSED passed, $FAILED failed"
+[ "$FAILED" -eq 0 ]

@@ -1,0 +1,365 @@
+/* Unit tests: recordings written by the recorder's own functions and read
+ * back (values, labels, histories), and every kind of bad recording with
+ * its exact message; the append opener's refusals. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include "frame.h"
+#include "output.h"
+#include "procs.h"
+#include "record.h"
+#include "recording.h"
+#include "safefile.h"
+#include "tmpdir.h"
+
+static char dir[4096], path[4200], err[1024];
+
+static int setup(void **state)
+{
+	(void)state;
+	if (tmpdir_make(dir, sizeof(dir), "cowtop-recording"))
+		return -1;
+	snprintf(path, sizeof(path), "%s/rec", dir);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	return tmpdir_remove(dir);
+}
+
+/* A model of a root with two children, some copies split by region and phase. */
+static struct model *workload(void)
+{
+	struct model *m = model__new();
+	struct proc *root, *a, *b;
+	struct smaps s = { .pss = 900, .private_dirty = 400, .private_clean = 100, .anon = 1000 };
+
+	assert_non_null(m);
+	root = add(m, 100, 1, 50, "master", 10);
+	a = add(m, 101, 100, 60, "worker", 1000);
+	b = add(m, 102, 100, 61, "worker", 3000);
+	model__set_mem(root, 'S', 5000, 9000);
+	model__set_mem(a, 'R', 4000, 9000);
+	model__set_mem(b, 'S', 4100, 9000);
+	model__set_inherited(a, 2000);
+	model__set_smaps(a, &s, 1000.0);
+	model__set_split(b, SPLIT_REGION, SPLIT_REGION_ANON, 2500);
+	model__set_split(b, SPLIT_REGION, model__add_label(m, SPLIT_REGION, "file:libc.so.6"), 7);
+	model__set_split(a, SPLIT_PHASE, model__add_phase(m, "ruby:gc"), 600);
+	model__add_marker(m, &(struct marker){ .time = 1000.5, .pid = 101, .probe = model__add_probe(m, "ruby:gc__mark__begin"), .nargs = 1, .args = { 7 } });
+	return m;
+}
+
+/* Write a header and n frames of m (ticking it between them) to path. */
+static void write_recording(struct model *m, int n, int schema)
+{
+	FILE *f = fopen(path, "w");
+	struct record_who w = { "box", "Linux 6.18", "id", "0.1", 999.0, 900.0, 100 };
+	struct frame_status st = { .time = 1001, .interval = 1, .mechanism = "raw_tp", .target = "pid 100", .usdt = true };
+	unsigned long long cursor = 0;
+	int i;
+
+	assert_non_null(f);
+	for (i = 0; i < n; i++) {
+		struct frame *fr;
+
+		model__tick(m, 1);
+		st.time = 1001 + i;
+		fr = frame__build(m, &st, NULL, &cursor);
+		assert_non_null(fr);
+		if (i == 0 && schema == RECORD_SCHEMA) {
+			record_header(f, &w, fr, &(struct options){ .delay = 1 });
+		} else if (i == 0) {
+			fprintf(f, "{\"recording\":true,\"schema\":%d}\n", schema);
+		}
+		output_json(f, fr);
+		frame__free(fr);
+	}
+	fclose(f);
+}
+
+/* Write text as the whole file. */
+static void write_text(const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* Open path, expecting failure with exactly the path and then after. */
+static void expect_open_error(const char *after)
+{
+	struct recording *r;
+	char want[8192];
+
+	snprintf(want, sizeof(want), "%s%s", path, after);
+	assert_int_not_equal(recording__open(&r, path, err, sizeof(err)), 0);
+	assert_null(r);
+	assert_string_equal(err, want);
+}
+
+/* The proc of pid in f. */
+static const struct proc *proc_of(const struct frame *f, int pid)
+{
+	size_t i;
+
+	for (i = 0; i < f->nprocs; i++)
+		if (f->procs[i].pid == pid)
+			return &f->procs[i];
+	fail_msg("pid %d not in the frame", pid);
+	return NULL;
+}
+
+/* What a frame holds comes back: counts, memory, splits, labels, markers, history. */
+static void test_round_trip(void **state)
+{
+	struct model *m = workload();
+	struct recording *r;
+	struct frame *f;
+	const struct proc *a, *b;
+
+	(void)state;
+	write_recording(m, 3, RECORD_SCHEMA);
+	assert_int_equal(recording__open(&r, path, err, sizeof(err)), 0);
+	assert_int_equal(recording__frames(r), 3);
+	assert_string_equal(recording__warning(r), "");
+	assert_string_equal(recording__info(r)->host, "box");
+	assert_string_equal(recording__info(r)->kernel, "Linux 6.18");
+	assert_true(recording__info(r)->btime == 900.0);
+	assert_true(recording__info(r)->delay == 1.0);
+	assert_true(recording__time(r, 2) == 1003);
+	assert_true(recording__marked(r, 0));  /* the probe hit is in the first frame */
+	assert_false(recording__marked(r, 1));
+	assert_int_equal(recording__at_time(r, 1001.5), 1);
+	assert_int_equal(recording__frame(r, 2, NULL, &f, err, sizeof(err)), 0);
+	assert_int_equal(f->nprocs, 3);
+	assert_int_equal(f->nrows, 3);
+	assert_string_equal(f->target, "pid 100");
+	a = proc_of(f, 101);
+	b = proc_of(f, 102);
+	assert_int_equal(a->ppid, 100);
+	assert_string_equal(a->comm, "worker");
+	assert_int_equal(a->counts.cow, 1000);
+	assert_int_equal(b->counts.cow, 3000);
+	assert_int_equal(a->rss_kib, 4000);
+	assert_int_equal(a->smaps.pss, 900);
+	assert_int_equal(proc_uss_kib(a), 500);
+	assert_true(b->smaps_time == 0); /* never read stays unknown */
+	assert_true(proc_shared_pct(a) == 100.0 * 600 / 2000);
+	assert_int_equal(b->split[SPLIT_REGION].v[SPLIT_REGION_ANON], 2500);
+	assert_string_equal(frame_label(f, SPLIT_REGION, 4), "file:libc.so.6");
+	assert_int_equal(b->split[SPLIT_REGION].v[4], 7);
+	assert_string_equal(frame_phase_label(f, 1), "ruby:gc");
+	assert_int_equal(a->split[SPLIT_PHASE].v[1], 600);
+	assert_int_equal(series__len(&a->rate), 3); /* the history of the frames before */
+	assert_int_equal(f->totals.cow, 4010);
+	assert_int_equal(f->ngroups, 1);
+	assert_int_equal(f->nlog, 1);
+	assert_string_equal(f->log[0].comm, "worker");
+	frame__free(f);
+	/* a jump back rebuilds the history of the frames before it only */
+	assert_int_equal(recording__frame(r, 0, NULL, &f, err, sizeof(err)), 0);
+	assert_int_equal(series__len(&proc_of(f, 101)->rate), 1);
+	assert_int_equal(f->nmarks, 1);
+	assert_string_equal(frame_probe_label(f, f->marks[0].probe), "ruby:gc__mark__begin");
+	assert_int_equal(f->marks[0].args[0], 7);
+	frame__free(f);
+	recording__free(r);
+	model__free(m);
+}
+
+/* What the jump prompt takes: #FRAME, +SECONDS, HH:MM[:SS] (local time). */
+static void test_find(void **state)
+{
+	struct model *m = workload();
+	struct recording *r;
+
+	(void)state;
+	setenv("TZ", "UTC", 1);
+	tzset();
+	write_recording(m, 3, RECORD_SCHEMA); /* frames at 1001, 1002, 1003 */
+	assert_int_equal(recording__open(&r, path, err, sizeof(err)), 0);
+	assert_int_equal(recording__find(r, "#1"), 0);
+	assert_int_equal(recording__find(r, "#3"), 2);
+	assert_int_equal(recording__find(r, "#99"), 2);
+	assert_int_equal(recording__find(r, "+0"), 0);
+	assert_int_equal(recording__find(r, "+1"), 1);
+	assert_int_equal(recording__find(r, "+0.5"), 1);
+	assert_int_equal(recording__find(r, "+100"), 2);
+	assert_int_equal(recording__find(r, "00:16:42"), 1); /* 1002 s after the epoch */
+	assert_int_equal(recording__find(r, "00:16"), 0);
+	assert_int_equal(recording__find(r, "#0"), -1);
+	assert_int_equal(recording__find(r, "#x"), -1);
+	assert_int_equal(recording__find(r, "+-1"), -1);
+	assert_int_equal(recording__find(r, "+"), -1);
+	assert_int_equal(recording__find(r, "25:00"), -1);
+	assert_int_equal(recording__find(r, "12:00:00x"), -1);
+	assert_int_equal(recording__find(r, "noon"), -1);
+	recording__free(r);
+	model__free(m);
+}
+
+/* A cut last line: the frames before it, and a warning naming its line. */
+static void test_truncated(void **state)
+{
+	struct model *m = workload();
+	struct recording *r;
+	char want[8192];
+	struct stat st;
+
+	(void)state;
+	write_recording(m, 3, RECORD_SCHEMA);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(truncate(path, st.st_size - 20), 0);
+	assert_int_equal(recording__open(&r, path, err, sizeof(err)), 0);
+	assert_int_equal(recording__frames(r), 2);
+	snprintf(want, sizeof(want),
+		 "%s: line 4 is cut short (the recorder stopped mid-line): replaying the 2 frames before it", path);
+	assert_string_equal(recording__warning(r), want);
+	recording__free(r);
+	model__free(m);
+}
+
+static void test_empty(void **state)
+{
+	(void)state;
+	write_text("");
+	expect_open_error(" is empty: not a cowtop recording");
+	write_text("{\"recording\":true,\"schema\":1,\"host\":\"x\"}\n");
+	expect_open_error(" holds no frames");
+}
+
+static void test_newer_schema(void **state)
+{
+	struct model *m = workload();
+
+	(void)state;
+	write_recording(m, 2, RECORD_SCHEMA + 1);
+	expect_open_error(" was recorded by a newer cowtop (schema 2; this one reads schema 1)");
+	model__free(m);
+}
+
+static void test_not_a_recording(void **state)
+{
+	(void)state;
+	write_text("hello\n");
+	expect_open_error(": not a cowtop recording (line 1 is not its header)");
+	write_text("PID COMM\n1 init\n");
+	expect_open_error(": not a cowtop recording (line 1 is not its header)");
+}
+
+/* A corrupt line: found when indexing (not a frame's shape) or when it is
+ * shown (bad JSON inside), with its line number either way. */
+static void test_corrupt(void **state)
+{
+	struct recording *r;
+	struct frame *f;
+	char want[8192];
+
+	(void)state;
+	write_text("{\"recording\":true,\"schema\":1}\n{\"time\":1,\"processes\":[]}\ngarbage\n{\"time\":3,\"processes\":[]}\n");
+	expect_open_error(":3: corrupt line (not a frame)");
+	write_text("{\"recording\":true,\"schema\":1}\n{\"time\":1,\"processes\":[]}\n{\"time\":2,\"processes\":[{\"pid\":}]}\n");
+	assert_int_equal(recording__open(&r, path, err, sizeof(err)), 0);
+	assert_int_equal(recording__frame(r, 0, NULL, &f, err, sizeof(err)), 0);
+	frame__free(f);
+	assert_int_not_equal(recording__frame(r, 1, NULL, &f, err, sizeof(err)), 0);
+	assert_null(f);
+	snprintf(want, sizeof(want), "%s:3: corrupt line: unexpected character", path);
+	assert_string_equal(err, want);
+	recording__free(r);
+	/* a corrupt frame does not keep the ones after it from being shown */
+	write_text("{\"recording\":true,\"schema\":1}\n{\"time\":1,\"processes\":[{]}\n{\"time\":2,\"processes\":[]}\n");
+	assert_int_equal(recording__open(&r, path, err, sizeof(err)), 0);
+	assert_int_not_equal(recording__frame(r, 0, NULL, &f, err, sizeof(err)), 0);
+	assert_int_equal(recording__frame(r, 1, NULL, &f, err, sizeof(err)), 0);
+	assert_true(f->time == 2);
+	frame__free(f);
+	recording__free(r);
+	write_text("{\"recording\":true,\"schema\":1}\n{\"time\":1,\"processes\":7}\n");
+	assert_int_equal(recording__open(&r, path, err, sizeof(err)), 0);
+	assert_int_not_equal(recording__frame(r, 0, NULL, &f, err, sizeof(err)), 0);
+	snprintf(want, sizeof(want), "%s:2: corrupt line: not a frame", path);
+	assert_string_equal(err, want);
+	recording__free(r);
+}
+
+/* A line longer than any frame is refused without reading it into memory whole. */
+static void test_huge_line(void **state)
+{
+	FILE *f = fopen(path, "w");
+	size_t i;
+
+	(void)state;
+	assert_non_null(f);
+	fputs("{\"recording\":true,\"schema\":1}\n{\"time\":1,\"processes\":[]}\n{\"time\":2,\"x\":\"", f);
+	for (i = 0; i < (RECORDING_LINE_MAX >> 10) + 64; i++)
+		fprintf(f, "%01024d", 0);
+	fputs("\"}\n", f);
+	fclose(f);
+	expect_open_error(":3: line longer than 16 MiB: not a cowtop frame");
+}
+
+/* The recorder's opener: 0600, appends, refuses what is not a regular file. */
+static void test_open_append(void **state)
+{
+	char link[4300];
+	struct stat st;
+	int fd;
+
+	(void)state;
+	unlink(path);
+	fd = safefile_open_append(path, err, sizeof(err));
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "a\n", 2), 2);
+	close(fd);
+	fd = safefile_open_append(path, err, sizeof(err));
+	assert_int_equal(write(fd, "b\n", 2), 2);
+	close(fd);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	assert_int_equal(st.st_size, 4);
+	snprintf(link, sizeof(link), "%s/link", dir);
+	assert_int_equal(symlink(path, link), 0);
+	assert_true(safefile_open_append(link, err, sizeof(err)) < 0);
+	assert_string_equal(err, "is a symbolic link");
+	snprintf(link, sizeof(link), "%s/fifo", dir);
+	assert_int_equal(mkfifo(link, 0600), 0);
+	assert_true(safefile_open_append(link, err, sizeof(err)) < 0); /* and does not block */
+	assert_string_equal(err, "is a FIFO");
+	assert_true(safefile_open_append("/dev/null", err, sizeof(err)) < 0);
+	assert_string_equal(err, "is a device");
+	assert_true(safefile_open_append(dir, err, sizeof(err)) < 0);
+	assert_string_equal(err, "is a directory");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_find, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_truncated, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_empty, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_newer_schema, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_not_a_recording, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_corrupt, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_huge_line, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_open_append, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
