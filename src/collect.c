@@ -194,6 +194,7 @@ static void on_fork(struct collect *c, struct proc *p, const struct tracer_event
 static void on_exec(struct collect *c, struct proc *p, const struct tracer_event *e)
 {
 	p->track.cmdline_reads = 0; /* a new program, new arguments */
+	model__forget_cmdline(p);      /* the old ones are not its any more */
 	model__forget_mem(p);
 	if (c->on_exec)
 		c->on_exec(e->pid, c->ctx);

@@ -515,6 +515,12 @@ size_t model__forgotten(const struct model *m)
 
 /* Take p's command line (len bytes, cut to fit). An empty one (a zombie,
  * or a process gone) keeps the last one read: it names the process best. */
+/* p exec'd: its command line is not the one read any more. */
+void model__forget_cmdline(struct proc *p)
+{
+	memset(p->cmdline, 0, sizeof(p->cmdline));
+}
+
 void model__set_cmdline(struct proc *p, const char *cmdline, size_t len)
 {
 	size_t n = strnlen(cmdline, len < PROC_CMDLINE_MAX - 1 ? len : PROC_CMDLINE_MAX - 1);

@@ -116,6 +116,7 @@ void model__set_counts(struct proc *p, const struct cow_counts *raw); /* raw les
 void model__set_base(struct proc *p, const struct cow_counts *raw);
 void model__set_comm(struct proc *p, const char *comm, size_t len);   /* len bytes, maybe unterminated */
 void model__set_cmdline(struct proc *p, const char *cmdline, size_t len); /* "" keeps the last */
+void model__forget_cmdline(struct proc *p);
 void model__set_kthread(struct proc *p, bool kthread);
 void model__set_ppid(struct proc *p, int ppid);                       /* keeps a known parent over 0 */
 void model__set_parent(struct proc *p, int ppid);                     /* from a fork: always taken */

@@ -34,7 +34,7 @@ static const struct keybind keymap[] = {
 	{ CMD_METRIC, { 'm' }, "m", "history: CoW/s or SHR% (the sharing-decay curve)" },
 	{ CMD_REVERSE, { 'R', 'I' }, "R I", "reverse the sort order" },
 	{ CMD_FILTER, { '/', '\\', KEY_F(3), KEY_F(4) }, "/ \\ F3 F4",
-	  "filter by name (Enter keeps it, Esc clears it)" },
+	  "filter by name (and command line, after p) (Enter keeps it, Esc clears it)" },
 	{ CMD_PAUSE, { ' ', 'z', 'Z' }, "Space z Z", "pause / resume the display" },
 	{ CMD_DELAY, { 'd', 's' }, "d s", "change the refresh interval (seconds)" },
 	{ CMD_SNAPSHOT, { 'w' }, "w", "write the view as text to ./cowtop-DATE-TIME.txt (or -o FILE)" },

@@ -342,15 +342,19 @@ void row_format(const struct row *r, const struct row_layout *l, struct line *ou
 	line_fit(out, l->width);
 }
 
-/* Whether r's name or command line contains pattern, ignoring case:
- * "worker" finds the workers whose name is their runtime's. */
-static bool row_matches(const struct row *r, const char *pattern, bool utf8)
+/* Whether what COMMAND shows of r contains pattern, ignoring case: its
+ * name, and its command line when those are shown (cmdline): "worker"
+ * then finds the workers whose name is their runtime's. What is filtered
+ * is what is seen. */
+static bool row_matches(const struct row *r, const char *pattern, bool utf8, bool cmdline)
 {
 	char name[ROW_LABEL_MAX];
 
 	row_name(r->p, utf8, name, sizeof(name));
 	if (strcasestr(name, pattern))
 		return true;
+	if (!cmdline)
+		return false;
 	row_label(r->p, true, utf8, name, sizeof(name));
 	return strcasestr(name, pattern) != NULL;
 }
@@ -372,7 +376,7 @@ size_t rows_drop_kthreads(struct row *rows, size_t n, bool tree)
 /* Keep the rows whose name contains pattern (case-insensitive), in place;
  * in a tree their ancestors stay too, and the tree lines are redrawn.
  * Returns the number of rows kept. */
-size_t rows_filter(struct row *rows, size_t n, const char *pattern, bool utf8, bool tree)
+size_t rows_filter(struct row *rows, size_t n, const char *pattern, bool utf8, bool cmdline, bool tree)
 {
 	int frontier = -1; /* depth of the nearest kept row after this one */
 	size_t i, j = n;
@@ -380,7 +384,7 @@ size_t rows_filter(struct row *rows, size_t n, const char *pattern, bool utf8, b
 	if (!pattern || !*pattern)
 		return n;
 	for (i = n; i-- > 0;) {
-		bool keep = row_matches(&rows[i], pattern, utf8);
+		bool keep = row_matches(&rows[i], pattern, utf8, cmdline);
 
 		if (!keep && tree && frontier >= 0 && rows[i].depth < frontier)
 			keep = true;

@@ -44,7 +44,8 @@ void row_format(const struct row *r, const struct row_layout *l, struct line *ou
 size_t row_name(const struct proc *p, bool utf8, char *buf, size_t cap);
 size_t row_label(const struct proc *p, bool cmdline, bool utf8, char *buf, size_t cap);
 size_t rows_drop_kthreads(struct row *rows, size_t n, bool tree);
-size_t rows_filter(struct row *rows, size_t n, const char *pattern, bool utf8, bool tree);
+size_t rows_filter(struct row *rows, size_t n, const char *pattern, bool utf8, bool cmdline,
+		   bool tree);
 int row_phases(const struct proc *p, const struct frame *f, bool utf8, bool counts, struct line *out);
 void row_put_cell_safe(struct line *out, enum role role, const char *s, size_t n, bool utf8, int cols);
 void row_marker_titles(size_t kept, int width, struct line *out);

@@ -127,7 +127,7 @@ int view__layout(struct view *v)
 	}
 	if (!v->kthreads)
 		k = (long)rows_drop_kthreads(v->rows, (size_t)k, v->vo.tree);
-	v->n = rows_filter(v->rows, (size_t)k, v->filter, v->utf8, v->vo.tree);
+	v->n = rows_filter(v->rows, (size_t)k, v->filter, v->utf8, v->cmdline, v->vo.tree);
 	follow_update(v);
 	if (v->sel >= v->n)
 		v->sel = v->n ? v->n - 1 : 0;

@@ -49,7 +49,7 @@ expect() {
 
 # The process rows on screen: lines that start with a PID and a state.
 rows() { screen | grep -E '^ *[0-9]+ [A-Z?] ' || true; }
-row_of() { rows | awk -v pid="$1" '$1 == pid'; }
+row_of() { rows | awk -v pid="$1" '$1 == pid { print; found = 1 } END { exit !found }'; }
 status_line() { screen | tail -n 2 | head -n 1; }
 footer() { screen | tail -n 1; }
 status_has() { status_line | grep -qF -- "$1"; }
@@ -97,7 +97,9 @@ test_kill() {
 	keys t /
 	t send-keys -t "$SESSION" -l "respawn-worker[1]"
 	keys Enter
-	expect "the filter matches a worker by its title" row_of "$w1"
+	expect "names shown: the filter does not look at titles" eval "! row_of $w1"
+	keys p
+	expect "command lines shown (p): the filter matches a worker by its title" row_of "$w1"
 	keys k
 	expect "k opens the menu naming the process" status_has "to PID $w1 sleep (respawn-worker[1] 600)?"
 	expect "the menu offers TERM to USR2" status_has "[TERM]  KILL   HUP   INT   QUIT   USR1   USR2"
@@ -105,7 +107,7 @@ test_kill() {
 	keys Enter
 	expect "the status line reports the signal sent" status_has "sent TERM to PID $w1 sleep (respawn-worker[1] 600)"
 	expect "the worker got it and exited" exited_or_gone "$w1"
-	keys Escape t
+	keys Escape t p
 	expect "the master's new worker appears in the tree" new_worker_shown sleep
 	keys p
 	expect "... with its own title" new_worker_shown "respawn-worker[3] 600"
@@ -116,7 +118,7 @@ test_kill() {
 test_kill_errors() {
 	local w2
 	w2=$(worker 2)
-	keys t /
+	keys t p /
 	t send-keys -t "$SESSION" -l "respawn-worker[2]"
 	keys Enter
 	expect "worker 2 shown alone" row_of "$w2"
@@ -127,7 +129,7 @@ test_kill_errors() {
 	keys Right Enter
 	expect "a process gone: the status line says ESRCH" status_has "No such process (ESRCH)"
 	expect "... for the signal picked" status_has "cannot send KILL to PID $w2"
-	keys Escape t
+	keys Escape t p
 	expect "worker 4 appears" row_of "$(worker 4)"
 	keys k Escape
 	expect "Esc closes the menu, nothing sent" status_has "no signal sent"

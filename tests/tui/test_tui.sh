@@ -544,7 +544,8 @@ snapshot_sharing() {
 	local f=$DIR/snapshot.txt p
 	[[ -f $f ]] && ! grep -q "$ESC" "$f" && mem_titles_in <"$f" || return 1
 	for p in "$BUSY" "$MID" "$IDLE"; do
-		awk -v pid="$p" '$1 == pid' "$f" | row_mem_read || return 1
+		# the table's row (the command lines section starts with the pid too)
+		awk -v pid="$p" '$1 == pid && $2 ~ /^[A-Z]$/' "$f" | row_mem_read || return 1
 	done
 	[[ $(grep -cE "$GROUP_RE" "$f") -eq 2 ]] && grep -q '^groups: ' "$f" &&
 		grep -A1 '^groups: ' "$f" | tail -n 1 | group_in

@@ -408,18 +408,18 @@ static void test_filter_tree_keeps_ancestors(void **state)
 	struct row *rows = rows_of(m, true, &n);
 
 	(void)state;
-	k = rows_filter(rows, n, "GONE", false, true);
+	k = rows_filter(rows, n, "GONE", false, true, true);
 	assert_string_equal(pids(rows, k), "100 102 103");
 	/* 102 was a middle child; alone now, it is drawn as the last one */
 	assert_true(rows[1].last);
 	tree_prefix(&rows[2], false, prefix, sizeof(prefix));
 	assert_string_equal(prefix, "  `- ");
 	rows = rows_of(m, true, &n);
-	k = rows_filter(rows, n, "work", false, true);
+	k = rows_filter(rows, n, "work", false, true, true);
 	assert_string_equal(pids(rows, k), "100 101");
 	rows = rows_of(m, true, &n);
-	assert_int_equal(rows_filter(rows, n, "", false, true), n);
-	assert_int_equal(rows_filter(rows, n, "nothing-matches", false, true), 0);
+	assert_int_equal(rows_filter(rows, n, "", false, true, true), n);
+	assert_int_equal(rows_filter(rows, n, "nothing-matches", false, true, true), 0);
 	model__free(m);
 }
 
@@ -430,11 +430,11 @@ static void test_filter_flat_and_escapes(void **state)
 	struct row *rows = rows_of(m, false, &n);
 
 	(void)state;
-	k = rows_filter(rows, n, "GONE", false, false);
+	k = rows_filter(rows, n, "GONE", false, true, false);
 	assert_string_equal(pids(rows, k), "103");
 	rows = rows_of(m, false, &n);
 	/* the filter sees the name as shown, escapes included */
-	k = rows_filter(rows, n, "\\e]0;pwn", false, false);
+	k = rows_filter(rows, n, "\\e]0;pwn", false, true, false);
 	assert_string_equal(pids(rows, k), "102");
 	model__free(m);
 }
@@ -457,7 +457,7 @@ static void test_filter_relinks_bars(void **state)
 		strcpy(p[i].comm, names[i]);
 		r[i] = (struct row){ .p = &p[i], .depth = depth[i] };
 	}
-	assert_int_equal(rows_filter(r, 6, "x", false, true), 5);
+	assert_int_equal(rows_filter(r, 6, "x", false, true, true), 5);
 	assert_string_equal(pids(r, 5), "1 2 3 5 6");
 	tree_prefix(&r[2], false, prefix, sizeof(prefix));
 	assert_string_equal(prefix, "| `- ");
