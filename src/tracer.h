@@ -96,8 +96,25 @@ int tracer__for_each(struct tracer *t, tracer_proc_fn fn, void *ctx);
  * this walk, which then drops them (tracer__forget only queues that). */
 int tracer__for_each_region(struct tracer *t, tracer_region_fn fn, void *ctx);
 unsigned long long tracer__lost(struct tracer *t);
+/* What an attached probe is to the model. */
+struct tracer_usdt_probe {
+	int probe;           /* its id */
+	enum usdt_kind kind; /* a marker, or it opens or closes phase */
+	int phase;
+};
+/* What an attach found. */
+struct tracer_usdt_result {
+	size_t sites;    /* of the probe in the object */
+	int unavailable; /* arguments that cannot be read (shown as null) */
+};
+/* Attach the USDT program to every site of provider:name in the ELF object
+ * at path (for every process that maps it; watched ones are picked in the
+ * kernel), all or none. Returns 0, -ENOENT when the object has no such
+ * probe, -ENOSPC when the kernel's table of site specs is full, or the
+ * -errno of what failed. */
 int tracer__attach_usdt(struct tracer *t, const char *path, const char *provider,
-			const char *name, int probe, enum usdt_kind kind, int phase);
+			const char *name, const struct tracer_usdt_probe *p,
+			struct tracer_usdt_result *res);
 bool tracer__has_phases(const struct tracer *t);
 int tracer__for_each_phase(struct tracer *t, tracer_split_fn fn, void *ctx);
 void tracer__phases_of(struct tracer *t, int pid, unsigned long long out[PHASE_MAX]);
