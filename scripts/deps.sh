@@ -10,6 +10,8 @@ packages=(
 	# tests
 	libcmocka-dev tmux jq procps sudo util-linux git
 	systemtap-sdt-dev ruby python3.11
+	# a real server with USDT probes (tests/integration/test_postgres.sh)
+	postgresql-15 postgresql-client-15
 	# benchmarks
 	bpftrace
 )

@@ -158,7 +158,9 @@ static void decode_hit(struct tracer *t, const struct cowtop_usdt_event *r)
 	struct tracer_hit h = {
 		.time = t->boot_to_unix + r->time_ns / 1e9, .pid = (int)r->pid,
 		.probe = (int)r->probe,
-		.nargs = r->nargs > COWTOP_USDT_ARGS ? COWTOP_USDT_ARGS : (int)r->nargs,
+		.nargs = COWTOP_HIT_NARGS(r->nargs) > COWTOP_USDT_ARGS ? COWTOP_USDT_ARGS :
+			 (int)COWTOP_HIT_NARGS(r->nargs),
+		.unavail = COWTOP_HIT_UNAVAIL(r->nargs),
 	};
 	int i;
 

@@ -39,6 +39,7 @@ struct tracer_hit {
 	int pid;
 	int probe;
 	int nargs;
+	unsigned unavail;          /* bit i: args[i] could not be read */
 	long long args[TRACER_USDT_ARGS];
 };
 

@@ -82,10 +82,21 @@ static bool sym_char(char c)
 	       (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
 
-/* "SYM", "SYM+N" or "SYM-N" in s[0..n): the operand of a PC-relative global. */
+/* "SYM", "SYM+N", "SYM-N" or "N+SYM" in s[0..n): the operand of a
+ * PC-relative global (GCC writes "40+CheckpointStats(%rip)" for a member). */
 static int parse_global(const char *s, size_t n, struct usdt_arg *a)
 {
+	const char *plus = memchr(s, '+', n);
+	long long lead = 0;
 	size_t i = 0;
+
+	if (plus && plus > s && s[0] >= '0' && s[0] <= '9') {
+		if (parse_num(s, (size_t)(plus - s), &lead) || parse_global(plus + 1,
+		    n - (size_t)(plus + 1 - s), a))
+			return -EINVAL;
+		a->off += lead;
+		return 0;
+	}
 
 	while (i < n && sym_char(s[i]))
 		i++;

@@ -16,7 +16,7 @@
  * Then it sleeps --start-delay ms (300 by default; a tracer that starts it
  * attaches meanwhile), fires work__start and work__done --rounds times
  * (default 0), 1 ms apart, sites_counter being 1000 + round in both, and
- * prints "done ROUNDS". With --rounds 0 and --wait-signal it then sleeps until
+ * says "done ROUNDS" on stderr. With --rounds 0 and --wait-signal it then sleeps until
  * killed. Exit status 0, 2 on usage errors.
  */
 #ifndef _GNU_SOURCE
@@ -95,8 +95,7 @@ int main(int argc, char **argv)
 		sleep_ms(1);
 		STAP_PROBE2(sites, work__done, sites_counter, 77);
 	}
-	printf("done %lu\n", rounds);
-	fflush(stdout);
+	fprintf(stderr, "sitesload: done %lu\n", rounds);
 	if (wait_signal && !rounds)
 		for (;;)
 			pause();
