@@ -147,24 +147,6 @@ int probes__add_spec(struct probes *pr, const char *spec, char *err, size_t errl
 	return e;
 }
 
-/* Attach spec s in the object opened at open_path, shown as path. */
-static int attach(struct tracer *t, struct spec *s, const char *open_path, const char *path)
-{
-	struct tracer_usdt_probe tp = { .probe = s->probe, .kind = s->kind, .phase = s->phase };
-	struct tracer_usdt_result r;
-	int e = tracer__attach_usdt(t, open_path, s->u.provider, s->u.name, &tp, &r);
-
-	if (!e) {
-		s->found = true;
-		s->sites += r.sites;
-		s->unavailable += r.unavailable;
-		return 0;
-	}
-	s->err = e;
-	snprintf(s->err_where, sizeof(s->err_where), "%s", path);
-	return e;
-}
-
 /* Why attaching failed, in words. */
 static const char *attach_error(int e)
 {
@@ -173,6 +155,60 @@ static const char *attach_error(int e)
 	if (e == -ENOENT)
 		return "no such probe";
 	return strerror(-e);
+}
+
+/* Attach spec s in the object opened at open_path, shown as path; *r says
+ * what was attached (to take it down again if its phase's other end fails). */
+static int attach(struct tracer *t, struct spec *s, const char *open_path, const char *path,
+		  struct tracer_usdt_result *r)
+{
+	struct tracer_usdt_probe tp = { .probe = s->probe, .kind = s->kind, .phase = s->phase };
+	int e = tracer__attach_usdt(t, open_path, s->u.provider, s->u.name, &tp, r);
+
+	if (!e) {
+		s->found = true;
+		s->sites += r->sites;
+		s->unavailable += r->unavailable;
+		return 0;
+	}
+	s->err = e;
+	snprintf(s->err_where, sizeof(s->err_where), "%s", path);
+	return e;
+}
+
+/* In one object: when an end of a phase attached and the other end, there
+ * too, did not, take the first down: a phase is attached whole or not at
+ * all (a lone begin would count every later copy in its phase). present[i]:
+ * spec i is in the object; r[i].attached: it was attached there. Returns
+ * the spec that failed, or -1. */
+static int undo_half_phases(struct probes *pr, struct tracer *t, const bool *present,
+			    struct tracer_usdt_result *r)
+{
+	int i, j, failed = -1;
+
+	for (i = 0; i < pr->n; i++) {
+		j = pr->specs[i].partner;
+		if (j < 0 || !r[i].attached || !present[j] || r[j].attached)
+			continue;
+		tracer__detach_usdt(t, &r[i]);
+		pr->specs[i].sites -= r[i].sites;
+		pr->specs[i].found = pr->specs[i].sites > 0;
+		if (failed < 0)
+			failed = j;
+	}
+	return failed;
+}
+
+/* Describe a phase refused because its end j could not be attached. */
+static void describe_refused(const struct probes *pr, int j, char *err, size_t errlen)
+{
+	const struct spec *s = &pr->specs[j];
+	char phase[USDT_STR_MAX];
+
+	usdt_classify(s->u.name, phase, sizeof(phase));
+	snprintf(err, errlen, "usdt: phase %s:%s refused: cannot attach %s:%s in %s: %s",
+		 s->u.provider, phase, s->u.provider, s->u.name, s->err_where,
+		 attach_error(s->err));
 }
 
 /* Probe-walk step: does the object have the probe named by the spec? */
@@ -202,14 +238,19 @@ static int check_named_object(const struct spec *s, char *err, size_t errlen)
 	return -ENOENT;
 }
 
-/* Attach every spec that names its object; the first failure is an error. */
+/* Attach every spec that names its object; the first failure is an error,
+ * and so is a phase only one end of which attaches. */
 int probes__attach_paths(struct probes *pr, struct tracer *t, char *err, size_t errlen)
 {
+	struct tracer_usdt_result r[SPECS_MAX];
+	bool present[SPECS_MAX];
 	int i, e;
 
+	memset(r, 0, sizeof(r));
 	for (i = 0; i < pr->n; i++) {
 		struct spec *s = &pr->specs[i];
 
+		present[i] = false;
 		if (!s->u.path[0])
 			continue;
 		if (check_named_object(s, err, errlen)) {
@@ -217,12 +258,18 @@ int probes__attach_paths(struct probes *pr, struct tracer *t, char *err, size_t 
 				continue;
 			return -ENOENT;
 		}
-		e = attach(t, s, s->u.path, s->u.path);
+		present[i] = true;
+		e = attach(t, s, s->u.path, s->u.path, &r[i]);
 		if (e && !s->implied) {
 			snprintf(err, errlen, "usdt: cannot attach %s:%s in %s: %s", s->u.provider,
 				 s->u.name, s->u.path, attach_error(e));
 			return e;
 		}
+	}
+	e = undo_half_phases(pr, t, present, r);
+	if (e >= 0) {
+		describe_refused(pr, e, err, errlen);
+		return -EINVAL;
 	}
 	return 0;
 }
@@ -233,12 +280,10 @@ struct match {
 	int procfd, pid;
 	const char *path;      /* the object, as shown */
 	const char *open_path; /* where it is opened */
-	bool done[SPECS_MAX]; /* attached in this object already */
+	bool present[SPECS_MAX]; /* the object has the probe of spec i */
 };
 
-/* One probe site of an object: attach every path-less spec it satisfies.
- * libbpf attaches all sites of a provider:name at once, so only the first
- * site of each counts. */
+/* One probe site of an object: note every path-less spec it satisfies. */
 static int on_probe(const struct usdt_probe *p, void *arg)
 {
 	struct match *mt = arg;
@@ -249,13 +294,26 @@ static int on_probe(const struct usdt_probe *p, void *arg)
 
 		if (!strcmp(s->u.provider, p->provider))
 			s->provider_seen = true;
-		if (mt->done[i] || s->u.path[0] || strcmp(s->u.provider, p->provider) ||
+		if (s->u.path[0] || strcmp(s->u.provider, p->provider) ||
 		    strcmp(s->u.name, p->name))
 			continue;
-		mt->done[i] = true;
-		attach(mt->t, s, mt->open_path, mt->path);
+		mt->present[i] = true;
 	}
 	return 0;
+}
+
+/* Attach, in one object, every spec it has (all sites of each at once),
+ * then take down any phase half attached. */
+static void attach_present(struct match *mt)
+{
+	struct tracer_usdt_result r[SPECS_MAX];
+	int i;
+
+	memset(r, 0, sizeof(r));
+	for (i = 0; i < mt->pr->n; i++)
+		if (mt->present[i])
+			attach(mt->t, &mt->pr->specs[i], mt->open_path, mt->path, &r[i]);
+	undo_half_phases(mt->pr, mt->t, mt->present, r);
 }
 
 /* Whether the file open (O_PATH) at fd was examined already (else
@@ -290,6 +348,7 @@ static int scan_fd(struct probes *pr, struct tracer *t, int fd, const char *path
 	snprintf(at, sizeof(at), "/proc/self/fd/%d", fd);
 	mt.open_path = at;
 	e = usdt_note_for_each_probe(at, on_probe, &mt);
+	attach_present(&mt);
 	return e < 0 && e != -ENODATA && e != -ENOEXEC ? e : 0;
 }
 
@@ -344,13 +403,22 @@ int probes__scan_pid(struct probes *pr, struct tracer *t, int procfd, int pid)
 static void describe_missing(const struct probes *pr, const struct spec *s, char *err,
 			     size_t errlen)
 {
-	char lead[160] = "";
+	char lead[160] = "", phase[USDT_STR_MAX];
 
-	if (s->implied) /* its partner was attached: the phase would never close */
-		snprintf(lead, sizeof(lead), "phase %s:%s has one end only: ", s->u.provider,
-			 pr->specs[s->partner].u.name);
+	if (s->partner >= 0 && !s->err && pr->specs[s->partner].err) {
+		describe_refused(pr, s->partner, err, errlen);
+		return;
+	}
+	if (s->partner >= 0 && s->err) {
+		describe_refused(pr, (int)(s - pr->specs), err, errlen);
+		return;
+	}
+	if (s->implied) { /* its partner attached: the phase would never close */
+		usdt_classify(s->u.name, phase, sizeof(phase));
+		snprintf(lead, sizeof(lead), "phase %s:%s refused: ", s->u.provider, phase);
+	}
 	if (s->err)
-		snprintf(err, errlen, "usdt: %scannot attach %s:%s in %s: %s", lead,
+		snprintf(err, errlen, "usdt: cannot attach %s:%s in %s: %s",
 			 s->u.provider, s->u.name, s->err_where, attach_error(s->err));
 	else if (s->provider_seen)
 		snprintf(err, errlen, "usdt: %sprobe %s:%s not found: provider %s has no probe "
@@ -360,6 +428,23 @@ static void describe_missing(const struct probes *pr, const struct spec *s, char
 		snprintf(err, errlen, "usdt: %sprobe %s:%s not found: none of the %d ELF objects "
 			 "mapped by the watched processes has probes of provider %s", lead,
 			 s->u.provider, s->u.name, pr->looked, s->u.provider);
+}
+
+/* Describe the first probe whose attach failed (not: was not found), which
+ * refuses its phase if it has one; returns how many there are. */
+int probes__failed(const struct probes *pr, char *err, size_t errlen)
+{
+	int i, failed = 0;
+
+	for (i = 0; i < pr->n; i++) {
+		const struct spec *s = &pr->specs[i];
+
+		if (s->found || !s->err)
+			continue;
+		if (!failed++)
+			describe_missing(pr, s, err, errlen);
+	}
+	return failed;
 }
 
 /* Describe the first probe that is not attached although it must be: one
@@ -374,7 +459,8 @@ int probes__missing(const struct probes *pr, char *err, size_t errlen)
 
 		if (s->found)
 			continue;
-		if (s->implied && (s->partner < 0 || !pr->specs[s->partner].found))
+		if (s->implied && (s->partner < 0 || (!pr->specs[s->partner].found &&
+		    !pr->specs[s->partner].err)))
 			continue;
 		if (!missing++)
 			describe_missing(pr, s, err, errlen);

@@ -103,10 +103,13 @@ struct tracer_usdt_probe {
 	enum usdt_kind kind; /* a marker, or it opens or closes phase */
 	int phase;
 };
-/* What an attach found. */
+/* What an attach found, and what to take down to undo it. */
 struct tracer_usdt_result {
 	size_t sites;    /* of the probe in the object */
 	int unavailable; /* arguments that cannot be read (shown as null) */
+	bool attached;
+	bool multi;      /* one link: link_fds[first]; else links[first, first + sites) */
+	size_t first;
 };
 /* Attach the USDT program to every site of provider:name in the ELF object
  * at path (for every process that maps it; watched ones are picked in the
@@ -116,6 +119,8 @@ struct tracer_usdt_result {
 int tracer__attach_usdt(struct tracer *t, const char *path, const char *provider,
 			const char *name, const struct tracer_usdt_probe *p,
 			struct tracer_usdt_result *res);
+/* Take down what one tracer__attach_usdt attached (res->attached). */
+void tracer__detach_usdt(struct tracer *t, struct tracer_usdt_result *res);
 bool tracer__has_phases(const struct tracer *t);
 int tracer__for_each_phase(struct tracer *t, tracer_split_fn fn, void *ctx);
 void tracer__phases_of(struct tracer *t, int pid, unsigned long long out[PHASE_MAX]);

@@ -93,7 +93,8 @@ void tracer_usdt_free(struct tracer *t)
 	size_t i;
 
 	for (i = 0; i < t->nfds; i++)
-		close(t->link_fds[i]);
+		if (t->link_fds[i] >= 0)
+			close(t->link_fds[i]);
 	free(t->link_fds);
 	free(t->specs);
 }
@@ -261,8 +262,32 @@ int tracer__attach_usdt(struct tracer *t, const char *path, const char *provider
 		usdt_sites_free(&ss);
 		return -ENOENT;
 	}
+	res->multi = t->uprobe_multi;
+	res->first = t->uprobe_multi ? t->nfds : t->nlinks;
 	e = attach_sites(t, path, &ss,
 			 COWTOP_COOKIE(p->probe, probe_kind(p->kind), p->phase));
+	res->attached = !e;
 	usdt_sites_free(&ss);
 	return e;
+}
+
+/* Take down what one tracer__attach_usdt attached (see tracer.h). */
+void tracer__detach_usdt(struct tracer *t, struct tracer_usdt_result *res)
+{
+	size_t i;
+
+	if (!res->attached)
+		return;
+	res->attached = false;
+	if (res->multi) {
+		if (res->first < t->nfds && t->link_fds[res->first] >= 0) {
+			close(t->link_fds[res->first]);
+			t->link_fds[res->first] = -1;
+		}
+		return;
+	}
+	for (i = res->first; i < res->first + res->sites && i < t->nlinks; i++) {
+		bpf_link__destroy(t->links[i]);
+		t->links[i] = NULL;
+	}
 }
