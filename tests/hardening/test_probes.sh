@@ -112,6 +112,8 @@ start_sitesload ns unshare --mount --propagation private sh -c \
 run_cowtop ns -n 2 -p "$SL_PID" -u sites:work__start
 expect_eq "ns: -p of a process in another mount namespace finds its probe" "$RC" 0
 check "ns: no error" test ! -s "$WORK/ns.err"
+check "ns: --list-usdt PID lists the target's probes" \
+	sh -c "'$COWTOP' --list-usdt '$SL_PID' | grep -q 'work__start'"
 stop_sitesload
 
 hard_finish
