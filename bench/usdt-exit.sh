@@ -26,7 +26,7 @@ now() {
 
 # One round: prints the attach time and the exit time of one probe.
 round() {
-	local probe=$1 pid= t0 t1 t2 cp i
+	local probe=$1 pid='' t0 t1 t2 cp i
 	: >"$work/out"
 	rm -f "$work/frames"
 	"$SITESLOAD" --wait-signal >"$work/out" 2>/dev/null &
