@@ -124,6 +124,41 @@ struct cowtop_region_key {
 	__u64 ino;  /* FILE only: its inode number */
 };
 
+/* How the kernel fetches one USDT argument (the note's "SIZE@WHERE"). */
+enum cowtop_arg_type {
+	COWTOP_ARG_NONE = 0,  /* unavailable: a form cowtop cannot read */
+	COWTOP_ARG_CONST = 1, /* the value is off */
+	COWTOP_ARG_REG = 2,   /* the register at reg_off in struct pt_regs */
+	COWTOP_ARG_DEREF = 3, /* the user memory at that register + off; a
+			       * global "SYM(%rip)" is the ip register (the
+			       * probe's address while its handler runs) plus
+			       * SYM's distance from the probe */
+};
+
+struct cowtop_usdt_arg {
+	__s64 off;
+	__u16 reg_off;
+	__u8 type;      /* enum cowtop_arg_type */
+	__u8 shift;     /* 64 - 8 * size: keep the low size bytes */
+	__u8 is_signed; /* sign-extend them */
+	__u8 pad[3];
+};
+
+/* One probe site's spec, found by the BPF cookie of its attachment (an
+ * index in the usdt_specs map; sites with equal specs share one). */
+#define COWTOP_USDT_SPECS 8192
+struct cowtop_usdt_spec {
+	__u64 cookie; /* COWTOP_COOKIE(probe, kind, phase) */
+	__u32 nargs;  /* arguments in the note (more than COWTOP_USDT_ARGS are not read) */
+	__u32 pad;
+	struct cowtop_usdt_arg args[COWTOP_USDT_ARGS];
+};
+
+/* nargs of a hit: the count in its low byte, and one bit per argument
+ * (from bit 8) that could not be read: unavailable, or a fault. */
+#define COWTOP_HIT_NARGS(n) ((n) & 0xff)
+#define COWTOP_HIT_UNAVAIL(n) (((n) >> 8) & ((1u << COWTOP_USDT_ARGS) - 1))
+
 /* A probe hit, for the marker log. Starts like cowtop_event. */
 struct cowtop_usdt_event {
 	__u32 type;

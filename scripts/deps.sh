@@ -14,6 +14,8 @@ packages=(
 	redis-server redis-tools unicorn ruby-rack gunicorn curl
 	mandoc groff-base
 	prometheus python3 iproute2 python3-prometheus-client # the exporter's tests: a real Prometheus, promtool, clients
+	# a real server with USDT probes (tests/integration/test_postgres.sh)
+	postgresql-15 postgresql-client-15
 	# benchmarks
 	bpftrace
 )

@@ -138,7 +138,8 @@ static void end_proc(struct collect *c, struct proc *p)
 void collect__hit(const struct tracer_hit *h, void *ctx)
 {
 	struct collect *c = ctx;
-	struct marker mk = { .time = h->time, .pid = h->pid, .probe = h->probe, .nargs = h->nargs };
+	struct marker mk = { .time = h->time, .pid = h->pid, .probe = h->probe, .nargs = h->nargs,
+				.unavail = h->unavail };
 
 	memcpy(mk.args, h->args, sizeof(mk.args));
 	model__add_marker(c->model, &mk);

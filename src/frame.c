@@ -225,6 +225,7 @@ static int take_marks(struct frame *f, const struct model *m, unsigned long long
 	unsigned long long dummy = 0;
 	size_t i;
 
+	f->marks_lost = model__markers_dropped(m, cursor ? *cursor : 0);
 	f->nmarks = model__markers_take(m, cursor ? cursor : &dummy, taken, MARK_LOG);
 	f->marks = array(f->nmarks, sizeof(*f->marks));
 	if (!f->marks)

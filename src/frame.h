@@ -102,6 +102,8 @@ struct frame {
 
 	struct marker *marks;       /* probe hits new in this frame, by arrival */
 	size_t nmarks;
+	unsigned long long marks_lost; /* hits since the last frame not in marks: the
+					* log keeps MARK_LOG, older ones are dropped */
 	struct frame_mark *log;     /* the newest kept hits (<= FRAME_LOG), oldest first */
 	size_t nlog, log_kept;      /* ... and how many the model keeps */
 	struct stacks_snap *stacks; /* top stacks and copy sites; NULL: never turned on */

@@ -659,6 +659,15 @@ size_t model__marker_log(const struct model *m, size_t i, const struct marker **
 	return m->marks_len;
 }
 
+/* How many probe hits after *cursor were overwritten in the log before they
+ * could be taken (the log keeps MARK_LOG). */
+unsigned long long model__markers_dropped(const struct model *m, unsigned long long cursor)
+{
+	unsigned long long oldest = m->marks_total - m->marks_len;
+
+	return oldest > cursor ? oldest - cursor : 0;
+}
+
 /* The probe hits logged since *cursor (a count of hits, 0 at start), oldest
  * first, up to max; *cursor moves past them. By order of arrival, not by
  * time: a hit read from the ring buffer after a frame, though it happened

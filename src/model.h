@@ -23,6 +23,7 @@ struct marker {
 	int pid;
 	int probe;    /* index into the model's probe labels */
 	int nargs;
+	unsigned unavail; /* bit i: args[i] could not be read (shown as null, "-") */
 	long long args[MARK_ARGS];
 };
 
@@ -186,6 +187,7 @@ const char *model__phase_label(const struct model *m, int phase);
 void model__add_marker(struct model *m, const struct marker *mk);
 /* The probe hits logged since *cursor (a count of hits, 0 at start), oldest
  * first, up to max; *cursor moves past them. Returns how many. */
+unsigned long long model__markers_dropped(const struct model *m, unsigned long long cursor);
 size_t model__markers_take(const struct model *m, unsigned long long *cursor,
 			   const struct marker **out, size_t max);
 /* The i-th kept probe hit, 0 the oldest, in *out (NULL past the end);

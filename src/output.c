@@ -68,11 +68,15 @@ static void json_markers(FILE *f, const struct frame *fr)
 		fprintf(f, "%s{\"time\":%.6f,\"pid\":%d,\"probe\":", i ? "," : "", mk->time, mk->pid);
 		json_string(f, label, strlen(label));
 		fputs(",\"args\":[", f);
-		for (k = 0; k < mk->nargs; k++)
-			fprintf(f, "%s%lld", k ? "," : "", mk->args[k]);
+		for (k = 0; k < mk->nargs; k++) {
+			if (mk->unavail & (1u << k))
+				fprintf(f, "%snull", k ? "," : "");
+			else
+				fprintf(f, "%s%lld", k ? "," : "", mk->args[k]);
+		}
 		fputs("]}", f);
 	}
-	fputc(']', f);
+	fprintf(f, "],\"markers_lost\":%llu", fr->marks_lost);
 }
 
 /* ,"name":v, or ,"name":null when not known. */
@@ -335,12 +339,18 @@ static void text_usdt(FILE *f, const struct frame *fr)
 		if (frame_split_none(p, SPLIT_PHASE) != p->counts.cow)
 			text_split(f, "phases", " ", fr, p, SPLIT_PHASE);
 	}
+	if (fr->marks_lost)
+		fprintf(f, "markers lost %llu\n", fr->marks_lost);
 	for (i = 0; i < fr->nmarks; i++) {
 		const struct marker *mk = &fr->marks[i];
 
 		fprintf(f, "marker %.3f %d %s", mk->time, mk->pid, frame_probe_label(fr, mk->probe));
-		for (k = 0; k < mk->nargs; k++)
-			fprintf(f, " %lld", mk->args[k]);
+		for (k = 0; k < mk->nargs; k++) {
+			if (mk->unavail & (1u << k))
+				fputs(" -", f);
+			else
+				fprintf(f, " %lld", mk->args[k]);
+		}
 		fputc('\n', f);
 	}
 }

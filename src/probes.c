@@ -1,10 +1,16 @@
 /* -u specs: find each probe in the ELF objects watched processes map (or in
  * the object named), attach it once per object, and name it in the model. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "model.h"
 #include "objset.h"
 #include "probes.h"
@@ -20,9 +26,14 @@ struct spec {
 	int probe;   /* id in the model */
 	enum usdt_kind kind; /* a marker, or it opens or closes phase */
 	int phase;
-	bool implied; /* the partner of a probe given: fine if it is nowhere */
-	bool found;
+	bool implied; /* the partner of a probe given, added for its phase */
+	int partner;  /* the other end of a phase, or -1 */
+	bool found;   /* attached in some object */
 	bool provider_seen; /* some object examined has probes of its provider */
+	int err;      /* the last attach that failed, and where */
+	char err_where[256];
+	size_t sites; /* attached, in all objects */
+	int unavailable; /* arguments that cannot be read, in all sites */
 };
 
 struct probes {
@@ -57,8 +68,8 @@ void probes__free(struct probes *pr)
 	free(pr);
 }
 
-/* Whether a spec for the same path, provider and name is already held. */
-static bool have_spec(const struct probes *pr, const struct usdt_spec *u)
+/* The spec for the same path, provider and name already held, or NULL. */
+static struct spec *have_spec(struct probes *pr, const struct usdt_spec *u)
 {
 	int i;
 
@@ -66,8 +77,8 @@ static bool have_spec(const struct probes *pr, const struct usdt_spec *u)
 		if (!strcmp(pr->specs[i].u.path, u->path) &&
 		    !strcmp(pr->specs[i].u.provider, u->provider) &&
 		    !strcmp(pr->specs[i].u.name, u->name))
-			return true;
-	return false;
+			return &pr->specs[i];
+	return NULL;
 }
 
 /* Add one parsed spec, registering its probe (and phase) in the model. */
@@ -77,14 +88,18 @@ static int add_parsed(struct probes *pr, const struct usdt_spec *u, bool implied
 	enum usdt_kind kind = usdt_classify(u->name, phase, sizeof(phase));
 	struct spec *s;
 
-	if (have_spec(pr, u))
+	s = have_spec(pr, u);
+	if (s) {
+		s->implied = s->implied && implied; /* given after all */
 		return 0;
+	}
 	if (pr->n == SPECS_MAX)
 		return -ENOSPC;
 	s = &pr->specs[pr->n];
 	memset(s, 0, sizeof(*s));
 	s->u = *u;
 	s->implied = implied;
+	s->partner = -1;
 	s->kind = kind;
 	if (kind != USDT_MARKER) {
 		snprintf(label, sizeof(label), "%s:%s", u->provider, phase);
@@ -100,6 +115,13 @@ static int add_parsed(struct probes *pr, const struct usdt_spec *u, bool implied
 	return 0;
 }
 
+/* Make specs a and b the two ends of one phase. */
+static void pair(struct probes *pr, int a, int b)
+{
+	pr->specs[a].partner = b;
+	pr->specs[b].partner = a;
+}
+
 /* Add a -u SPEC ([PATH:]PROVIDER:NAME) and, for a phase edge, its partner. */
 int probes__add_spec(struct probes *pr, const char *spec, char *err, size_t errlen)
 {
@@ -112,22 +134,81 @@ int probes__add_spec(struct probes *pr, const char *spec, char *err, size_t errl
 	}
 	e = add_parsed(pr, &u, false);
 	partner = u;
-	if (!e && usdt_partner(u.name, partner.name, sizeof(partner.name)) == 0)
+	if (!e && usdt_partner(u.name, partner.name, sizeof(partner.name)) == 0) {
+		int before = pr->n;
+
 		e = add_parsed(pr, &partner, true);
+		if (!e && pr->n > before)
+			pair(pr, before - 1, before);
+	}
 	if (e)
 		snprintf(err, errlen, "too many probes (at most %d, and %d phases)",
 			 SPECS_MAX, PHASE_MAX - 1);
 	return e;
 }
 
-/* Attach spec s in the object at path. */
-static int attach(struct tracer *t, struct spec *s, const char *path)
+/* Why attaching failed, in words. */
+static const char *attach_error(int e)
 {
-	int e = tracer__attach_usdt(t, path, s->u.provider, s->u.name, s->probe, s->kind, s->phase);
+	if (e == -ENOSPC)
+		return "too many distinct probe sites (the kernel's table is full)";
+	if (e == -ENOENT)
+		return "no such probe";
+	return strerror(-e);
+}
 
-	if (!e)
+/* Attach spec s in the object opened at open_path, shown as path; *r says
+ * what was attached (to take it down again if its phase's other end fails). */
+static int attach(struct tracer *t, struct spec *s, const char *open_path, const char *path,
+		  struct tracer_usdt_result *r)
+{
+	struct tracer_usdt_probe tp = { .probe = s->probe, .kind = s->kind, .phase = s->phase };
+	int e = tracer__attach_usdt(t, open_path, s->u.provider, s->u.name, &tp, r);
+
+	if (!e) {
 		s->found = true;
+		s->sites += r->sites;
+		s->unavailable += r->unavailable;
+		return 0;
+	}
+	s->err = e;
+	snprintf(s->err_where, sizeof(s->err_where), "%s", path);
 	return e;
+}
+
+/* In one object: when an end of a phase attached and the other end, there
+ * too, did not, take the first down: a phase is attached whole or not at
+ * all (a lone begin would count every later copy in its phase). present[i]:
+ * spec i is in the object; r[i].attached: it was attached there. Returns
+ * the spec that failed, or -1. */
+static int undo_half_phases(struct probes *pr, struct tracer *t, const bool *present,
+			    struct tracer_usdt_result *r)
+{
+	int i, j, failed = -1;
+
+	for (i = 0; i < pr->n; i++) {
+		j = pr->specs[i].partner;
+		if (j < 0 || !r[i].attached || !present[j] || r[j].attached)
+			continue;
+		tracer__detach_usdt(t, &r[i]);
+		pr->specs[i].sites -= r[i].sites;
+		pr->specs[i].found = pr->specs[i].sites > 0;
+		if (failed < 0)
+			failed = j;
+	}
+	return failed;
+}
+
+/* Describe a phase refused because its end j could not be attached. */
+static void describe_refused(const struct probes *pr, int j, char *err, size_t errlen)
+{
+	const struct spec *s = &pr->specs[j];
+	char phase[USDT_STR_MAX];
+
+	usdt_classify(s->u.name, phase, sizeof(phase));
+	snprintf(err, errlen, "usdt: phase %s:%s refused: cannot attach %s:%s in %s: %s",
+		 s->u.provider, phase, s->u.provider, s->u.name, s->err_where,
+		 attach_error(s->err));
 }
 
 /* Probe-walk step: does the object have the probe named by the spec? */
@@ -157,14 +238,19 @@ static int check_named_object(const struct spec *s, char *err, size_t errlen)
 	return -ENOENT;
 }
 
-/* Attach every spec that names its object; the first failure is an error. */
+/* Attach every spec that names its object; the first failure is an error,
+ * and so is a phase only one end of which attaches. */
 int probes__attach_paths(struct probes *pr, struct tracer *t, char *err, size_t errlen)
 {
+	struct tracer_usdt_result r[SPECS_MAX];
+	bool present[SPECS_MAX];
 	int i, e;
 
+	memset(r, 0, sizeof(r));
 	for (i = 0; i < pr->n; i++) {
 		struct spec *s = &pr->specs[i];
 
+		present[i] = false;
 		if (!s->u.path[0])
 			continue;
 		if (check_named_object(s, err, errlen)) {
@@ -172,12 +258,18 @@ int probes__attach_paths(struct probes *pr, struct tracer *t, char *err, size_t 
 				continue;
 			return -ENOENT;
 		}
-		e = attach(t, s, s->u.path);
+		present[i] = true;
+		e = attach(t, s, s->u.path, s->u.path, &r[i]);
 		if (e && !s->implied) {
 			snprintf(err, errlen, "usdt: cannot attach %s:%s in %s: %s", s->u.provider,
-				 s->u.name, s->u.path, strerror(-e));
+				 s->u.name, s->u.path, attach_error(e));
 			return e;
 		}
+	}
+	e = undo_half_phases(pr, t, present, r);
+	if (e >= 0) {
+		describe_refused(pr, e, err, errlen);
+		return -EINVAL;
 	}
 	return 0;
 }
@@ -185,13 +277,13 @@ int probes__attach_paths(struct probes *pr, struct tracer *t, char *err, size_t 
 struct match {
 	struct probes *pr;
 	struct tracer *t;
-	const char *path;
-	bool done[SPECS_MAX]; /* attached in this object already */
+	int procfd, pid;
+	const char *path;      /* the object, as shown */
+	const char *open_path; /* where it is opened */
+	bool present[SPECS_MAX]; /* the object has the probe of spec i */
 };
 
-/* One probe site of an object: attach every path-less spec it satisfies.
- * libbpf attaches all sites of a provider:name at once, so only the first
- * site of each counts. */
+/* One probe site of an object: note every path-less spec it satisfies. */
 static int on_probe(const struct usdt_probe *p, void *arg)
 {
 	struct match *mt = arg;
@@ -202,24 +294,38 @@ static int on_probe(const struct usdt_probe *p, void *arg)
 
 		if (!strcmp(s->u.provider, p->provider))
 			s->provider_seen = true;
-		if (mt->done[i] || s->u.path[0] || strcmp(s->u.provider, p->provider) ||
+		if (s->u.path[0] || strcmp(s->u.provider, p->provider) ||
 		    strcmp(s->u.name, p->name))
 			continue;
-		mt->done[i] = true;
-		attach(mt->t, s, mt->path);
+		mt->present[i] = true;
 	}
 	return 0;
 }
 
-/* Whether the file at path was examined already (else remember it). Files
- * are told apart by device and inode: "./prog" on the command line and
- * "/abs/prog" in the maps are one object, attached once (twice would report
- * every hit twice). */
-static bool seen_object(struct probes *pr, const char *path)
+/* Attach, in one object, every spec it has (all sites of each at once),
+ * then take down any phase half attached. */
+static void attach_present(struct match *mt)
+{
+	struct tracer_usdt_result r[SPECS_MAX];
+	int i;
+
+	memset(r, 0, sizeof(r));
+	for (i = 0; i < mt->pr->n; i++)
+		if (mt->present[i])
+			attach(mt->t, &mt->pr->specs[i], mt->open_path, mt->path, &r[i]);
+	undo_half_phases(mt->pr, mt->t, mt->present, r);
+}
+
+/* Whether the file open (O_PATH) at fd was examined already (else
+ * remember it). Files are told apart by device and inode: "./prog" on the
+ * command line and "/abs/prog" in the maps are one object, attached once
+ * (twice would report every hit twice). Anything but a regular file counts
+ * as examined: it is never opened for reading. */
+static bool seen_object(struct probes *pr, int fd)
 {
 	struct stat st;
 
-	if (stat(path, &st))
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
 		return true; /* nothing to examine */
 	if (objset__has(pr->examined, st.st_dev, st.st_ino))
 		return true;
@@ -227,39 +333,123 @@ static bool seen_object(struct probes *pr, const char *path)
 	return false;
 }
 
-/* Examine one ELF object (once) for the path-less specs. */
-int probes__scan_file(struct probes *pr, struct tracer *t, const char *path)
+/* Examine one ELF object (once) for the path-less specs: fd is an O_PATH
+ * handle of it, path what it is called. It is read and attached through
+ * /proc/self/fd, so always that very file. */
+static int scan_fd(struct probes *pr, struct tracer *t, int fd, const char *path)
 {
 	struct match mt = { .pr = pr, .t = t, .path = path };
+	char at[64];
 	int e;
 
-	if (!pr->n || seen_object(pr, path))
+	if (seen_object(pr, fd))
 		return 0;
 	pr->looked++;
-	e = usdt_note_for_each_probe(path, on_probe, &mt);
+	snprintf(at, sizeof(at), "/proc/self/fd/%d", fd);
+	mt.open_path = at;
+	e = usdt_note_for_each_probe(at, on_probe, &mt);
+	attach_present(&mt);
 	return e < 0 && e != -ENODATA && e != -ENOEXEC ? e : 0;
 }
 
-/* Object-walk step for probes__scan_pid. */
-static int scan_object(const char *path, void *arg)
+/* Examine one ELF object named in cowtop's own mount namespace (the
+ * command's executable). */
+int probes__scan_file(struct probes *pr, struct tracer *t, const char *path)
+{
+	int fd, e;
+
+	if (!pr->n)
+		return 0;
+	fd = open(path, O_PATH | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	e = scan_fd(pr, t, fd, path);
+	close(fd);
+	return e;
+}
+
+/* Object-walk step for probes__scan_pid: open the object as the process
+ * sees it (map_files; else its root and the path), never the file of that
+ * name in cowtop's own mount namespace. */
+static int scan_object(const char *path, const char *at, void *arg)
 {
 	struct match *mt = arg;
+	char buf[64 + PATH_MAX];
+	int fd;
 
-	probes__scan_file(mt->pr, mt->t, path);
+	fd = openat(mt->procfd, at, O_PATH | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(buf, sizeof(buf), "%d/root%s", mt->pid, path);
+		fd = openat(mt->procfd, buf, O_PATH | O_CLOEXEC);
+	}
+	if (fd < 0)
+		return 0;
+	scan_fd(mt->pr, mt->t, fd, path);
+	close(fd);
 	return 0;
 }
 
 /* Examine every ELF object pid maps. */
 int probes__scan_pid(struct probes *pr, struct tracer *t, int procfd, int pid)
 {
-	struct match mt = { .pr = pr, .t = t };
+	struct match mt = { .pr = pr, .t = t, .procfd = procfd, .pid = pid };
 
 	if (!pr->n)
 		return 0;
-	return procfs_for_each_object(procfd, pid, scan_object, &mt);
+	return procfs_for_each_object_at(procfd, pid, scan_object, &mt);
 }
 
-/* Describe the first probe given that was found nowhere; returns how many. */
+/* Describe why spec s is not attached, into err. */
+static void describe_missing(const struct probes *pr, const struct spec *s, char *err,
+			     size_t errlen)
+{
+	char lead[160] = "", phase[USDT_STR_MAX];
+
+	if (s->partner >= 0 && !s->err && pr->specs[s->partner].err) {
+		describe_refused(pr, s->partner, err, errlen);
+		return;
+	}
+	if (s->partner >= 0 && s->err) {
+		describe_refused(pr, (int)(s - pr->specs), err, errlen);
+		return;
+	}
+	if (s->implied) { /* its partner attached: the phase would never close */
+		usdt_classify(s->u.name, phase, sizeof(phase));
+		snprintf(lead, sizeof(lead), "phase %s:%s refused: ", s->u.provider, phase);
+	}
+	if (s->err)
+		snprintf(err, errlen, "usdt: cannot attach %s:%s in %s: %s",
+			 s->u.provider, s->u.name, s->err_where, attach_error(s->err));
+	else if (s->provider_seen)
+		snprintf(err, errlen, "usdt: %sprobe %s:%s not found: provider %s has no probe "
+			 "%s in the %d ELF objects mapped by the watched processes", lead,
+			 s->u.provider, s->u.name, s->u.provider, s->u.name, pr->looked);
+	else
+		snprintf(err, errlen, "usdt: %sprobe %s:%s not found: none of the %d ELF objects "
+			 "mapped by the watched processes has probes of provider %s", lead,
+			 s->u.provider, s->u.name, pr->looked, s->u.provider);
+}
+
+/* Describe the first probe whose attach failed (not: was not found), which
+ * refuses its phase if it has one; returns how many there are. */
+int probes__failed(const struct probes *pr, char *err, size_t errlen)
+{
+	int i, failed = 0;
+
+	for (i = 0; i < pr->n; i++) {
+		const struct spec *s = &pr->specs[i];
+
+		if (s->found || !s->err)
+			continue;
+		if (!failed++)
+			describe_missing(pr, s, err, errlen);
+	}
+	return failed;
+}
+
+/* Describe the first probe that is not attached although it must be: one
+ * given, or the other end of a phase one of whose ends is attached (a phase
+ * is attached whole or refused). Returns how many. */
 int probes__missing(const struct probes *pr, char *err, size_t errlen)
 {
 	int i, missing = 0;
@@ -267,18 +457,13 @@ int probes__missing(const struct probes *pr, char *err, size_t errlen)
 	for (i = 0; i < pr->n; i++) {
 		const struct spec *s = &pr->specs[i];
 
-		if (s->found || s->implied)
+		if (s->found)
 			continue;
-		if (missing++)
+		if (s->implied && (s->partner < 0 || (!pr->specs[s->partner].found &&
+		    !pr->specs[s->partner].err)))
 			continue;
-		if (s->provider_seen)
-			snprintf(err, errlen, "usdt: probe %s:%s not found: provider %s has no probe "
-				 "%s in the %d ELF objects mapped by the watched processes",
-				 s->u.provider, s->u.name, s->u.provider, s->u.name, pr->looked);
-		else
-			snprintf(err, errlen, "usdt: probe %s:%s not found: none of the %d ELF objects "
-				 "mapped by the watched processes has probes of provider %s",
-				 s->u.provider, s->u.name, pr->looked, s->u.provider);
+		if (!missing++)
+			describe_missing(pr, s, err, errlen);
 	}
 	return missing;
 }

@@ -17,5 +17,6 @@ int probes__attach_paths(struct probes *pr, struct tracer *t, char *err, size_t 
 int probes__scan_file(struct probes *pr, struct tracer *t, const char *path);
 int probes__scan_pid(struct probes *pr, struct tracer *t, int procfd, int pid);
 int probes__missing(const struct probes *pr, char *err, size_t errlen);
+int probes__failed(const struct probes *pr, char *err, size_t errlen);
 
 #endif

@@ -149,6 +149,11 @@ int procfs_for_each_pid(int procfd, int (*fn)(int pid, void *arg), void *arg);
 #define PROCFS_MAPS_LINE_MAX (PATH_MAX + 256)
 int procfs_for_each_object(int procfd, int pid,
     int (*fn)(const char *path, void *arg), void *arg);
+/* The same, also giving where each object can be opened relative to procfd
+ * ("PID/map_files/START-END": the very file mapped, in whatever mount
+ * namespace the process lives; the path is only what maps shows). */
+int procfs_for_each_object_at(int procfd, int pid,
+    int (*fn)(const char *path, const char *at, void *arg), void *arg);
 
 /* Find "some avg10=X" and "full avg10=Y" in the text of a PSI file
  * (/proc/pressure/memory). Returns 0 (a missing "full" line reads as -1),

@@ -29,6 +29,7 @@ struct maps_reader {
 /* One executable file mapping, as a maps line describes it. */
 struct maps_entry {
 	unsigned long long dev, inode;
+	unsigned long long start, end;
 	const char *path;
 };
 
@@ -106,8 +107,8 @@ static int maps_parse(char *line, struct maps_entry *e)
 	char perms[5];
 	int n = -1;
 
-	if (sscanf(line, "%*x-%*x %4s %*x %x:%x %llu%n", perms, &major,
-	    &minor, &inode, &n) != 4 || n < 0)
+	if (sscanf(line, "%llx-%llx %4s %*x %x:%x %llu%n", &e->start, &e->end, perms,
+	    &major, &minor, &inode, &n) != 6 || n < 0)
 		return -EINVAL;
 	line += n;
 	while (*line == ' ' || *line == '\t')
@@ -121,10 +122,35 @@ static int maps_parse(char *line, struct maps_entry *e)
 	return 0;
 }
 
+/* An object walk that hands on the path only. */
+struct path_only {
+	int (*fn)(const char *path, void *arg);
+	void *arg;
+};
+
+/* Object-walk step of procfs_for_each_object. */
+static int path_only_step(const char *path, const char *at, void *arg)
+{
+	struct path_only *po = arg;
+
+	(void)at;
+	return po->fn(path, po->arg);
+}
+
 /* Call fn for every executable file pid maps; see procfs.h. */
 int procfs_for_each_object(int procfd, int pid,
     int (*fn)(const char *path, void *arg), void *arg)
 {
+	struct path_only po = { fn, arg };
+
+	return procfs_for_each_object_at(procfd, pid, path_only_step, &po);
+}
+
+/* The same, with where each object can be opened; see procfs.h. */
+int procfs_for_each_object_at(int procfd, int pid,
+    int (*fn)(const char *path, const char *at, void *arg), void *arg)
+{
+	char at[96];
 	struct maps_reader *r;
 	struct objset *seen;
 	struct maps_entry e;
@@ -141,7 +167,8 @@ int procfs_for_each_object(int procfd, int pid,
 		if (maps_parse(line, &e) < 0 || objset__has(seen, e.dev, e.inode))
 			continue;
 		(void)objset__add(seen, e.dev, e.inode); /* full: may report twice */
-		ret = fn(e.path, arg);
+		snprintf(at, sizeof(at), "%d/map_files/%llx-%llx", pid, e.start, e.end);
+		ret = fn(e.path, at, arg);
 		if (ret != 0)
 			break;
 	}

@@ -239,8 +239,10 @@ static int take_frame_line(struct recording *r, const char *p, size_t len, off_t
 	if (end == at)
 		return fail(err, errlen, EINVAL, "%s:%u: corrupt line (no time)", r->path, line);
 	now = exited_in(p, len);
-	/* probe hits close the line with "...]}]}"; an exit shows as one more "exited" */
-	e->marked = (len >= 4 && memcmp(p + len - 4, "]}]}", 4) == 0) || now > *exited;
+	/* a frame with probe hits has a non-empty "markers":[{...}] (a quote in
+	 * a string is escaped, so this is the field); an exit shows as one more
+	 * "exited" */
+	e->marked = memmem(p, len, "\"markers\":[{", 12) != NULL || now > *exited;
 	*exited = now;
 	return 0;
 }
@@ -678,6 +680,7 @@ static int take_marks(struct recording *r, json_object *o, struct frame *f)
 	int k;
 
 	f->usdt = a != NULL;
+	f->marks_lost = count(o, "markers_lost", NULL);
 	n = a && json_object_is_type(a, json_type_array) ? json_object_array_length(a) : 0;
 	f->marks = calloc(n ? n : 1, sizeof(*f->marks));
 	if (!f->marks)
@@ -695,8 +698,14 @@ static int take_marks(struct recording *r, json_object *o, struct frame *f)
 			return -ENOMEM;
 		args = get(m, "args");
 		for (k = 0; args && json_object_is_type(args, json_type_array) &&
-			    k < MARK_ARGS && k < (int)json_object_array_length(args); k++)
-			mk->args[k] = json_object_get_int64(json_object_array_get_idx(args, (size_t)k));
+			    k < MARK_ARGS && k < (int)json_object_array_length(args); k++) {
+			json_object *v = json_object_array_get_idx(args, (size_t)k);
+
+			if (!v) /* null: cowtop could not read it */
+				mk->unavail |= 1u << k;
+			else
+				mk->args[k] = json_object_get_int64(v);
+		}
 		mk->nargs = k;
 		f->nmarks++;
 	}

@@ -223,6 +223,13 @@ static int launch_command(struct targets *tg, bool quiet, char *err, size_t errl
 	if (identity(tg, tg->launch.pid, &st) || collect__watch(tg->collect, &st))
 		return fail(1, err, errlen, "cannot watch the command (pid %d)", tg->launch.pid);
 	scan_command_binary(tg, argv[0]);
+	if (tg->probes && probes__failed(tg->probes, err, errlen)) {
+		/* Refused before the command runs: closing the gate ends it
+		 * (status 127, reaped when the targets are freed). */
+		launch__free(&tg->launch);
+		tg->cmd_status = 127;
+		return 1;
+	}
 	e = launch__release(&tg->launch);
 	if (e) {
 		tg->cmd_status = 127;

@@ -140,6 +140,7 @@ static void configure(struct tracer *t, const struct tracer_opts *o, const struc
 	s->rodata->nr_cpus = t->ncpus > 0 ? t->ncpus : 1;
 	s->rodata->ns_per_tick = t->ns_per_tick;
 	bpf_program__set_autoload(s->progs.on_usdt, o->usdt);
+	tracer_usdt_prepare(t, o->usdt);
 }
 
 /* Point the kernel side at the --cgroup target, checked against the kernel:
@@ -215,7 +216,9 @@ static void decode_hit(struct tracer *t, const struct cowtop_usdt_event *r)
 	struct tracer_hit h = {
 		.time = unix_of(t, r->time_ns), .pid = (int)r->pid,
 		.probe = (int)r->probe,
-		.nargs = r->nargs > COWTOP_USDT_ARGS ? COWTOP_USDT_ARGS : (int)r->nargs,
+		.nargs = COWTOP_HIT_NARGS(r->nargs) > COWTOP_USDT_ARGS ? COWTOP_USDT_ARGS :
+			 (int)COWTOP_HIT_NARGS(r->nargs),
+		.unavail = COWTOP_HIT_UNAVAIL(r->nargs),
 	};
 	int i;
 
@@ -375,6 +378,7 @@ void tracer__free(struct tracer *t)
 	for (i = 0; i < t->nlinks; i++)
 		bpf_link__destroy(t->links[i]);
 	free(t->links);
+	tracer_usdt_free(t);
 	free(t->drop);
 	ring_buffer__free(t->rb);
 	tracer_tasks_free(t);
@@ -483,47 +487,6 @@ int tracer__drain(struct tracer *t)
 	return n < 0 ? n : 0;
 }
 
-
-/* Keep a link so it is destroyed with the tracer. */
-static int keep_link(struct tracer *t, struct bpf_link *l)
-{
-	if (t->nlinks == t->links_cap) {
-		size_t cap = t->links_cap ? t->links_cap * 2 : 8;
-		struct bpf_link **v = realloc(t->links, cap * sizeof(*v));
-
-		if (!v) {
-			bpf_link__destroy(l);
-			return -ENOMEM;
-		}
-		t->links = v;
-		t->links_cap = cap;
-	}
-	t->links[t->nlinks++] = l;
-	return 0;
-}
-
-/* The kernel's kind of a probe: what it does to its phase. */
-static enum cowtop_probe_kind probe_kind(enum usdt_kind k)
-{
-	if (k == USDT_BEGIN)
-		return COWTOP_PROBE_BEGIN;
-	return k == USDT_END ? COWTOP_PROBE_END : COWTOP_PROBE_MARKER;
-}
-
-/* Attach the USDT program to provider:name in the ELF object at path, for
- * every process that maps it (watched ones are picked in the kernel); hits
- * carry probe, and a BEGIN or END opens or closes phase. */
-int tracer__attach_usdt(struct tracer *t, const char *path, const char *provider,
-			const char *name, int probe, enum usdt_kind kind, int phase)
-{
-	LIBBPF_OPTS(bpf_usdt_opts, opts, .usdt_cookie = COWTOP_COOKIE(probe, probe_kind(kind), phase));
-	struct bpf_link *l;
-
-	l = bpf_program__attach_usdt(t->skel->progs.on_usdt, -1, path, provider, name, &opts);
-	if (!l)
-		return -errno;
-	return keep_link(t, l);
-}
 
 /* Whether copies are counted per phase (-u given). */
 bool tracer__has_phases(const struct tracer *t)

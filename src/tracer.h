@@ -44,6 +44,7 @@ struct tracer_hit {
 	int pid;
 	int probe;
 	int nargs;
+	unsigned unavail;          /* bit i: args[i] could not be read */
 	long long args[TRACER_USDT_ARGS];
 };
 
@@ -157,8 +158,30 @@ unsigned long long tracer__lost(struct tracer *t, unsigned long long by_kind[LOS
 /* Seconds the kernel spent running cowtop's BPF programs, when it counts
  * them (sysctl kernel.bpf_stats_enabled=1): 0, or -ENODATA when it does not. */
 int tracer__bpf_run_seconds(struct tracer *t, double *seconds);
+/* What an attached probe is to the model. */
+struct tracer_usdt_probe {
+	int probe;           /* its id */
+	enum usdt_kind kind; /* a marker, or it opens or closes phase */
+	int phase;
+};
+/* What an attach found, and what to take down to undo it. */
+struct tracer_usdt_result {
+	size_t sites;    /* of the probe in the object */
+	int unavailable; /* arguments that cannot be read (shown as null) */
+	bool attached;
+	bool multi;      /* one link: link_fds[first]; else links[first, first + sites) */
+	size_t first;
+};
+/* Attach the USDT program to every site of provider:name in the ELF object
+ * at path (for every process that maps it; watched ones are picked in the
+ * kernel), all or none. Returns 0, -ENOENT when the object has no such
+ * probe, -ENOSPC when the kernel's table of site specs is full, or the
+ * -errno of what failed. */
 int tracer__attach_usdt(struct tracer *t, const char *path, const char *provider,
-			const char *name, int probe, enum usdt_kind kind, int phase);
+			const char *name, const struct tracer_usdt_probe *p,
+			struct tracer_usdt_result *res);
+/* Take down what one tracer__attach_usdt attached (res->attached). */
+void tracer__detach_usdt(struct tracer *t, struct tracer_usdt_result *res);
 bool tracer__has_phases(const struct tracer *t);
 int tracer__for_each_phase(struct tracer *t, tracer_split_fn fn, void *ctx);
 void tracer__phases_of(struct tracer *t, int pid, unsigned long long out[PHASE_MAX]);

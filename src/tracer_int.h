@@ -26,8 +26,13 @@ struct tracer {
 	unsigned long long page_kib;    /* kernel page counts to KiB */
 	double boot_to_unix;            /* add to CLOCK_BOOTTIME seconds for unix time */
 	int ncpus;
-	struct bpf_link **links; /* USDT attachments */
+	struct bpf_link **links; /* USDT attachments, one uprobe per site */
 	size_t nlinks, links_cap;
+	bool uprobe_multi;       /* the kernel has multi-uprobe links: these instead */
+	int *link_fds;
+	size_t nfds, fds_cap;
+	struct cowtop_usdt_spec *specs; /* what usdt_specs holds, [0, nspecs) */
+	__u32 nspecs;
 	__u32 *drop;             /* forgotten pids whose region counters go at the next walk */
 	size_t ndrop, drop_cap;
 	struct iter_bpf *iter;   /* the task iterator; NULL when this kernel cannot run it */
@@ -42,6 +47,9 @@ struct tracer {
 void tracer_tasks_open(struct tracer *t, const struct btf *vmlinux);
 void tracer_tasks_free(struct tracer *t);
 long btf_enum_value(const struct btf *btf, const char *name);
+/* tracer_usdt.c: how USDT probes are attached, chosen before load. */
+void tracer_usdt_prepare(struct tracer *t, bool usdt);
+void tracer_usdt_free(struct tracer *t);
 
 /* The kernel's counters in cowtop's own type. */
 static inline struct cow_counts counts_of(const struct cowtop_counts *k)

@@ -118,15 +118,20 @@ static int listing_read(struct listing *l, const char *path, const char *shown)
 	return usdt_note_for_each_probe(path, listing_add_probe, l);
 }
 
-/* Read the probes of an object a process maps: through the process's root
- * when allowed, so that its own mount namespace resolves the path. Files
- * that cannot be read are left out; only running out of memory stops. */
-static int listing_object(const char *path, void *arg)
+/* Read the probes of an object a process maps: the very file mapped
+ * (map_files, which needs privilege), else through the process's root, so
+ * that its own mount namespace resolves the path. Files that cannot be read
+ * are left out; only running out of memory stops. */
+static int listing_object(const char *path, const char *at, void *arg)
 {
 	char rooted[USDT_PATH_MAX + 32];
 	struct listing *l = arg;
 	int ret;
 
+	snprintf(rooted, sizeof(rooted), "/proc/%s", at);
+	ret = listing_read(l, rooted, path);
+	if (ret != -EACCES && ret != -EPERM && ret != -ENOENT)
+		return ret == -ENOMEM ? ret : 0;
 	snprintf(rooted, sizeof(rooted), "/proc/%d/root%s", l->pid, path);
 	ret = listing_read(l, rooted, path);
 	if (ret == -EACCES || ret == -EPERM)
@@ -196,7 +201,7 @@ static int list_pid(struct listing *l, int pid, const char *shown, char *err, si
 		return ret;
 	}
 	l->pid = pid;
-	ret = procfs_for_each_object(procfd, pid, listing_object, l);
+	ret = procfs_for_each_object_at(procfd, pid, listing_object, l);
 	close(procfd);
 	if (ret == -ENOENT || ret == -ESRCH)
 		snprintf(err, errlen, "no process with PID %s", shown);

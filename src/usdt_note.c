@@ -1,10 +1,14 @@
 /* USDT probes of ELF files: the stapsdt note descriptors of .note.stapsdt. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
 #include <byteswap.h>
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -119,19 +123,27 @@ struct note_walk {
 };
 
 /* Open a file for reading only if it is a regular file: a FIFO or a device
- * named in maps or on the command line must not block or be read. */
-static int open_regular(const char *path)
+ * named in maps or on the command line is never opened for reading (that
+ * could block, or have effects), only looked at through an O_PATH handle. */
+int usdt_open_regular(const char *path)
 {
+	char self[64];
 	struct stat st;
-	int fd;
+	int pfd, fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0)
+	pfd = open(path, O_PATH | O_CLOEXEC);
+	if (pfd < 0)
 		return -errno;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
+	if (fstat(pfd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(pfd);
 		return -ENOEXEC;
 	}
+	/* Reopen that very inode for reading, whatever the path names now. */
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
+	fd = open(self, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		fd = -errno;
+	close(pfd);
 	return fd;
 }
 
@@ -274,6 +286,7 @@ static int walk_sections(struct note_walk *w, Elf *elf)
 /* Walk the probes of an opened ELF: check its class and byte order first. */
 static int walk_elf(struct note_walk *w, Elf *elf)
 {
+	w->count = 0;
 	const char *ident;
 	int native, ret;
 
@@ -291,6 +304,15 @@ static int walk_elf(struct note_walk *w, Elf *elf)
 	return ret != 0 ? ret : w->count;
 }
 
+/* Call fn for every probe of an opened ELF file; see usdt_note.h. */
+int usdt_note_for_each_probe_elf(Elf *elf,
+    int (*fn)(const struct usdt_probe *p, void *arg), void *arg)
+{
+	struct note_walk w = { .fn = fn, .arg = arg };
+
+	return walk_elf(&w, elf);
+}
+
 /* Call fn for every probe of an ELF file; see usdt_note.h. */
 int usdt_note_for_each_probe(const char *path,
     int (*fn)(const struct usdt_probe *p, void *arg), void *arg)
@@ -301,7 +323,7 @@ int usdt_note_for_each_probe(const char *path,
 
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return -ENOEXEC;
-	fd = open_regular(path);
+	fd = usdt_open_regular(path);
 	if (fd < 0)
 		return fd;
 	elf = elf_begin(fd, ELF_C_READ, NULL);

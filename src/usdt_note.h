@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <libelf.h>
 #include "usdt.h"
 
 #define USDT_ARGS_MAX 256
@@ -38,5 +39,15 @@ int usdt_note_parse(const void *desc, size_t len, bool is64, struct usdt_probe *
  * A non-zero value from fn stops the walk and is returned. */
 int usdt_note_for_each_probe(const char *path,
     int (*fn)(const struct usdt_probe *p, void *arg), void *arg);
+
+/* The same for an ELF file opened by the caller. */
+int usdt_note_for_each_probe_elf(Elf *elf,
+    int (*fn)(const struct usdt_probe *p, void *arg), void *arg);
+
+/* Open path for reading (O_RDONLY | O_NONBLOCK, close-on-exec) only when
+ * an O_PATH look at it finds a regular file: returns the fd, -ENOEXEC for
+ * anything else (a device or a FIFO is never opened for reading), or
+ * -errno. */
+int usdt_open_regular(const char *path);
 
 #endif

@@ -519,7 +519,11 @@ void row_marker(const struct marker *mk, const char *comm, const char *label, bo
 	put_safe(out, ROLE_VALUE, label ? label : "?", utf8);
 	if (nargs > MARK_ARGS)
 		nargs = MARK_ARGS;
-	for (i = 0; i < nargs; i++)
-		put_arg(out, mk->args[i]);
+	for (i = 0; i < nargs; i++) {
+		if (mk->unavail & (1u << i))
+			line_add(out, ROLE_PLAIN, " -"); /* could not be read */
+		else
+			put_arg(out, mk->args[i]);
+	}
 	line_fit(out, width);
 }

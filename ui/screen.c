@@ -45,13 +45,17 @@ struct areas screen_areas(int lines, bool group, bool phases, bool log)
 void screen_phase_line(const struct view *v, bool utf8, struct line *l)
 {
 	const struct proc *p = view__selected(v);
+	char name[ROW_NAME_MAX];
 
 	line_clear(l);
 	line_add(l, ROLE_LABEL, "phases ");
-	if (!p)
+	if (!p) {
 		line_add(l, ROLE_PLAIN, "no process selected");
-	else if (!row_phases(p, v->f, utf8, false, l))
-		line_add(l, ROLE_PLAIN, "pid %d: no copies yet", p->pid);
+	} else if (!row_phases(p, v->f, utf8, false, l)) {
+		/* Named as once it has copies, not by pid alone. */
+		row_name(p, utf8, name, sizeof(name));
+		line_add(l, ROLE_PLAIN, "pid %d %s: no copies yet", p->pid, name);
+	}
 }
 
 /* Whether the screen has a group line: when some watched root has workers. */

@@ -3,12 +3,15 @@
  * into a heap block of exactly its size so that a read past its end is
  * caught. Beyond not crashing, every answer is checked against what the
  * header promises: a probe that was accepted must be exactly the bytes of
- * the descriptor, and a refused one must leave out untouched. */
+ * the descriptor, and a refused one must leave out untouched. The argument
+ * string of an accepted probe then goes through usdt_args_parse, whose
+ * answers are checked too (sizes, kinds, the symbol NUL-terminated). */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "usdt_arg.h"
 #include "usdt_note.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -78,6 +81,24 @@ static void check_accepted(const struct usdt_probe *p, const uint8_t *d, size_t 
 	CHECK(p->nargs == oracle_nargs(s));
 }
 
+/* Parse the argument specs of an accepted probe; check what comes back. */
+static void check_args(const struct usdt_probe *p)
+{
+	struct usdt_arg a[3];
+	int n, i;
+
+	memset(a, 0, sizeof(a));
+	n = usdt_args_parse(p->args, a, 3);
+	CHECK(n == -EINVAL || (n >= 0 && n <= 3 && n <= p->nargs));
+	for (i = 0; i < n; i++) {
+		CHECK(a[i].size == 1 || a[i].size == 2 || a[i].size == 4 || a[i].size == 8);
+		CHECK(a[i].kind >= USDT_ARG_NONE && a[i].kind <= USDT_ARG_GLOBAL);
+		CHECK(a[i].reg_off < 168 && a[i].reg_off % 8 == 0);
+		if (a[i].kind == USDT_ARG_GLOBAL)
+			CHECK(memchr(a[i].sym, '\0', sizeof(a[i].sym)) && a[i].sym[0]);
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct usdt_probe p, canary;
@@ -97,9 +118,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&p, 0xa5, sizeof(p));
 	canary = p;
 	ret = usdt_note_parse(desc, len, is64, &p);
-	if (ret == 0)
+	if (ret == 0) {
 		check_accepted(&p, desc, len, is64);
-	else
+		check_args(&p);
+	} else
 		CHECK((ret == -EINVAL || ret == -ENAMETOOLONG) &&
 		    memcmp(&p, &canary, sizeof(p)) == 0);
 	free(desc);

@@ -631,7 +631,7 @@ validate_usdt_frames() {
 			and . > 1000000000) and (.pid | nat)
 			and (.probe | type == "string" and test("^[^:]+:[^:]+$"))
 			and (.args | type == "array" and length <= 3
-				and all(.[]; int)))'
+				and all(.[]; int or . == null)))'
 }
 
 # Check every marker comes from a pid of REPORT (the watched processes).

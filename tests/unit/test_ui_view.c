@@ -390,6 +390,31 @@ static void test_group_line_respawns(void **state)
 	free(l);
 }
 
+/* The phase line names the selected process the same way with or without
+ * copies: "pid N COMMAND: ...". */
+static void test_phase_line_names(void **state)
+{
+	struct line *l = malloc(sizeof(*l));
+	struct model *m = sample();
+	struct view v;
+	struct proc *busy = model__find(m, 101, 0);
+
+	(void)state;
+	assert_int_equal(model__add_phase(m, "app:work"), 1);
+	busy->counts.cow = 10;
+	busy->split[SPLIT_PHASE].v[1] = 10;
+	view__init(&v, &(struct view_opts){ .sort = SORT_PID, .tree = false }, false);
+	assert_int_equal(refresh(&v, m), 0);
+	screen_phase_line(&v, false, l); /* 100, the master: no copies */
+	assert_string_equal(l->text, "phases pid 100 master: no copies yet");
+	view__move(&v, 1);
+	screen_phase_line(&v, false, l);
+	assert_string_equal(l->text, "phases pid 101 busy: app:work 100%");
+	view__free(&v);
+	model__free(m);
+	free(l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -407,6 +432,7 @@ int main(void)
 		cmocka_unit_test(test_metric_cycle),
 		cmocka_unit_test(test_group_line),
 		cmocka_unit_test(test_group_line_respawns),
+		cmocka_unit_test(test_phase_line_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -27,6 +27,7 @@
 #include <cmocka.h>
 #include "tmpdir.h"
 #include "usdt.h"
+#include "usdt_arg.h"
 #include "usdt_list.h"
 #include "usdt_note.h"
 
@@ -1383,6 +1384,75 @@ static void test_list_phaseload(void **state)
 	free(text);
 }
 
+/* ---- argument specs ---- */
+
+/* Registers, constants, memory at a register, and their sizes. */
+static void test_arg_plain(void **state)
+{
+	struct usdt_arg a;
+
+	(void)state;
+	assert_int_equal(usdt_arg_parse("-4@%eax", &a), 0);
+	assert_int_equal(a.kind, USDT_ARG_REG);
+	assert_int_equal(a.reg_off, 80);
+	assert_int_equal(a.size, 4);
+	assert_true(a.is_signed);
+	assert_int_equal(usdt_arg_parse("8@$-12", &a), 0);
+	assert_int_equal(a.kind, USDT_ARG_CONST);
+	assert_int_equal(a.off, -12);
+	assert_false(a.is_signed);
+	assert_int_equal(usdt_arg_parse("8@-16(%rbp)", &a), 0);
+	assert_int_equal(a.kind, USDT_ARG_DEREF);
+	assert_int_equal(a.reg_off, 32);
+	assert_int_equal(a.off, -16);
+	assert_int_equal(usdt_arg_parse("1@(%r12)", &a), 0);
+	assert_int_equal(a.kind, USDT_ARG_DEREF);
+	assert_int_equal(a.reg_off, 24);
+	assert_int_equal(a.off, 0);
+}
+
+/* Globals, PC-relative: "SYM(%rip)", "SYM+N(%rip)", "N+SYM(%rip)". */
+static void test_arg_global(void **state)
+{
+	struct usdt_arg a;
+
+	(void)state;
+	assert_int_equal(usdt_arg_parse("-4@NBuffers(%rip)", &a), 0);
+	assert_int_equal(a.kind, USDT_ARG_GLOBAL);
+	assert_string_equal(a.sym, "NBuffers");
+	assert_int_equal(a.off, 0);
+	assert_int_equal(a.reg_off, usdt_arg_ip_off());
+	assert_int_equal(usdt_arg_parse("-4@40+CheckpointStats(%rip)", &a), 0);
+	assert_int_equal(a.kind, USDT_ARG_GLOBAL);
+	assert_string_equal(a.sym, "CheckpointStats");
+	assert_int_equal(a.off, 40);
+	assert_int_equal(usdt_arg_parse("8@tab+8(%rip)", &a), 0);
+	assert_string_equal(a.sym, "tab");
+	assert_int_equal(a.off, 8);
+}
+
+/* Forms not read are unavailable, not errors; garbage is an error. */
+static void test_arg_unavailable(void **state)
+{
+	struct usdt_arg a, v[3];
+
+	(void)state;
+	assert_int_equal(usdt_arg_parse("8@8(%rax,%rbx,4)", &a), 0);
+	assert_int_equal(a.kind, USDT_ARG_NONE);
+	assert_int_equal(usdt_arg_parse("4@%xmm0", &a), 0);
+	assert_int_equal(a.kind, USDT_ARG_NONE);
+	assert_int_equal(usdt_arg_parse("4@%rip", &a), 0);
+	assert_int_equal(a.kind, USDT_ARG_NONE);
+	assert_int_equal(usdt_arg_parse("3@%eax", &a), -EINVAL);
+	assert_int_equal(usdt_arg_parse("%eax", &a), -EINVAL);
+	assert_int_equal(usdt_arg_parse("4@", &a), -EINVAL);
+	assert_int_equal(usdt_args_parse("-4@$1 8@%rdx  4@x(%rip) 8@%rax", v, 3), 3);
+	assert_int_equal(v[0].kind, USDT_ARG_CONST);
+	assert_int_equal(v[1].kind, USDT_ARG_REG);
+	assert_int_equal(v[2].kind, USDT_ARG_GLOBAL);
+	assert_int_equal(usdt_args_parse("", v, 3), 0);
+}
+
 /* ---- main ---- */
 
 /* Make the temporary directory the tests write into. */
@@ -1438,6 +1508,9 @@ int main(void)
 		cmocka_unit_test(test_list_self),
 		cmocka_unit_test(test_list_python_pid),
 		cmocka_unit_test(test_list_phaseload),
+		cmocka_unit_test(test_arg_plain),
+		cmocka_unit_test(test_arg_global),
+		cmocka_unit_test(test_arg_unavailable),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
