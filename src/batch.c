@@ -11,13 +11,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "options.h"
+#include "text.h"
 #include "output.h"
 #include "sink.h"
 
 struct batch_sink {
 	struct sink base;
 	int fd;
-	bool json, regions;
+	bool json, regions, utf8;
 };
 
 /* Where the next write lands in fd, when fd is a regular file; -1 else. */
@@ -76,7 +77,7 @@ static enum sink_status batch_frame(struct sink *s, struct frame *f, char *err, 
 	if (b->json)
 		output_json(m, f);
 	else
-		output_text(m, f, &(struct output_opts){ .regions = b->regions });
+		output_text(m, f, &(struct output_opts){ .regions = b->regions, .utf8 = b->utf8 });
 	if (fclose(m)) {
 		free(buf);
 		snprintf(err, errlen, "cannot format a frame: %s", strerror(errno));
@@ -118,6 +119,7 @@ int batch_sink_open(const struct sink_env *env, struct sink **out, int *status,
 	b->fd = STDOUT_FILENO;
 	b->json = env->opt->format == FORMAT_JSON;
 	b->regions = env->opt->regions;
+	b->utf8 = !env->opt->ascii && locale_is_utf8();
 	*out = &b->base;
 	return 0;
 }

@@ -344,7 +344,10 @@ void output_text(FILE *f, const struct frame *fr, const struct output_opts *oo)
 		const struct proc *p = r->p;
 
 		tree_prefix(r, false, prefix, sizeof(prefix));
-		text_sanitize_ascii(p->comm, strnlen(p->comm, sizeof(p->comm)), name, sizeof(name));
+		if (oo && oo->utf8)
+			text_sanitize(p->comm, strnlen(p->comm, sizeof(p->comm)), name, sizeof(name));
+		else
+			text_sanitize_ascii(p->comm, strnlen(p->comm, sizeof(p->comm)), name, sizeof(name));
 		fprintf(f, "%7d %7d %-6s %9.1f %9llu %8llu %8llu %9llu %6s %9s %9s %9llu  %s%s\n",
 			p->pid, p->ppid, output_state(p), p->cow_rate,
 			(unsigned long long)p->counts.cow, (unsigned long long)p->counts.reuse,
