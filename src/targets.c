@@ -134,6 +134,8 @@ static int check_pid(struct targets *tg, int pid, const char *flag, struct proc_
 
 	if (tgid < 0 || identity(tg, pid, st))
 		return fail(1, err, errlen, "no process with PID %d", pid);
+	if (st->state == 'Z' || st->state == 'X') /* nothing more can happen to it */
+		return fail(1, err, errlen, "PID %d has exited (a zombie its parent has not reaped)", pid);
 	if (tgid != pid) /* forks are matched by process: a thread's id never forks */
 		return fail(1, err, errlen, "%d is a thread of process %d; use %s %d", pid, tgid,
 			    flag, tgid);
