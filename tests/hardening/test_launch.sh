@@ -13,6 +13,7 @@
 #    command's;
 #  - batch mode on a terminal hands the terminal's foreground to the
 #    command (Ctrl-C reaches the command, not cowtop), and takes it back;
+#    Ctrl-Z in an interactive shell stops both, fg continues both;
 #  - the full-screen view keeps the terminal: the command cannot read it;
 #  - SIGTERM or SIGINT to a batch cowtop: the command is ended first, a last
 #    frame shows it exited, and the exit status is the command's.
@@ -67,6 +68,8 @@ test_early_exits() {
 	early_exit 2 "--linger is for the full-screen view" "env" -b --linger 3
 	early_exit 2 "invalid probe" "env" -u nocolon
 	early_exit 2 "invalid delay" "env" -d 0x10
+	early_exit 1 "/nonexistent" "env" -u /nonexistent/lib.so:prov:name
+	early_exit 1 "needs root" "setpriv --reuid=65534 --regid=65534 --clear-groups" -b
 }
 
 # Batch runs that end on their own before the command does.
@@ -133,19 +136,21 @@ test_batch_signals() {
 
 # Process group of a pid.
 pgid_of() {
-	ps -o pgid= -p "$1" | tr -d ' '
+	LC_ALL=C sed -z 's/.*) //' "/proc/$1/stat" 2>/dev/null | tr '\0' ' ' | awk '{ print $3 }' || true
 }
 
 # A command that signals its whole process group and exits 3 (as Apache's
 # prefork stops its workers): cowtop is not hit.
 test_group_kill() {
-	local name=group-kill pid
-	batch_start "$name" sh -c "echo \$\$ >$WORK/$name.pid; sleep 0.2 & sleep 0.2 & sleep 0.6; trap '' TERM; kill -TERM 0; wait; exit 3"
+	local name=group-kill pid cmd_pgid cowtop_pgid
+	batch_start "$name" sh -c "echo \$\$ >$WORK/$name.pid; sleep 0.2 & sleep 0.2 & sleep 2; trap '' TERM; kill -TERM 0; wait; exit 3"
 	pid=$(cat "$WORK/$name.pid")
-	if [ "$(pgid_of "$pid")" != "$(pgid_of "$COWTOP_PID")" ]; then
+	cmd_pgid=$(pgid_of "$pid")
+	cowtop_pgid=$(pgid_of "$COWTOP_PID")
+	if [ "$cmd_pgid" = "$pid" ] && [ "$cowtop_pgid" != "$cmd_pgid" ]; then
 		pass "the command has a process group of its own"
 	else
-		fail "the command shares cowtop's process group"
+		fail "the command's process group is '$cmd_pgid', cowtop's '$cowtop_pgid'"
 	fi
 	RC=0
 	reap "$COWTOP_PID" || RC=$?
@@ -168,6 +173,30 @@ test_batch_ctrl_c() {
 	t kill-session -t "$SESSION" 2>/dev/null || true
 }
 
+# Job control in an interactive shell: Ctrl-Z stops the command and cowtop
+# with it (the shell reports the job stopped), fg continues both, then
+# Ctrl-C reaches the command, whose status cowtop exits with.
+test_batch_job_control() {
+	local name=jobs
+	t kill-session -t "$SESSION" 2>/dev/null || true
+	t new-session -d -s "$SESSION" -x 150 -y 40 "bash --norc --noprofile -i"
+	sleep 0.5
+	t send-keys -t "$SESSION" "'$COWTOP' -b -d 1 -- sh -c 'echo \$\$ >$WORK/$name.pid; trap \"exit 5\" INT; while :; do sleep 0.2; done'; echo JOB-EXIT=\$?" Enter
+	eventually 10 test -s "$WORK/$name.pid" || die "$name: the command did not start"
+	sleep 1
+	keys C-z
+	expect "batch on a terminal: Ctrl-Z stops the job (cowtop with the command)" screen_has "Stopped"
+	check "batch on a terminal: the command is stopped" stopped "$(cat "$WORK/$name.pid")"
+	t send-keys -t "$SESSION" "clear; fg" Enter
+	sleep 1.5
+	check "batch on a terminal: fg continues the command" not_stopped "$(cat "$WORK/$name.pid")"
+	keys C-c
+	expect "batch on a terminal: after fg, Ctrl-C ends the command, cowtop exits with its status" \
+		screen_has "JOB-EXIT=5"
+	expect_no_command "$name" "batch on a terminal, job control"
+	t kill-session -t "$SESSION" 2>/dev/null || true
+}
+
 # The command's state letter.
 state_of() {
 	LC_ALL=C sed -z 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1
@@ -175,6 +204,12 @@ state_of() {
 
 stopped() {
 	[ "$(state_of "$1")" = T ]
+}
+
+not_stopped() {
+	local s
+	s=$(state_of "$1")
+	[ -n "$s" ] && [ "$s" != T ]
 }
 
 # The full-screen view keeps the terminal: a command reading it is stopped
@@ -225,6 +260,7 @@ main() {
 	test_batch_signals
 	test_group_kill
 	test_batch_ctrl_c
+	test_batch_job_control
 	test_tui_keeps_terminal
 	test_tui_ends
 	hard_finish
