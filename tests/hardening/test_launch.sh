@@ -181,7 +181,7 @@ test_batch_job_control() {
 	t kill-session -t "$SESSION" 2>/dev/null || true
 	t new-session -d -s "$SESSION" -x 150 -y 40 "bash --norc --noprofile -i"
 	sleep 0.5
-	t send-keys -t "$SESSION" "'$COWTOP' -b -d 1 -- sh -c 'echo \$\$ >$WORK/$name.pid; trap \"exit 5\" INT; while :; do sleep 0.2; done'; echo JOB-EXIT=\$?" Enter
+	t send-keys -t "$SESSION" "'$COWTOP' -b -d 1 -- sh -c 'echo \$\$ >$WORK/$name.pid; trap \"exit 5\" INT; while :; do sleep 0.2; done'" Enter
 	eventually 10 test -s "$WORK/$name.pid" || die "$name: the command did not start"
 	sleep 1
 	keys C-z
@@ -191,6 +191,10 @@ test_batch_job_control() {
 	sleep 1.5
 	check "batch on a terminal: fg continues the command" not_stopped "$(cat "$WORK/$name.pid")"
 	keys C-c
+	eventually 10 command_gone "$name" || true
+	sleep 1
+	# fg's status is the job's: cowtop's
+	t send-keys -t "$SESSION" "echo JOB-EXIT=\$?" Enter
 	expect "batch on a terminal: after fg, Ctrl-C ends the command, cowtop exits with its status" \
 		screen_has "JOB-EXIT=5"
 	expect_no_command "$name" "batch on a terminal, job control"
