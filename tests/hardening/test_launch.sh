@@ -241,7 +241,7 @@ test_tui_ends() {
 	for how in INT TERM HUP n pane; do
 		name=tui-$how
 		if [ "$how" = n ]; then
-			tui_start 120 30 "$WORK/$name.raw" "'$COWTOP' -d 0.3 -n 12 -- $(long_command "$name")"
+			tui_start 120 30 "$WORK/$name.raw" "'$COWTOP' -d 0.2 -n 40 -- $(long_command "$name")"
 		else
 			tui_start 120 30 "$WORK/$name.raw" "'$COWTOP' -d 0.3 -- $(long_command "$name")"
 		fi
@@ -251,7 +251,7 @@ test_tui_ends() {
 		pane) t kill-pane -t "$SESSION" ;;
 		*) kill -s "$how" "$PANE_COWTOP" ;;
 		esac
-		wait_gone "$PANE_COWTOP" 10 || fail "full-screen view ($how): cowtop still running"
+		wait_gone "$PANE_COWTOP" 20 || fail "full-screen view ($how): cowtop still running"
 		expect_no_command "$name" "full-screen view ($how)"
 		t kill-session -t "$SESSION" 2>/dev/null || true
 	done
