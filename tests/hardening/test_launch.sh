@@ -16,7 +16,8 @@
 #    Ctrl-Z in an interactive shell stops both, fg continues both;
 #  - the full-screen view keeps the terminal: the command cannot read it;
 #  - SIGTERM or SIGINT to a batch cowtop: the command is ended first, a last
-#    frame shows it exited, and the exit status is the command's.
+#    frame shows it exited, and the exit status is the command's; without a
+#    command, a last frame and status 0.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -127,6 +128,21 @@ test_batch_signals() {
 		check "batch SIG$sig: every frame whole" json_lines "$FRAMES"
 		check "batch SIG$sig: the last frame shows the command exited" last_exited "$FRAMES" "$pid"
 	done
+	# without a command: a last frame (covering the time since the last
+	# one), exit 0
+	start_hardload idle hold 60
+	FRAMES=$WORK/sig-p.json
+	env --default-signal=INT "$COWTOP" -b -f json -d 5 -p "$HL_PID" >"$FRAMES" 2>"$WORK/sig-p.err" </dev/null &
+	COWTOP_PID=$!
+	BG_PIDS+=("$COWTOP_PID")
+	wait_lines "$FRAMES" 1 15 || die "sig-p: no first frame"
+	kill -TERM "$COWTOP_PID"
+	RC=0
+	reap "$COWTOP_PID" || RC=$?
+	expect_eq "batch -p, SIGTERM: exit status" "$RC" 0
+	expect_eq "batch -p, SIGTERM: a last frame printed at once" "$(wc -l <"$FRAMES")" 2
+	check "batch -p, SIGTERM: every frame whole" json_lines "$FRAMES"
+	kill "$HL_BG" 2>/dev/null || true
 	name=sig-KILL
 	batch_start "$name" sh -c "echo \$\$ >$WORK/$name.pid; exec sleep 300"
 	kill -KILL "$COWTOP_PID"
