@@ -76,19 +76,19 @@ test_early_exits() {
 # Batch runs that end on their own before the command does.
 test_batch_ends() {
 	local name
-	name=batch-full
+	name="batch-full"
 	RC=0
 	timeout -k 5 30 "$COWTOP" -b -d 0.2 -- sh -c "echo \$\$ >$WORK/$name.pid; exec sleep 300" \
 		>/dev/full 2>"$WORK/$name.err" </dev/null || RC=$?
 	expect_eq "output to /dev/full: exit status" "$RC" 1
 	expect_no_command "$name" "output to /dev/full"
-	name=batch-n
+	name="batch-n"
 	RC=0
 	timeout -k 5 30 "$COWTOP" -b -n 2 -d 0.2 -- sh -c "echo \$\$ >$WORK/$name.pid; exec sleep 300" \
 		>"$WORK/$name.out" 2>"$WORK/$name.err" </dev/null || RC=$?
 	expect_eq "-n 2: exit status" "$RC" 0
 	expect_no_command "$name" "-n 2"
-	name=batch-noexec
+	name="batch-noexec"
 	RC=0
 	timeout -k 5 30 "$COWTOP" -b -d 0.2 -- /nonexistent/program \
 		>"$WORK/$name.out" 2>"$WORK/$name.err" </dev/null || RC=$?
@@ -143,7 +143,7 @@ test_batch_signals() {
 	expect_eq "batch -p, SIGTERM: a last frame printed at once" "$(wc -l <"$FRAMES")" 2
 	check "batch -p, SIGTERM: every frame whole" json_lines "$FRAMES"
 	kill "$HL_BG" 2>/dev/null || true
-	name=sig-KILL
+	name="sig-KILL"
 	batch_start "$name" sh -c "echo \$\$ >$WORK/$name.pid; exec sleep 300"
 	kill -KILL "$COWTOP_PID"
 	reap "$COWTOP_PID" || true
