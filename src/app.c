@@ -247,6 +247,22 @@ static void on_ringbuf(int fd, unsigned events, void *ctx)
 	drain(ctx);
 }
 
+/* SIGINT, SIGTERM, SIGHUP or SIGQUIT: the run ends. Batch output owes a
+ * last frame: a launched command still running is ended first (SIGTERM to
+ * its process group), so that frame shows how it ended, and its status
+ * becomes cowtop's. */
+static void end_by_signal(struct app *a)
+{
+	if (!a->tui && !a->stop) {
+		targets__end_command(&a->targets);
+		if (a->targets.cmd_reaped)
+			a->exit_code = a->targets.cmd_status;
+		collect__drain(&a->collect);
+		tick(a);
+	}
+	a->stop = true;
+}
+
 /* A signal arrived through the signalfd. */
 static void on_signal(int fd, unsigned events, void *ctx)
 {
@@ -266,7 +282,7 @@ static void on_signal(int fd, unsigned events, void *ctx)
 				tui__resize(a->tui);
 			break;
 		default:
-			a->stop = true;
+			end_by_signal(a);
 		}
 	}
 }
@@ -383,12 +399,15 @@ static void write_folded(struct app *a)
 		app_fail(a, 1, "folded: cannot write %s: %s", a->opt->folded, err);
 }
 
-/* Before anything is attached or started: the full-screen view needs a
- * terminal it can drive. */
-static int check_terminal(struct app *a)
+/* Before anything is attached or started: every option given does
+ * something in the output chosen, and the full-screen view has a terminal
+ * it can drive. */
+static int check_output(struct app *a)
 {
 	char err[256];
 
+	if (options_check_mode(a->opt, use_tui(a), err, sizeof(err)))
+		return app_check(a, 2, err);
 	return use_tui(a) && tui_check_terminal(err, sizeof(err)) ? app_fail(a, 1, "%s", err) : 0;
 }
 
@@ -397,7 +416,7 @@ static int start(struct app *a)
 {
 	char err[512];
 
-	if (check_terminal(a) ||
+	if (check_output(a) ||
 	    app_check(a, targets__setup_probes(&a->targets, a->model, err, sizeof(err)), err) ||
 	    app_check(a, targets__resolve_cgroup(&a->targets, err, sizeof(err)), err) ||
 	    open_tracer(a) ||

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "options.h"
+#include "text.h"
 #include "output.h"
 #include "safefile.h"
 #include "sink.h"
@@ -18,7 +19,7 @@
 struct batch_sink {
 	struct sink base;
 	int fd;
-	bool json, regions;
+	bool json, regions, utf8;
 };
 
 static enum sink_status batch_frame(struct sink *s, struct frame *f, char *err, size_t errlen)
@@ -36,7 +37,7 @@ static enum sink_status batch_frame(struct sink *s, struct frame *f, char *err, 
 	if (b->json)
 		output_json(m, f);
 	else
-		output_text(m, f, &(struct output_opts){ .regions = b->regions });
+		output_text(m, f, &(struct output_opts){ .regions = b->regions, .utf8 = b->utf8 });
 	if (fclose(m)) {
 		free(buf);
 		snprintf(err, errlen, "cannot format a frame: %s", strerror(errno));
@@ -78,6 +79,7 @@ int batch_sink_open(const struct sink_env *env, struct sink **out, int *status,
 	b->fd = STDOUT_FILENO;
 	b->json = env->opt->format == FORMAT_JSON;
 	b->regions = env->opt->regions;
+	b->utf8 = !env->opt->ascii && locale_is_utf8();
 	*out = &b->base;
 	return 0;
 }

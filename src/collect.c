@@ -299,6 +299,15 @@ static bool proc_is(struct collect *c, int pid, unsigned long long start)
 	return read_stat(c, pid, &st) == 0 && st.start_time == start;
 }
 
+/* A process whose fork and exit records were both lost (the ring buffer
+ * overflowed) and that /proc no longer has: the kernel's map has its
+ * counts but no name. Say the name is unknown rather than show none. */
+static void name_unknown(struct proc *p)
+{
+	if (!p->comm[0])
+		model__set_comm(p, "?", 1);
+}
+
 /* A process known only from the kernel's map: add it once /proc confirms who
  * it is, or once it has exited. Else it has just gone (its exit record is on
  * the way) or the entry names no process: NULL. */
@@ -312,8 +321,8 @@ static struct proc *adopt(struct collect *c, const struct tracer_proc *k)
 	if (!p)
 		return NULL;
 	model__set_parent(p, k->ppid);
-	if (!refresh_from_proc(c, p) && !k->exited)
-		model__set_comm(p, "?", 1);
+	if (!refresh_from_proc(c, p))
+		name_unknown(p);
 	return p;
 }
 

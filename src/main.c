@@ -1,6 +1,7 @@
 /* cowtop: copy-on-write top. Parse the options, check the machine, run. */
 #include "config.h"
 #include <errno.h>
+#include <locale.h>
 #include <stdio.h>
 #include <string.h>
 #include "app.h"
@@ -30,6 +31,9 @@ int main(int argc, char **argv)
 
 	if (argc == 2 && strcmp(argv[1], DEMO_ARG) == 0)
 		return demo_main();
+	/* Names go out as UTF-8 where the locale is, ASCII with escapes
+	 * elsewhere; numbers stay in the C locale for every reader. */
+	setlocale(LC_CTYPE, "");
 	if (options_parse(argc, argv, &opt, err, sizeof(err))) {
 		fprintf(stderr, "cowtop: %s; see 'cowtop --help'\n", err);
 		return 2;

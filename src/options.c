@@ -4,6 +4,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,19 +94,20 @@ void options_usage(FILE *f)
 	      "\n"
 	      "Output:\n"
 	      "  -b, --batch               print frames as text instead of the full-screen view\n"
-	      "  -f, --format text|json    batch format (json: one object per line per frame)\n"
+	      "  -f, --format text|json    batch format, with -b (json: one object per line per frame)\n"
 	      "  -d, --delay SECONDS       refresh interval (default 1, minimum 0.1)\n"
 	      "  -n, --iterations N        stop after N frames\n"
 	      "  -s, --sort KEY            cow-rate (default), cow, rss, shared, uss,\n"
 	      "                            pss, vsz, pid, comm\n"
 	      "      --reverse             reverse the sort order\n"
 	      "      --flat                a flat list instead of the tree\n"
-	      "      --linger SECONDS      keep exited processes on screen this long (default 10)\n"
+	      "      --linger SECONDS      full screen: keep exited processes this long (default 10)\n"
 	      "      --regions             batch text: each process's copies by memory region\n"
 	      "      --no-regions          do not split copies by region (all are \"other\")\n"
 	      "                            (heap, stack, anon, file:NAME, other)\n"
-	      "  -o, --snapshot FILE       where the snapshot key writes (default ./cowtop-DATE.txt)\n"
-	      "      --ascii               ASCII glyphs only\n"
+	      "  -o, --snapshot FILE       full screen: where the snapshot key writes\n"
+	      "                            (default ./cowtop-DATE.txt)\n"
+	      "      --ascii               ASCII only: glyphs, and names in batch text\n"
 	      "      --smaps-budget PERCENT  share of one CPU for reading memory sharing\n"
 	      "                            (smaps_rollup; default 1, 0 off)\n"
 	      "\n"
@@ -157,18 +159,76 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
 	return -EINVAL;
 }
 
+/* Whether s is a plain decimal number: digits, with at most one '.' among
+ * them (fractions only when allowed). No sign, spaces, hex or exponent: what
+ * strtod and strtol would also take ("0x10", " 1", "1e3", "inf") is a
+ * mistake on a command line. */
+static bool plain_decimal(const char *s, bool fraction)
+{
+	bool digit = false, dot = false;
+
+	for (; *s; s++) {
+		if (*s >= '0' && *s <= '9')
+			digit = true;
+		else if (*s == '.' && fraction && !dot)
+			dot = true;
+		else
+			return false;
+	}
+	return digit;
+}
+
+/* Parse a finite decimal number in [min, max], fractions allowed: 0,
+ * -EINVAL when it is no plain decimal, -EDOM below min, -ERANGE above max. */
+static int parse_number(const char *s, double min, double max, double *out)
+{
+	double v;
+
+	if (!plain_decimal(s, true))
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, NULL);
+	if (v > max || errno == ERANGE)
+		return -ERANGE;
+	if (v < min)
+		return -EDOM;
+	*out = v;
+	return 0;
+}
+
+/* Parse a decimal count in [min, max]: 0, -EINVAL, -EDOM or -ERANGE as
+ * parse_number. */
+static int parse_count(const char *s, long min, long max, long *out)
+{
+	long v;
+
+	if (!plain_decimal(s, false))
+		return -EINVAL;
+	errno = 0;
+	v = strtol(s, NULL, 10);
+	if (errno == ERANGE || v > max)
+		return -ERANGE;
+	if (v < min)
+		return -EDOM;
+	*out = v;
+	return 0;
+}
+
 /* Parse a positive pid. */
 static int parse_pid(const char *s, int *out)
 {
-	char *end;
 	long v;
+	int e = parse_count(s, 1, INT_MAX, &v);
 
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v <= 0 || v > INT_MAX)
-		return -EINVAL;
-	*out = (int)v;
-	return 0;
+	if (!e)
+		*out = (int)v;
+	return e;
+}
+
+/* The words for a number parse_number or parse_count refused with e. */
+static const char *number_problem(int e)
+{
+	return e == -ERANGE ? "too large" : e == -EDOM ? "too small" : "not a decimal number";
 }
 
 /* Take the pids of one -p: "12" or a comma-separated list "12,34,56", as
@@ -178,6 +238,7 @@ static int parse_pid_list(struct options *o, const char *arg, char *err, size_t 
 	char one[32];
 	const char *s = arg, *comma;
 	size_t len;
+	int e;
 
 	do {
 		comma = strchr(s, ',');
@@ -188,41 +249,15 @@ static int parse_pid_list(struct options *o, const char *arg, char *err, size_t 
 			return fail(err, errlen, "invalid PID list '%s'", arg);
 		memcpy(one, s, len);
 		one[len] = '\0';
-		if (parse_pid(one, &o->pids[o->npids]))
-			return fail(err, errlen, "invalid PID '%s' in '%s'", one, arg);
+		e = parse_pid(one, &o->pids[o->npids]);
+		if (e)
+			return fail(err, errlen, "invalid PID '%s' in '%s': %s", one, arg, number_problem(e));
 		o->npids++;
 		s = comma ? comma + 1 : NULL;
 	} while (s);
 	return 0;
 }
 
-/* Parse a finite number in [min, max], fractions allowed. */
-static int parse_number(const char *s, double min, double max, double *out)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !isfinite(v) || v < min || v > max)
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
-/* Parse a count in [min, max]. */
-static int parse_count(const char *s, long min, long max, long *out)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < min || v > max)
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
 
 /* Parse [ADDR:]PORT: ADDR an IPv4 address or an IPv6 one in brackets
  * (default 127.0.0.1), PORT 1..65535. 0 or -EINVAL. */
@@ -287,13 +322,15 @@ static void options_defaults(struct options *o)
 static int apply(struct options *o, int c, const char *arg, char *err, size_t errlen)
 {
 	long v;
+	int e;
 
 	switch (c) {
 	case 'p':
 		return parse_pid_list(o, arg, err, errlen);
 	case OPT_FIRST_CLONE:
-		if (parse_pid(arg, &o->first_clone_of))
-			return fail(err, errlen, "invalid PID '%s'", arg);
+		e = parse_pid(arg, &o->first_clone_of);
+		if (e)
+			return fail(err, errlen, "invalid PID '%s': %s", arg, number_problem(e));
 		return 0;
 	case 'b': o->batch = true; return 0;
 	case OPT_REVERSE: o->reverse = true; return 0;
@@ -339,16 +376,23 @@ static int apply(struct options *o, int c, const char *arg, char *err, size_t er
 	case 'h': o->help = true; return 0;
 	case 'V': o->version = true; return 0;
 	case 'd':
-		if (parse_number(arg, 0.1, SECONDS_MAX, &o->delay))
-			return fail(err, errlen, "invalid delay '%s' (seconds, at least 0.1)", arg);
+		e = parse_number(arg, 0.1, SECONDS_MAX, &o->delay);
+		if (e)
+			return fail(err, errlen, "invalid delay '%s': %s (seconds, 0.1 to %d)", arg,
+				    number_problem(e), SECONDS_MAX);
 		return 0;
 	case OPT_LINGER:
-		if (parse_number(arg, 0, SECONDS_MAX, &o->linger))
-			return fail(err, errlen, "invalid linger '%s' (seconds, 0 or more)", arg);
+		o->linger_set = true;
+		e = parse_number(arg, 0, SECONDS_MAX, &o->linger);
+		if (e)
+			return fail(err, errlen, "invalid linger '%s': %s (seconds, 0 to %d)", arg,
+				    number_problem(e), SECONDS_MAX);
 		return 0;
 	case OPT_SMAPS_BUDGET:
-		if (parse_number(arg, 0, 100, &o->smaps_budget))
-			return fail(err, errlen, "invalid smaps budget '%s' (percent of a CPU, 0 to 100)", arg);
+		e = parse_number(arg, 0, 100, &o->smaps_budget);
+		if (e)
+			return fail(err, errlen, "invalid smaps budget '%s': %s (percent of a CPU, 0 to 100)",
+				    arg, number_problem(e));
 		return 0;
 	case OPT_STACKS: o->stacks = true; return 0;
 	case OPT_NO_REGIONS: o->no_regions = true; return 0;
@@ -359,8 +403,10 @@ static int apply(struct options *o, int c, const char *arg, char *err, size_t er
 		o->stacks = true;
 		return 0;
 	case OPT_STACKS_SAMPLE:
-		if (parse_count(arg, 1, 1000000, &v))
-			return fail(err, errlen, "invalid stack sampling '%s' (1 copy in N, 1 to 1000000)", arg);
+		e = parse_count(arg, 1, 1000000, &v);
+		if (e)
+			return fail(err, errlen, "invalid stack sampling '%s': %s (1 copy in N, 1 to 1000000)",
+				    arg, number_problem(e));
 		o->stacks_sample = (unsigned)v;
 		return 0;
 	case OPT_LISTEN:
@@ -379,15 +425,20 @@ static int apply(struct options *o, int c, const char *arg, char *err, size_t er
 			return fail(err, errlen, "invalid label '%s' (group=NAME, printable, at most 63 bytes)", arg);
 		return 0;
 	case 'n':
-		if (parse_count(arg, 1, LONG_MAX, &o->iterations))
-			return fail(err, errlen, "invalid iteration count '%s' (at least 1)", arg);
+		e = parse_count(arg, 1, LONG_MAX, &o->iterations);
+		if (e)
+			return fail(err, errlen, "invalid iteration count '%s': %s (1 to %ld)", arg,
+				    number_problem(e), LONG_MAX);
 		return 0;
 	case OPT_RINGBUF:
-		if (parse_count(arg, 4, 1 << 20, &v) || (v & (v - 1)))
-			return fail(err, errlen, "invalid ring buffer size '%s' (KiB, power of 2, >= 4)", arg);
+		e = parse_count(arg, 4, 1 << 20, &v);
+		if (e || (v & (v - 1)))
+			return fail(err, errlen, "invalid ring buffer size '%s': %s (KiB, a power of 2, 4 to %d)",
+				    arg, e ? number_problem(e) : "not a power of 2", 1 << 20);
 		o->ringbuf_kib = (unsigned)v;
 		return 0;
 	case 'f':
+		o->format_set = true;
 		if (strcmp(arg, "text") == 0)
 			o->format = FORMAT_TEXT;
 		else if (strcmp(arg, "json") == 0)
@@ -429,6 +480,31 @@ static int check_targets(const struct options *o, char *err, size_t errlen)
 		return fail(err, errlen, "--replay and --diff read recordings: no targets, no --record, not both");
 	if (o->record_max_mib > 0 && !o->record)
 		return fail(err, errlen, "--record-max-mib needs --record FILE");
+	if (o->list_usdt && (kinds || o->nusdt))
+		return fail(err, errlen, "--list-usdt lists probes and exits: no target or -u with it");
+	return 0;
+}
+
+/* Whether every option given does something in the output chosen (screen:
+ * the full-screen view, else batch); see options.h. */
+int options_check_mode(const struct options *o, bool screen, char *err, size_t errlen)
+{
+	if (screen && o->format_set)
+		return fail(err, errlen, "-f is the format of batch output: add -b "
+			    "(the full-screen view has none)");
+	if (!screen && o->snapshot)
+		return fail(err, errlen, "-o names the file of the full-screen view's snapshot key: "
+			    "not with batch output");
+	if (!screen && o->linger_set)
+		return fail(err, errlen, "--linger is for the full-screen view (batch output shows an "
+			    "exited process once)");
+	if (o->regions && (screen || o->format == FORMAT_JSON))
+		return fail(err, errlen, "--regions is for batch text (JSON always carries regions, "
+			    "the full-screen view shows them on r)");
+	if (!screen && o->ascii && o->format == FORMAT_JSON)
+		return fail(err, errlen, "--ascii is for the screen and batch text, not JSON");
+	if (!screen && o->stacks_sample && !o->stacks)
+		return fail(err, errlen, "--stacks-sample needs --stacks in batch output");
 	return 0;
 }
 

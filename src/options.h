@@ -23,6 +23,7 @@ struct options {
 	double delay;         /* seconds between frames */
 	long iterations;      /* 0: no limit */
 	enum out_format format;
+	bool format_set;      /* -f given: only batch output has a format */
 	enum sort_key sort;
 	bool reverse;
 	bool flat;            /* list instead of tree */
@@ -32,6 +33,7 @@ struct options {
 	bool ascii;
 	const char *snapshot; /* -o */
 	double linger;        /* seconds an exited process stays on screen */
+	bool linger_set;      /* --linger given: only the screen lingers */
 	double smaps_budget;  /* % of one CPU for reading smaps_rollup, 0..100; 0 off */
 	unsigned ringbuf_kib; /* hidden: ring buffer size, for loss tests */
 	const char *usdt[OPT_MAX_USDT]; /* -u specs, checked when the probes are set up */
@@ -59,5 +61,9 @@ struct options {
 int options_parse_listen(const char *s, char *addr, size_t addrlen, unsigned short *port);
 int options_parse(int argc, char **argv, struct options *o, char *err, size_t errlen);
 void options_usage(FILE *f);
+/* Once it is known whether the full-screen view (screen) or batch output is
+ * used: 0, or -EINVAL with a one-line message in err for an option that
+ * would do nothing there (a usage error, never silently ignored). */
+int options_check_mode(const struct options *o, bool screen, char *err, size_t errlen);
 
 #endif

@@ -454,7 +454,10 @@ void output_text(FILE *f, const struct frame *fr, const struct output_opts *oo)
 		const struct proc *p = r->p;
 
 		tree_prefix(r, false, prefix, sizeof(prefix));
-		text_sanitize_ascii(p->comm, strnlen(p->comm, sizeof(p->comm)), name, sizeof(name));
+		if (oo && oo->utf8)
+			text_sanitize(p->comm, strnlen(p->comm, sizeof(p->comm)), name, sizeof(name));
+		else
+			text_sanitize_ascii(p->comm, strnlen(p->comm, sizeof(p->comm)), name, sizeof(name));
 		proc_exit_reason(p, why, sizeof(why));
 		fprintf(f, "%7d %7d %-6s %9.1f %9llu %8llu %8llu %9s %6s %9s %9s %9s  %s%s%s%s%s\n",
 			p->pid, p->ppid, output_state(p), p->cow_rate,

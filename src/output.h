@@ -10,6 +10,7 @@
 /* What the text table adds under itself when asked. */
 struct output_opts {
 	bool regions; /* a "regions PID:" line per process with copies */
+	bool utf8;    /* names in UTF-8 (the locale's), else ASCII with escapes */
 };
 
 /* The version of the JSON lines' layout, in each line's "schema": raised

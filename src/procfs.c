@@ -357,13 +357,12 @@ ssize_t procfs_read_pid_file(int procfd, int pid, const char *name,
 	return procfs_read_file_at(procfd, path, buf, cap);
 }
 
-/* Read and parse /proc/PID/stat; see procfs.h. */
-int procfs_read_stat(int procfd, int pid, struct proc_stat *out)
+/* Read and parse the stat file at path (relative to procfd). */
+static int read_stat_at(int procfd, const char *path, struct proc_stat *out)
 {
 	char buf[STAT_BUF];
-	ssize_t n;
+	ssize_t n = procfs_read_file_at(procfd, path, buf, sizeof(buf));
 
-	n = procfs_read_pid_file(procfd, pid, "stat", buf, sizeof(buf));
 	if (n < 0)
 		return (int)n;
 	return procfs_parse_stat(buf, (size_t)n, out);
@@ -384,6 +383,57 @@ ssize_t procfs_read_cmdline(int procfd, int pid, char *buf, size_t cap)
 		return n;
 	}
 	return (ssize_t)procfs_tidy_cmdline(buf, (size_t)n);
+}
+
+static int entry_pid(const char *name);
+
+/* The main thread of pid has exited while other threads run: its stat says
+ * Z with no memory (the figures go through the leader's mm, gone). Take the
+ * state and the memory figures from a live thread. */
+static void from_live_thread(int procfd, int pid, struct proc_stat *out)
+{
+	char path[PATH_BUF + 32];
+	struct proc_stat t;
+	struct dirent *de;
+	DIR *dir;
+	int fd, tid;
+
+	snprintf(path, sizeof(path), "%d/task", pid);
+	fd = openat(procfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	dir = fdopendir(fd);
+	if (!dir) {
+		close(fd);
+		return;
+	}
+	while ((de = readdir(dir))) {
+		tid = entry_pid(de->d_name);
+		if (tid <= 0 || tid == pid)
+			continue;
+		snprintf(path, sizeof(path), "%d/task/%d/stat", pid, tid);
+		if (read_stat_at(procfd, path, &t) || t.state == 'Z' || t.state == 'X')
+			continue;
+		out->state = t.state;
+		out->vsize = t.vsize;
+		out->rss = t.rss;
+		break;
+	}
+	closedir(dir);
+}
+
+/* Read and parse /proc/PID/stat; see procfs.h. */
+int procfs_read_stat(int procfd, int pid, struct proc_stat *out)
+{
+	char path[PATH_BUF];
+	int err = pid_path(path, sizeof(path), pid, "stat");
+
+	if (err < 0)
+		return err;
+	err = read_stat_at(procfd, path, out);
+	if (!err && out->state == 'Z' && out->num_threads > 1)
+		from_live_thread(procfd, pid, out);
+	return err;
 }
 
 /* Read the tgid of a pid from /proc/PID/status; see procfs.h. */

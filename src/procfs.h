@@ -95,7 +95,10 @@ int procfs_parse_cgroup(const char *buf, size_t len, struct procfs_cgroup *out);
 #define PROCFS_MEMCG_V1_NONE 9223372036854771712ULL
 
 /* Read and parse /proc/PID/stat. Returns 0, -ENOENT or -ESRCH when the
- * process is gone, -EINVAL for pid <= 0 or a malformed file, or -errno. */
+ * process is gone, -EINVAL for pid <= 0 or a malformed file, or -errno.
+ * When the main thread has exited but others run (pthread_exit in main),
+ * state, vsize and rss are a live thread's: the process lives. State Z with
+ * num_threads <= 1 is a zombie. */
 int procfs_read_stat(int procfd, int pid, struct proc_stat *out);
 
 /* Read /proc/PID/cmdline into buf as one line (procfs_tidy_cmdline): at

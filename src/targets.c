@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <unistd.h>
 #include "demo.h"
 #include "loop.h"
@@ -14,6 +15,7 @@
 
 #define SCAN_PASSES 16       /* /proc walks to find descendants forked meanwhile */
 #define RESCAN_SECONDS 0.5   /* how long a freshly exec'd process is rescanned */
+#define END_GRACE_SECONDS 2  /* from SIGTERM to SIGKILL when cowtop ends the command */
 
 /* Put a one-line message in err; returns status (the exit status to use). */
 static int __attribute__((format(printf, 4, 5)))
@@ -56,7 +58,7 @@ void targets__init(struct targets *tg, const struct options *opt, struct collect
 	tg->collect = c;
 	tg->scanfd = -1;
 	tg->launch.pid = -1;
-	tg->launch.gate_fd = tg->launch.err_fd = -1;
+	tg->launch.gate_fd = tg->launch.err_fd = tg->launch.tty_fd = -1;
 	tg->has_cgroup = opt->cgroup || opt->unit;
 	tg->watch_all = !opt->npids && !opt->command && !opt->demo && !opt->first_clone_of &&
 			!tg->has_cgroup;
@@ -138,6 +140,8 @@ static int check_pid(struct targets *tg, int pid, const char *flag, struct proc_
 
 	if (tgid < 0 || identity(tg, pid, st))
 		return fail(1, err, errlen, "no process with PID %d", pid);
+	if (st->state == 'Z' || st->state == 'X') /* nothing more can happen to it */
+		return fail(1, err, errlen, "PID %d has exited (a zombie its parent has not reaped)", pid);
 	if (tgid != pid) /* forks are matched by process: a thread's id never forks */
 		return fail(1, err, errlen, "%d is a thread of process %d; use %s %d", pid, tgid,
 			    flag, tgid);
@@ -205,6 +209,22 @@ static void scan_command_binary(struct targets *tg, const char *file)
 	}
 }
 
+/* In batch mode, the terminal whose foreground cowtop holds (stdin, stdout
+ * or stderr), to hand to the command so that Ctrl-C and the command's
+ * reads reach it as without cowtop; -1 when there is none. The full-screen
+ * view keeps the terminal: it reads the keys. */
+static int foreground_tty(bool screen)
+{
+	int fd;
+
+	if (screen)
+		return -1;
+	for (fd = 0; fd <= 2; fd++)
+		if (isatty(fd) && tcgetpgrp(fd) == getpgrp())
+			return fd;
+	return -1;
+}
+
 /* Start the command (or the demo) behind the gate, watch it, open the gate.
  * A command that cannot be executed is exit status 127, as in a shell. */
 static int launch_command(struct targets *tg, bool quiet, char *err, size_t errlen)
@@ -217,6 +237,7 @@ static int launch_command(struct targets *tg, bool quiet, char *err, size_t errl
 
 	tg->launch.quiet = quiet;
 	e = launch__start(&tg->launch, launch_exec_argv, argv);
+	tg->launch.tty_fd = foreground_tty(quiet);
 	if (e)
 		return fail(1, err, errlen, "cannot start '%s': %s", argv[0], strerror(-e));
 	tg->collect->launched = tg->launch.pid;
@@ -317,21 +338,47 @@ void targets__rescan(struct targets *tg)
 		loop_timer_stop(tg->scanfd);
 }
 
-/* Reap the launched command, keeping its status as a shell would report it. */
+/* The command was reaped with status: keep it as a shell would report it,
+ * and take the terminal back. */
+static void reaped(struct targets *tg, int status)
+{
+	tg->cmd_reaped = true;
+	launch__take_terminal(&tg->launch);
+	if (WIFEXITED(status))
+		tg->cmd_status = WEXITSTATUS(status);
+	else if (WIFSIGNALED(status))
+		tg->cmd_status = 128 + WTERMSIG(status);
+}
+
+/* Reap the launched command, keeping its status as a shell would report it;
+ * a command stopped by job control stops cowtop with it. */
 void targets__reap(struct targets *tg)
 {
 	int status;
 	pid_t pid;
 
-	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+	while ((pid = waitpid(-1, &status, WNOHANG | WUNTRACED)) > 0) {
 		if (pid != tg->launch.pid)
 			continue;
-		tg->cmd_reaped = true;
-		if (WIFEXITED(status))
-			tg->cmd_status = WEXITSTATUS(status);
-		else if (WIFSIGNALED(status))
-			tg->cmd_status = 128 + WTERMSIG(status);
+		if (WIFSTOPPED(status)) {
+			launch__stopped(&tg->launch, WSTOPSIG(status));
+			continue;
+		}
+		reaped(tg, status);
 	}
+}
+
+/* End the launched command if it still runs (SIGTERM to its process group,
+ * SIGKILL after a grace time), and reap it. */
+void targets__end_command(struct targets *tg)
+{
+	int status;
+
+	if (tg->launch.pid <= 0 || tg->cmd_reaped)
+		return;
+	status = launch__end(&tg->launch, END_GRACE_SECONDS);
+	if (status >= 0)
+		reaped(tg, status);
 }
 
 /* Whether the watched processes are all gone and nothing more can come. */
@@ -352,12 +399,12 @@ int targets__missing_probes(const struct targets *tg, char *err, size_t errlen)
 	return 0;
 }
 
-/* Release the launch gate, the probes and the timer; a command that could
- * not be executed is reaped here. */
+/* End a launched command that still runs (whatever ends cowtop: it is
+ * never left behind, orphaned), then release the launch gate, the probes
+ * and the timer. */
 void targets__free(struct targets *tg)
 {
-	if (tg->launch.pid > 0 && !tg->cmd_reaped && tg->cmd_status == 127)
-		waitpid(tg->launch.pid, NULL, 0);
+	targets__end_command(tg);
 	launch__free(&tg->launch);
 	if (tg->scanfd >= 0)
 		close(tg->scanfd);

@@ -41,6 +41,7 @@ int targets__start(struct targets *tg, bool quiet, char *err, size_t errlen);
 void targets__on_exec(int pid, void *ctx);
 void targets__rescan(struct targets *tg);
 void targets__reap(struct targets *tg);
+void targets__end_command(struct targets *tg);
 bool targets__done(const struct targets *tg);
 int targets__missing_probes(const struct targets *tg, char *err, size_t errlen);
 void targets__free(struct targets *tg);

@@ -14,20 +14,59 @@
 #include "terminal.h"
 #include "tui.h"
 
-/* 0 when $TERM names a terminal that can move the cursor; else -1 and why,
- * in one line, in err. */
+/* Largest LINES or COLUMNS taken from the environment: curses allocates
+ * the whole screen at once, and fails (late, after the command started)
+ * on sizes no terminal has. */
+#define SIZE_ENV_MAX 10000
+
+/* 0 when the environment variable name (LINES, COLUMNS) is unset, empty or
+ * a size curses can use; else -1 and why in err. */
+static int check_size_env(const char *name, char *err, size_t errlen)
+{
+	const char *v = getenv(name);
+	char *end;
+	long n;
+
+	if (!v || !*v)
+		return 0;
+	n = strtol(v, &end, 10);
+	if (*end || end == v || v[0] < '0' || v[0] > '9' || n < 1 || n > SIZE_ENV_MAX) {
+		snprintf(err, errlen, "%s=%.20s is not a terminal size (1 to %d): cannot show the "
+			 "full-screen view (unset it, or use -b for text)", name, v, SIZE_ENV_MAX);
+		return -1;
+	}
+	return 0;
+}
+
+/* Whether the terminfo entry set up by setupterm can address the cursor
+ * (TERM=dumb cannot: every frame would come out as one garbled line). */
+static bool can_move_cursor(void)
+{
+	char *cup = tigetstr("cup");
+
+	return cup && cup != (char *)-1;
+}
+
+/* 0 when $TERM names a terminal that can move the cursor and LINES and
+ * COLUMNS, if set, are sizes; else -1 and why, in one line, in err. */
 int tui_check_terminal(char *err, size_t errlen)
 {
 	const char *term = getenv("TERM");
 	int e = 0;
+	bool cursor;
 
 	if (!term || !*term) {
 		snprintf(err, errlen, "TERM is not set: cannot show the full-screen view (use -b for text)");
 		return -1;
 	}
+	if (check_size_env("LINES", err, errlen) || check_size_env("COLUMNS", err, errlen))
+		return -1;
 	if (setupterm(term, STDOUT_FILENO, &e) == OK) {
+		cursor = can_move_cursor();
 		del_curterm(cur_term);
-		return 0;
+		if (cursor)
+			return 0;
+		e = 1;
 	}
 	if (e == 1)
 		snprintf(err, errlen, "terminal type '%s' cannot move the cursor: cannot show the full-screen "

@@ -197,6 +197,7 @@ static void draw(struct tui *t)
 	int lines, cols, y;
 	struct areas a;
 
+	view__settle(&t->v);
 	terminal_size(&lines, &cols);
 	a = areas_now(t, lines);
 	t->s.log_hidden = t->s.log && !a.log;
@@ -708,6 +709,8 @@ static enum tui_action regions_key(struct tui *t, int ch)
 /* One key, in whatever mode the view is in. */
 static enum tui_action on_key(struct tui *t, int ch)
 {
+	if (t->s.mode != MODE_FILTER)
+		view__settle(&t->v); /* a key that may read the rows */
 	switch (t->s.mode) {
 	case MODE_HELP:
 		help_key(t, ch);

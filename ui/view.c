@@ -118,6 +118,8 @@ int view__layout(struct view *v)
 	size_t n = v->f ? v->f->nprocs : 0;
 	long k = 0;
 
+	v->stale = false;
+	v->layouts++;
 	focus_check(v);
 	if (view_reserve(v, n ? n : 1) ||
 	    (n && (k = tree_layout(v->f->procs, n, &v->vo, v->rows)) < 0)) {
@@ -266,11 +268,21 @@ void view__tree_toggle(struct view *v)
 	view__layout(v);
 }
 
-/* Show only names containing filter (and, in a tree, their ancestors). */
+/* Show only names containing filter (and, in a tree, their ancestors),
+ * from the next view__settle: a filter typed or pasted key by key is laid
+ * out once per batch of keys, not once per key. */
 void view__set_filter(struct view *v, const char *filter)
 {
 	snprintf(v->filter, sizeof(v->filter), "%s", filter ? filter : "");
-	view__layout(v);
+	v->stale = true;
+}
+
+/* Lay out now if the filter changed since the last layout; call before the
+ * rows are read (drawing, a key that moves or acts on the selection). */
+void view__settle(struct view *v)
+{
+	if (v->stale)
+		view__layout(v);
 }
 
 /* Switch what the sparklines show: copies per second, or shared%. */

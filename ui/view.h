@@ -24,6 +24,8 @@ struct view {
 	int focus[VIEW_FOCUS_DEPTH];     /* the focus before each focus_in */
 	int nfocus;
 	char filter[VIEW_FILTER_MAX];
+	bool stale;                      /* the filter changed: lay out before use */
+	unsigned long layouts;           /* times laid out (a paste lays out once) */
 
 	/* The frame shown, held: pausing, or a process leaving the model,
 	 * never leaves a dangling pointer. The rows point into its procs. */
@@ -55,6 +57,7 @@ void view__sort_cycle(struct view *v, int dir);
 void view__reverse(struct view *v);
 void view__tree_toggle(struct view *v);
 void view__set_filter(struct view *v, const char *filter);
+void view__settle(struct view *v);
 void view__metric_cycle(struct view *v);
 void view__cmdline_toggle(struct view *v);
 void view__kthreads_toggle(struct view *v);

@@ -24,6 +24,14 @@
  *       Copy 8 shared pages in a child, print "ready PID", sleep SECONDS.
  *   hardload threads SECONDS
  *       Start a second thread, print "ready PID TID", sleep SECONDS.
+ *   hardload leaderexit MIB SECONDS
+ *       Dirty MIB mebibytes, start a second thread, end the main thread
+ *       (pthread_exit: the process lives on in the other thread, its
+ *       leader a zombie); the thread prints "ready PID" and exits the
+ *       process after SECONDS.
+ *   hardload zombie SECONDS
+ *       Fork a child that exits at once; print "ready PID CHILD" and leave
+ *       the child unreaped (a zombie) for SECONDS.
  *
  * "The go signal": print "ready PID" and wait for SIGUSR1. Children die
  * with their parent.
@@ -432,10 +440,62 @@ static int mode_threads(int argc, char **argv)
 	return 0;
 }
 
+static double leader_secs;
+static char *volatile leader_mem; /* kept: the compiler must not drop the writes */
+
+/* The thread that outlives main: says ready, waits, ends the process. */
+static void *leader_thread(void *arg)
+{
+	(void)arg;
+	sleep_for(0.2); /* let main's pthread_exit happen */
+	printf("ready %d\n", (int)getpid());
+	fflush(stdout);
+	sleep_for(leader_secs);
+	exit(0);
+}
+
+static int mode_leaderexit(int argc, char **argv)
+{
+	pthread_t th;
+	size_t len;
+	char *mem;
+
+	if (argc != 4)
+		die("usage: leaderexit MIB SECONDS");
+	len = (size_t)atoi(argv[2]) << 20;
+	leader_secs = seconds_arg(argv[3]);
+	mem = malloc(len);
+	if (!mem)
+		die("malloc failed");
+	memset(mem, 1, len);
+	leader_mem = mem;
+	if (pthread_create(&th, NULL, leader_thread, NULL))
+		die("pthread_create failed");
+	pthread_exit(NULL);
+}
+
+static int mode_zombie(int argc, char **argv)
+{
+	pid_t pid;
+
+	if (argc != 3)
+		die("usage: zombie SECONDS");
+	pid = fork();
+	if (pid < 0)
+		die("fork: %s", strerror(errno));
+	if (pid == 0)
+		_exit(0);
+	usleep(100000);
+	printf("ready %d %d\n", (int)getpid(), (int)pid);
+	fflush(stdout);
+	sleep_for(seconds_arg(argv[2]));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2)
-		die("usage: hardload names|storm|reuse|bigargs|hold|threads ...");
+		die("usage: hardload names|storm|reuse|bigargs|hold|threads|leaderexit|zombie ...");
 	if (strcmp(argv[1], "names") == 0)
 		return mode_names(argc, argv);
 	if (strcmp(argv[1], "storm") == 0)
@@ -448,5 +508,9 @@ int main(int argc, char **argv)
 		return mode_hold(argc, argv);
 	if (strcmp(argv[1], "threads") == 0)
 		return mode_threads(argc, argv);
+	if (strcmp(argv[1], "leaderexit") == 0)
+		return mode_leaderexit(argc, argv);
+	if (strcmp(argv[1], "zombie") == 0)
+		return mode_zombie(argc, argv);
 	die("unknown mode '%s'", argv[1]);
 }

@@ -55,6 +55,27 @@ test_usage() {
 	expect_mistake 2 "invalid probe" -u nocolon
 	expect_mistake 2 "no command after --" -d 0.5 --
 	expect_mistake 2 "exclude each other" --demo -- true
+	# numbers are plain decimals; out of range says so
+	expect_mistake 2 "invalid delay '0x10': not a decimal number" -d 0x10
+	expect_mistake 2 "invalid delay ' 1': not a decimal number" -d " 1"
+	expect_mistake 2 "invalid delay '1e3': not a decimal number" -d 1e3
+	expect_mistake 2 "invalid PID '+5': not a decimal number" -p +5
+	expect_mistake 2 "invalid PID ' 5': not a decimal number" -p " 5"
+	expect_mistake 2 "invalid iteration count '99999999999999999999': too large" -n 99999999999999999999
+	expect_mistake 2 "invalid delay '100000': too large" -d 100000
+	expect_mistake 2 "invalid PID '99999999999': too large" -p 99999999999
+	expect_mistake 2 "invalid delay '0.01': too small" -d 0.01
+	# a flag does what it says, or is refused
+	expect_mistake 2 "-f is the format of batch output: add -b" -f json
+	expect_mistake 2 "-f is the format of batch output: add -b" -f text -p 1
+	expect_mistake 2 "-o names the file of the full-screen view's snapshot key" -b -o "$WORK/x.txt"
+	expect_mistake 2 "--linger is for the full-screen view" -b --linger 5
+	expect_mistake 2 "--regions is for batch text" --regions
+	expect_mistake 2 "--regions is for batch text" -b -f json --regions
+	expect_mistake 2 "--ascii is for the screen and batch text" -b -f json --ascii
+	expect_mistake 2 "--stacks-sample needs --stacks" -b --stacks-sample 10
+	expect_mistake 2 "--list-usdt lists probes and exits" --list-usdt 1 -p 1
+	check "-b -o: no file written" test ! -e "$WORK/x.txt"
 }
 
 test_runtime() {

@@ -20,6 +20,15 @@ NAMES=(
 	'a) R 1 2 (b\n'
 	'k\302\233m'
 	'r\342\200\256x'
+	'z\342\200\213w'
+	'\357\273\277bom'
+	'sh\302\255y'
+	'h\343\205\244f'
+	'q\342\201\247p'
+	'\314\201lead'
+	't\363\240\201\201'
+	'p\356\200\200'
+	'u\315\270'
 )
 SHOWN=(
 	'x\e[2Jevil'
@@ -28,11 +37,23 @@ SHOWN=(
 	'u\xff\xfe\xc0\xaf'
 	'n\n\r\t\x08z'
 	'a) R 1 2 (b\n'
-	'k\xc2\x9bm'
-	'r\xe2\x80\xaex'
+	'k\u009bm'
+	'r\u202ex'
+	'z\u200bw'
+	'\ufeffbom'
+	'sh\u00ady'
+	'h\u3164f'
+	'q\u2067p'
+	'\u0301lead'
+	't\U000e0041'
+	'p\ue000'
+	'u\u0378'
 )
 # Those that are valid UTF-8: JSON gives them back byte for byte.
-VALID_UTF8=(0 1 4 5 6 7)
+VALID_UTF8=(0 1 4 5 6 7 8 9 10 11 12 13 14 15 16)
+# Of those, the invisible and spoofing ones: JSON escapes them (\uXXXX),
+# so the raw line shows them as the text views do.
+INVISIBLE=(6 7 8 9 10 11 12 13 14 15 16)
 
 hexes() {
 	local n
@@ -197,6 +218,15 @@ comm_has_fffd() {
 		"$FRAMES" >/dev/null
 }
 
+# The raw JSON lines hold the escape of each invisible name, never its bytes.
+json_escapes_invisible() {
+	local i
+	for i in "${INVISIBLE[@]}"; do
+		! raw_has "$FRAMES" "${NAMES[$i]}" || return 1
+	done
+	grep -qF 'r\u202ex' "$FRAMES" && grep -qF 't\udb40\udc41' "$FRAMES"
+}
+
 # Batch text and JSON, watching a fresh set of named children with -p.
 batch_modes() {
 	local text=$WORK/names.txt i pid got want hx
@@ -247,6 +277,7 @@ batch_modes() {
 			od -An -tx1 | tr -d ' \n')
 		expect_eq "JSON: pid $pid comm decodes to its exact bytes" "$got" "$want"
 	done
+	check "JSON: invisible characters escaped in the raw lines" json_escapes_invisible
 	for i in "${!NAMES[@]}"; do
 		[[ " ${VALID_UTF8[*]} " == *" $i "* ]] && continue
 		pid=${PIDS[$i]}
@@ -255,9 +286,36 @@ batch_modes() {
 	kill "$HL_BG" 2>/dev/null || true
 }
 
+# Batch text follows the locale: printable UTF-8 names as they are under a
+# UTF-8 locale (escaped under C, or with --ascii), invisible ones escaped
+# under both.
+batch_locale() {
+	local name='w\303\266rker-\346\227\245\346\234\254' spoof='r\342\200\256x' pid
+	start_hardload locale names 60 "$(hex "$name")" "$(hex "$spoof")"
+	kill -USR1 "$HL_PID"
+	wait_lines "$WORK/locale.out" 3 10 || die "the named children did not start"
+	sleep 0.3
+	LC_ALL=C.UTF-8 run_cowtop_plain locale-utf8 -b -n 1 -p "$HL_PID"
+	expect_eq "UTF-8 locale: batch text exit status" "$RC" 0
+	# shellcheck disable=SC2059 # the name is a printf format
+	check "UTF-8 locale: batch text shows wörker-日本 as it is" \
+		grep -q " $(printf "$name")\$" "$WORK/locale-utf8.out"
+	check "UTF-8 locale: batch text escapes U+202E" grep -qF ' r\u202ex' "$WORK/locale-utf8.out"
+	check "UTF-8 locale: valid UTF-8, no control byte" plain_utf8 "$WORK/locale-utf8.out"
+	LC_ALL=C.UTF-8 run_cowtop_plain locale-ascii -b --ascii -n 1 -p "$HL_PID"
+	check "--ascii: batch text escapes wörker-日本" \
+		grep -qF ' w\u00f6rker-\u65e5\u672c' "$WORK/locale-ascii.out"
+	LC_ALL=C run_cowtop_plain locale-c -b -n 1 -p "$HL_PID"
+	check "C locale: batch text escapes wörker-日本" grep -qF ' w\u00f6rker-\u65e5\u672c' "$WORK/locale-c.out"
+	check "C locale: batch text escapes U+202E" grep -qF ' r\u202ex' "$WORK/locale-c.out"
+	check "C locale: nothing 8-bit" plain_ascii "$WORK/locale-c.out"
+	kill "$HL_BG" 2>/dev/null || true
+}
+
 main() {
 	hard_setup
 	command -v iconv >/dev/null || die "iconv is needed"
+	batch_locale
 	batch_modes
 	tui_mode C.UTF-8 utf8
 	tui_mode C ascii

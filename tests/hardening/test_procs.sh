@@ -7,7 +7,11 @@
 #    counts; no rate is ever negative;
 #  - processes vanishing while they are read, thousands a second, watching
 #    everything and with -p: nothing on stderr, every one shown once as
-#    exited or not at all, no row of a process that is gone stays.
+#    exited or not at all, no row of a process that is gone stays;
+#  - a process whose main thread has exited while another runs
+#    (pthread_exit in main) is shown alive with its memory (RSS, VSZ from a
+#    live thread), and shown exited when it ends; -p of a zombie is
+#    refused in one line.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -22,6 +26,7 @@ batch_hwm() {
 	start_cowtop "$name" -b -f json -d 0.2 -n 10 "$@"
 	pid=$COWTOP_PID
 	HWM=$(hwm_until_gone "$pid")
+	RC=0
 	reap "$pid" || RC=$?
 }
 
@@ -149,8 +154,12 @@ check_churn() {
 	expect_eq "$what: exit status" "$RC" 0
 	expect_eq "$what: nothing on stderr" "$(wc -c <"$WORK/$what.err")" 0
 	check "$what: one valid JSON object per line" json_lines "$FRAMES"
-	expect_eq "$what: no row of unknown name ('?')" \
-		"$(jq -n '[inputs.processes[] | select(.comm == "?")] | length' "$FRAMES")" 0
+	expect_eq "$what: no row without a name" \
+		"$(jq -n '[inputs.processes[] | select(.comm == "")] | length' "$FRAMES")" 0
+	expect_eq "$what: no live row of unknown name ('?')" \
+		"$(jq -n '[inputs.processes[] | select(.comm == "?" and .state != "exited")] | length' "$FRAMES")" 0
+	expect_eq "$what: unknown names ('?') only when records were lost" "$(jq -s '
+		([.[].processes[] | select(.comm == "?")] | length) == 0 or ([.[].lost] | max) > 0' "$FRAMES")" true
 	expect_eq "$what: a process shown exited once, never after" "$(jq -s '
 		[.[].processes[] | {k: "\(.pid) \(.start_time)", s: .state}]
 		| group_by(.k) | map([.[].s])
@@ -202,8 +211,33 @@ test_churn() {
 	expect_eq "churn-text: nothing on stderr" "$(wc -c <"$WORK/churn-text.err")" 0
 }
 
+# The last JSON frame's entry of a pid: field FIELD.
+last_field() {
+	tail -n 1 "$FRAMES" | jq -r --argjson p "$1" ".processes[] | select(.pid == \$p) | .$2"
+}
+
+test_leader_exit() {
+	local pid zpid
+	start_hardload leader leaderexit 16 3
+	pid=$HL_PID
+	run_cowtop leader -n 2 -p "$pid"
+	expect_eq "main thread exited: exit status" "$RC" 0
+	expect_eq "main thread exited: state is the live thread's" "$(last_field "$pid" state)" S
+	check "main thread exited: RSS holds its 16 MiB" test "$(last_field "$pid" rss_kib)" -ge 16384
+	check "main thread exited: VSZ not 0" test "$(last_field "$pid" vsz_kib)" -gt 0
+	run_cowtop leader-end -p "$pid"
+	expect_eq "main thread exited: batch ends when the process does" "$RC" 0
+	expect_eq "main thread exited: last frame shows it exited" "$(last_field "$pid" state)" exited
+	start_hardload zombie zombie 30
+	read -r _ _ zpid <"$WORK/zombie.out"
+	run_cowtop_plain zombie -b -n 1 -p "$zpid"
+	expect_error zombie 1 "PID $zpid has exited (a zombie its parent has not reaped)"
+	kill "$HL_BG" 2>/dev/null || true
+}
+
 main() {
 	hard_setup
+	test_leader_exit
 	test_bigargs
 	test_reuse
 	test_churn

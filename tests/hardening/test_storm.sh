@@ -152,6 +152,8 @@ test_tiny_ringbuf() {
 	expect_eq "tiny ring buffer: the batch run ended with the burst" "$RC" 0
 	check_counted "tiny ring buffer" "$burst" "$forked"
 	check "tiny ring buffer: JSON lost is not zero ($LOST)" test "$LOST" -gt 0
+	expect_eq "tiny ring buffer: no process without a name in JSON (unknown is \"?\")" \
+		"$(jq -n '[inputs.processes[] | select(.comm == "")] | length' "$FRAMES")" 0
 	expect "tiny ring buffer: the header shows a lost count above zero" header_lost '[1-9][0-9]*'
 	keys w
 	eventually 10 test -s "$WORK/burst.snap" || true

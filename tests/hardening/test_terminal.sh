@@ -95,6 +95,13 @@ test_bad_term() {
 	expect_bad_term xyz-unknown \
 		"unknown terminal type 'xyz-unknown': cannot show the full-screen view (use -b for text)"
 	expect_bad_term - "TERM is not set: cannot show the full-screen view (use -b for text)"
+	expect_bad_term dumb \
+		"terminal type 'dumb' cannot move the cursor: cannot show the full-screen view (use -b for text)"
+	# the demo too: refused before its workload starts
+	on_tty dumb-demo "env TERM=dumb $(printf %q "$COWTOP") --demo"
+	expect_eq "TERM=dumb --demo: exit status" "$RC" 1
+	expect_eq "TERM=dumb --demo: one line" "$(tty_text dumb-demo)" \
+		"cowtop: terminal type 'dumb' cannot move the cursor: cannot show the full-screen view (use -b for text)"
 }
 
 # Tree lines drawn in ASCII on screen.

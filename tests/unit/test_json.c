@@ -127,6 +127,8 @@ static int oracle_len(const unsigned char *s, size_t len)
 	return n;
 }
 
+static int hexval(unsigned char c);
+
 /* Growing byte string for the oracle and the reader below. */
 struct bytes {
 	unsigned char b[1024];
@@ -141,10 +143,10 @@ static void put(struct bytes *o, const void *s, size_t n)
 	o->n += n;
 }
 
-/* Append the UTF-8 encoding of a code point below U+10000. */
+/* Append the UTF-8 encoding of a code point. */
 static void put_cp(struct bytes *o, unsigned cp)
 {
-	unsigned char e[3];
+	unsigned char e[4];
 
 	if (cp < 0x80) {
 		e[0] = (unsigned char)cp;
@@ -153,12 +155,33 @@ static void put_cp(struct bytes *o, unsigned cp)
 		e[0] = (unsigned char)(0xc0 | (cp >> 6));
 		e[1] = (unsigned char)(0x80 | (cp & 0x3f));
 		put(o, e, 2);
-	} else {
+	} else if (cp < 0x10000) {
 		e[0] = (unsigned char)(0xe0 | (cp >> 12));
 		e[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3f));
 		e[2] = (unsigned char)(0x80 | (cp & 0x3f));
 		put(o, e, 3);
+	} else {
+		e[0] = (unsigned char)(0xf0 | (cp >> 18));
+		e[1] = (unsigned char)(0x80 | ((cp >> 12) & 0x3f));
+		e[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3f));
+		e[3] = (unsigned char)(0x80 | (cp & 0x3f));
+		put(o, e, 4);
 	}
+}
+
+/* The code unit of the \uXXXX escape at s (6 bytes, checked). */
+static unsigned read_unit(const unsigned char *s)
+{
+	unsigned cp = 0;
+	int j, d;
+
+	assert_true(s[0] == '\\' && s[1] == 'u');
+	for (j = 2; j < 6; j++) {
+		d = hexval(s[j]);
+		assert_true(d >= 0);
+		cp = cp << 4 | (unsigned)d;
+	}
+	return cp;
 }
 
 /* The string value the output must denote: the input with each byte that
@@ -201,7 +224,7 @@ static void json_read(const unsigned char *s, size_t len, struct bytes *v)
 {
 	size_t i = 1;
 	unsigned cp;
-	int k, d, j;
+	int k;
 
 	v->n = 0;
 	assert_true(len >= 2);
@@ -236,15 +259,19 @@ static void json_read(const unsigned char *s, size_t len, struct bytes *v)
 			fail_msg("unexpected escape \\%c", s[i + 1]);
 		}
 		assert_true(i + 6 <= len - 1);
-		cp = 0;
-		for (j = 2; j < 6; j++) {
-			d = hexval(s[i + (size_t)j]);
-			assert_true(d >= 0);
-			cp = cp << 4 | (unsigned)d;
-		}
-		assert_false(cp >= 0xd800 && cp <= 0xdfff);
-		put_cp(v, cp);
+		cp = read_unit(s + i);
 		i += 6;
+		assert_false(cp >= 0xdc00 && cp <= 0xdfff); /* a low half alone */
+		if (cp >= 0xd800 && cp <= 0xdbff) { /* a high half: its low half follows */
+			unsigned lo;
+
+			assert_true(i + 6 <= len - 1);
+			lo = read_unit(s + i);
+			assert_true(lo >= 0xdc00 && lo <= 0xdfff);
+			cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+			i += 6;
+		}
+		put_cp(v, cp);
 	}
 	assert_int_equal(i, len - 1);
 	assert_int_equal(s[len - 1], '"');
@@ -294,7 +321,7 @@ static void test_code_points_round_trip(void **state)
 	char *out;
 
 	(void)state;
-	for (cp = 0; cp < 0x10000; cp++) {
+	for (cp = 0; cp <= 0x10ffff; cp++) {
 		if (cp >= 0xd800 && cp <= 0xdfff)
 			continue;
 		in.n = 0;
@@ -305,8 +332,32 @@ static void test_code_points_round_trip(void **state)
 		assert_memory_equal(got.b, in.b, in.n);
 		free(out);
 	}
-	check(S("\xf0\x90\x80\x80\xf4\x8f\xbf\xbf"),
-	    "\"\xf0\x90\x80\x80\xf4\x8f\xbf\xbf\"");
+	check(S("\xf0\x90\x80\x80\xf0\x9f\x98\x80"),
+	    "\"\xf0\x90\x80\x80\xf0\x9f\x98\x80\"");
+}
+
+/* Invisible and spoofing code points are escaped, so a raw line shows them,
+ * and decode back to themselves; printable text passes as it is. */
+static void test_invisible_escaped(void **state)
+{
+	static const struct { const char *s; size_t len; const char *want; } cases[] = {
+		{ S("r\xe2\x80\xaex"), "\"r\\u202ex\"" },         /* RLO */
+		{ S("a\xe2\x80\x8b" "b"), "\"a\\u200bb\"" },         /* zero-width space */
+		{ S("\xef\xbb\xbfx"), "\"\\ufeffx\"" },           /* BOM */
+		{ S("s\xc2\xady"), "\"s\\u00ady\"" },              /* soft hyphen */
+		{ S("\xe3\x85\xa4"), "\"\\u3164\"" },             /* Hangul filler */
+		{ S("\xcc\x81x"), "\"\\u0301x\"" },                /* leading combining */
+		{ S("e\xcc\x81"), "\"e\xcc\x81\"" },                /* combining after e */
+		{ S("\xf3\xa0\x81\x81"), "\"\\udb40\\udc41\"" },   /* tag A */
+		{ S("\xee\x80\x80"), "\"\\ue000\"" },             /* private use */
+		{ S("\xcd\xb8"), "\"\\u0378\"" },                  /* unassigned */
+		{ S("w\xc3\xb6rker-\xe6\x97\xa5\xe6\x9c\xac"), "\"w\xc3\xb6rker-\xe6\x97\xa5\xe6\x9c\xac\"" },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		check(cases[i].s, cases[i].len, cases[i].want);
 }
 
 int main(void)
@@ -315,6 +366,7 @@ int main(void)
 		cmocka_unit_test(test_cases),
 		cmocka_unit_test(test_random_round_trip),
 		cmocka_unit_test(test_code_points_round_trip),
+		cmocka_unit_test(test_invisible_escaped),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

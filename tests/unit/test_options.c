@@ -108,8 +108,8 @@ static void test_regions(void **state)
 /* The smaps budget: a percentage of one CPU, fractions allowed, 0 off. */
 static void test_smaps_budget(void **state)
 {
-	static const char *const good[] = { "0", "0.25", "1", "37.5", "100", "1e1" };
-	static const double want[] = { 0, 0.25, 1, 37.5, 100, 10 };
+	static const char *const good[] = { "0", "0.25", "1", "37.5", "100", "5." };
+	static const double want[] = { 0, 0.25, 1, 37.5, 100, 5 };
 	struct options o;
 	char *argv[ARGV_MAX];
 	char err[256];
@@ -182,7 +182,7 @@ static void test_bad_values(void **state)
 {
 	static const char *const bad[][2] = {
 		{ "-d", "0" }, { "-d", "-1" }, { "-d", "abc" }, { "-d", "0.05" }, { "-d", "nan" },
-		{ "-d", "inf" }, { "-n", "0" }, { "-n", "-3" }, { "-n", "x" }, { "-p", "0" },
+		{ "-d", "inf" }, { "-d", "0x10" }, { "-d", " 1" }, { "-d", "1e3" }, { "-d", "+1" }, { "-n", " 2" }, { "-n", "0" }, { "-n", "-3" }, { "-n", "x" }, { "-p", "0" },
 		{ "-p", "-5" }, { "-p", "12abc" }, { "-p", "99999999999" }, { "-f", "xml" },
 		{ "-s", "size" }, { "--track-first-clone", "x" }, { "--smaps-budget", "-1" },
 		{ "--smaps-budget", "100.5" }, { "--smaps-budget", "abc" }, { "--smaps-budget", "nan" },

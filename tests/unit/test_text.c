@@ -254,9 +254,9 @@ static void test_sanitize_cases(void **state)
 		{ S("\xe6\x97\xa5\xe6\x9c\xac"), "\xe6\x97\xa5\xe6\x9c\xac" },
 		{ S("\xf0\x9f\x98\x80!"), "\xf0\x9f\x98\x80!" },
 		{ S("\xc2\xa0"), "\xc2\xa0" },                 /* NBSP is printable */
-		{ S("\xc2\x85"), "\\xc2\\x85" },              /* C1 NEL */
-		{ S("\xc2\x9b" "31m"), "\\xc2\\x9b31m" },     /* C1 CSI */
-		{ S("\xc2\x80\xc2\x9f"), "\\xc2\\x80\\xc2\\x9f" },
+		{ S("\xc2\x85"), "\\u0085" },                  /* C1 NEL */
+		{ S("\xc2\x9b" "31m"), "\\u009b31m" },         /* C1 CSI */
+		{ S("\xc2\x80\xc2\x9f"), "\\u0080\\u009f" },
 		{ S("\x9b" "31m"), "\\x9b31m" },              /* raw C1 byte */
 		{ S("\x80\x9f"), "\\x80\\x9f" },
 		{ S("\xc0\xaf"), "\\xc0\\xaf" },              /* overlong '/' */
@@ -265,10 +265,27 @@ static void test_sanitize_cases(void **state)
 		{ S("\xe2\x82"), "\\xe2\\x82" },              /* cut at the end */
 		{ S("\xe2\x82" "A"), "\\xe2\\x82A" },         /* cut in the middle */
 		{ S("\xff\xfe"), "\\xff\\xfe" },
-		{ S("\xe2\x80\xae" "exe.txt"), "\\xe2\\x80\\xaeexe.txt" }, /* RLO */
-		{ S("\xe2\x80\xa8"), "\\xe2\\x80\\xa8" },     /* line separator */
-		{ S("\xe2\x81\xa6" "x"), "\\xe2\\x81\\xa6x" },/* LRI */
-		{ S("\xd8\x9c"), "\\xd8\\x9c" },              /* ALM */
+		{ S("\xe2\x80\xae" "exe.txt"), "\\u202eexe.txt" }, /* RLO */
+		{ S("\xe2\x80\xa8"), "\\u2028" },             /* line separator */
+		{ S("\xe2\x81\xa6" "x"), "\\u2066x" },        /* LRI */
+		{ S("\xe2\x81\xa9"), "\\u2069" },             /* PDI */
+		{ S("\xe2\x80\xaa"), "\\u202a" },             /* LRE */
+		{ S("\xd8\x9c"), "\\u061c" },                  /* ALM */
+		{ S("a\xe2\x80\x8b" "b"), "a\\u200bb" },      /* zero-width space */
+		{ S("\xef\xbb\xbf" "x"), "\\ufeffx" },        /* BOM */
+		{ S("s\xc2\xad" "y"), "s\\u00ady" },           /* soft hyphen */
+		{ S("\xe3\x85\xa4"), "\\u3164" },             /* Hangul filler */
+		{ S("\xcc\x81" "x"), "\\u0301x" },             /* leading combining mark */
+		{ S("e\xcc\x81"), "e\xcc\x81" },              /* combining after e stays */
+		{ S("\x01\xcc\x81"), "\\x01\\u0301" },       /* after an escape: leading */
+		{ S("\xf3\xa0\x81\x81"), "\\U000e0041" },     /* tag A */
+		{ S("\xf3\xa0\x80\x81"), "\\U000e0001" },     /* language tag */
+		{ S("\xee\x80\x80"), "\\ue000" },             /* private use */
+		{ S("\xf3\xb0\x80\x80"), "\\U000f0000" },     /* supplementary private use */
+		{ S("\xcd\xb8"), "\\u0378" },                  /* unassigned */
+		{ S("\xef\xb7\x90"), "\\ufdd0" },             /* noncharacter */
+		{ S("\xef\xbf\xbe"), "\\ufffe" },             /* noncharacter */
+		{ S("w\xc3\xb6rker-\xe6\x97\xa5\xe6\x9c\xac"), "w\xc3\xb6rker-\xe6\x97\xa5\xe6\x9c\xac" },
 		{ S("\xe2\x80\xaf"), "\xe2\x80\xaf" },        /* narrow NBSP stays */
 	};
 	size_t i;
@@ -278,14 +295,15 @@ static void test_sanitize_cases(void **state)
 		check_sanitize(false, cases[i].src, cases[i].len, cases[i].want);
 }
 
-/* In ASCII mode every non-ASCII byte is escaped, valid UTF-8 or not. */
+/* In ASCII mode every non-ASCII code point is escaped, invalid bytes too. */
 static void test_sanitize_ascii_cases(void **state)
 {
 	(void)state;
 	check_sanitize(true, S("bash -c ls"), "bash -c ls");
-	check_sanitize(true, S("caf\xc3\xa9"), "caf\\xc3\\xa9");
+	check_sanitize(true, S("caf\xc3\xa9"), "caf\\u00e9");
 	check_sanitize(true, S("\x1b]0;t\x07"), "\\e]0;t\\x07");
-	check_sanitize(true, S("\xf0\x9f\x98\x80"), "\\xf0\\x9f\\x98\\x80");
+	check_sanitize(true, S("\xf0\x9f\x98\x80"), "\\U0001f600");
+	check_sanitize(true, S("r\xe2\x80\xae" "x"), "r\\u202ex");
 	check_sanitize(true, S("\n\t\r\x7f\x80\xff"), "\\n\\t\\r\\x7f\\x80\\xff");
 }
 
@@ -340,17 +358,17 @@ static void test_sanitize_truncation(void **state)
 {
 	static const char *const mixed[] = {
 		"a", "\\n", "\xc3\xa9", "\\x01", "\xe6\x97\xa5", "\\e",
-		"\xf0\x9f\x98\x80", "\\xc2\\x85", "\\xff", "z", NULL,
+		"\xf0\x9f\x98\x80", "\\u0085", "\\xff", "z", NULL,
 	};
 	static const char *const ascii[] = {
-		"a", "\\xc3", "\\xa9", "\\t", "b", NULL,
+		"a", "\\u00e9", "\\t", "b", "\\xc3", NULL,
 	};
 
 	(void)state;
 	check_truncation(false,
 	    S("a\n\xc3\xa9\x01\xe6\x97\xa5\x1b\xf0\x9f\x98\x80\xc2\x85\xffz"),
 	    mixed);
-	check_truncation(true, S("a\xc3\xa9\tb"), ascii);
+	check_truncation(true, S("a\xc3\xa9\tb\xc3"), ascii);
 }
 
 /* Whatever the bytes, the output holds no control byte, no C1 code point and
@@ -388,6 +406,7 @@ static void test_sanitize_random(void **state)
 			utf8_decode((unsigned char *)out + j, n - j, &cp);
 			assert_true(cp >= 0x20 && cp != 0x7f);
 			assert_false(cp >= 0x80 && cp <= 0x9f);
+			assert_false(cp >= 0x80 && text_cp_hidden(cp, false));
 		}
 	}
 }

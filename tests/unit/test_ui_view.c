@@ -104,15 +104,43 @@ static void test_selection_clamped(void **state)
 	view__scroll(&v, 2);
 	assert_int_equal(v.top, 0);
 	view__set_filter(&v, "idle");
+	view__settle(&v);
 	assert_string_equal(shown(&v), "100 103");
 	view__move(&v, 10);
 	assert_int_equal(v.sel, 1);
 	view__set_filter(&v, "zzz");
+	view__settle(&v);
 	assert_int_equal(v.n, 0);
 	assert_null(view__selected(&v));
 	view__move(&v, 1); /* on an empty view: nothing breaks */
 	assert_int_equal(view__focus_in(&v), 0);
 	assert_false(view__follow_toggle(&v));
+	view__free(&v);
+	model__free(m);
+}
+
+/* A filter typed or pasted key by key is laid out once, when settled. */
+static void test_filter_settles_once(void **state)
+{
+	static const char typed[] = "idle";
+	struct view v;
+	struct model *m = open_view(&v);
+	unsigned long before = v.layouts;
+	char buf[sizeof(typed)];
+	size_t i, k;
+
+	(void)state;
+	for (k = 0; k < 100; k++)
+		for (i = 1; i <= strlen(typed); i++) {
+			snprintf(buf, i + 1, "%s", typed);
+			view__set_filter(&v, buf);
+		}
+	assert_int_equal(v.layouts, before);
+	view__settle(&v);
+	assert_int_equal(v.layouts, before + 1);
+	assert_string_equal(shown(&v), "100 103");
+	view__settle(&v); /* nothing changed: no layout */
+	assert_int_equal(v.layouts, before + 1);
 	view__free(&v);
 	model__free(m);
 }
@@ -420,6 +448,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tree_sorted_by_rate),
 		cmocka_unit_test(test_selection_clamped),
+		cmocka_unit_test(test_filter_settles_once),
 		cmocka_unit_test(test_focus_and_back),
 		cmocka_unit_test(test_focus_left_when_gone),
 		cmocka_unit_test(test_follow_keeps_selection),
