@@ -70,12 +70,7 @@ __u64 first_clone_taken = 0;
  * Tgids beyond the bitmap alias; a stale or aliased bit only costs a lookup. */
 __u64 watch_bits[COWTOP_WATCH_WORDS] = {};
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, COWTOP_PROCS_MAX);
-	__type(key, __u32);
-	__type(value, struct cowtop_proc);
-} procs SEC(".maps");
+#include "shared.bpf.h" /* the process map, mm_counter() */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -663,21 +658,7 @@ static __always_inline bool fork_watched(__u32 parent_tgid, struct task_struct *
  * deltas not yet folded in: exact enough for a baseline, and a single read. */
 static __always_inline __u64 anon_pages(struct task_struct *task)
 {
-	struct mm_struct *mm = BPF_CORE_READ(task, mm);
-	__u64 off;
-	__s64 n = 0;
-
-	/* Only the per-CPU layout (6.2 on). A relocation against a type this
-	 * kernel lacks (the older struct mm_rss_stat) would make libbpf search
-	 * the modules' BTF, which needs CAP_SYS_ADMIN: CAP_BPF + CAP_PERFMON
-	 * alone could not load the programs. Older kernels report 0. */
-	if (!mm || !bpf_core_field_exists(struct mm_struct, rss_stat))
-		return 0;
-	off = bpf_core_field_offset(struct mm_struct, rss_stat) +
-	      mm_anonpages * bpf_core_type_size(struct percpu_counter) +
-	      bpf_core_field_offset(struct percpu_counter, count);
-	bpf_probe_read_kernel(&n, sizeof(n), (char *)mm + off);
-	return n > 0 ? n : 0;
+	return mm_counter(BPF_CORE_READ(task, mm), mm_anonpages);
 }
 
 SEC("raw_tp/sched_process_fork")

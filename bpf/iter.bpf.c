@@ -21,28 +21,7 @@ const volatile __u32 mm_filepages = 0;
 const volatile __u32 mm_anonpages = 1;
 const volatile __u32 mm_shmempages = 3;
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, COWTOP_PROCS_MAX);
-	__type(key, __u32);
-	__type(value, struct cowtop_proc);
-} procs SEC(".maps");
-
-/* One rss_stat counter of mm as /proc reads it: the folded count, never
- * below 0 (percpu_counter_read_positive). */
-static __always_inline __u64 counter(struct mm_struct *mm, __u32 idx)
-{
-	__s64 n = 0;
-	__u64 off;
-
-	if (idx >= 4)
-		return 0;
-	off = bpf_core_field_offset(struct mm_struct, rss_stat) +
-	      idx * bpf_core_type_size(struct percpu_counter) +
-	      bpf_core_field_offset(struct percpu_counter, count);
-	bpf_probe_read_kernel(&n, sizeof(n), (char *)mm + off);
-	return n > 0 ? n : 0;
-}
+#include "shared.bpf.h" /* the process map, mm_counter() */
 
 /* /proc's state letter of task (fs/proc/array.c: the highest bit of the
  * reported state, an idle kernel thread as I). */
@@ -90,8 +69,8 @@ int dump_procs(struct bpf_iter__task *ctx)
 	r.state = state_letter(task);
 	mm = task->mm;
 	if (mm) {
-		r.rss = counter(mm, mm_filepages) + counter(mm, mm_anonpages) +
-			counter(mm, mm_shmempages);
+		r.rss = mm_counter(mm, mm_filepages) + mm_counter(mm, mm_anonpages) +
+			mm_counter(mm, mm_shmempages);
 		r.vm = mm->total_vm;
 	}
 	bpf_probe_read_kernel_str(r.comm, sizeof(r.comm), leader->comm);

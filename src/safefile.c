@@ -93,7 +93,7 @@ static int write_all(int fd, const char *data, size_t len)
 		if (w < 0)
 			return -errno;
 		if (w == 0)
-			return -EIO;
+			return -ENOSPC; /* no progress: a full device */
 		data += w;
 		len -= (size_t)w;
 	}
@@ -206,31 +206,12 @@ static off_t write_position(int fd)
 	return fl & O_APPEND ? st.st_size : lseek(fd, 0, SEEK_CUR);
 }
 
-/* Write all of buf to fd. 0, or -errno (a short write that makes no
- * progress counts as ENOSPC). */
-static int write_all_nospc(int fd, const char *buf, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return -ENOSPC;
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* Write buf whole, or cut a regular file back to where it began: a
  * reader never sees half a line. 0 or -errno. */
 int safefile_write_whole(int fd, const char *buf, size_t len)
 {
 	off_t at = write_position(fd);
-	int e = write_all_nospc(fd, buf, len);
+	int e = write_all(fd, buf, len);
 
 	if (e && at >= 0 && ftruncate(fd, at) == 0)
 		lseek(fd, at, SEEK_SET); /* harmless with O_APPEND */

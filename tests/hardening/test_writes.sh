@@ -28,13 +28,17 @@ test_full_device() {
 	expect_write_error "--list-usdt" --list-usdt "$(realpath "${PHASELOAD:-./tests/workloads/phaseload}")"
 }
 
-# A tmpfs too small for the frames: every line in it is whole.
+# A tmpfs too small for the frames: every line in it is whole. The frames
+# are of one small process (a few KiB each), so some fit before it fills.
 test_full_filesystem() {
-	local dir=$WORK/small rc=0
+	local dir=$WORK/small rc=0 idle
 	mkdir -p "$dir"
 	mount -t tmpfs -o size=64k tmpfs "$dir"
 	MOUNTS+=("$dir")
-	"$COWTOP" -b -n 40 -d 0.1 -f json >>"$dir/out.json" 2>"$WORK/err" || rc=$?
+	sleep 60 &
+	idle=$!
+	BG_PIDS+=("$idle")
+	"$COWTOP" -b -n 200 -d 0.1 -f json -p "$idle" >>"$dir/out.json" 2>"$WORK/err" || rc=$?
 	expect_eq "a full filesystem: status 1" "$rc" 1
 	check "a full filesystem: said so on stderr" grep -q "No space left on device" "$WORK/err"
 	check "a full filesystem: some frames were written" test -s "$dir/out.json"

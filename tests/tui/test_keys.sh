@@ -22,30 +22,9 @@ MASTER=
 OUT=
 # shellcheck source=tests/tui/tmux.sh
 . "$TOP/tests/tui/tmux.sh"
+# shellcheck source=tests/tui/checks.sh
+. "$TOP/tests/tui/checks.sh"
 
-die() {
-	echo "$(basename "$0"): $*" >&2
-	exit 1
-}
-
-pass() {
-	PASSED=$((PASSED + 1))
-	echo "ok: $*"
-}
-
-# Record a failed check, with the screen as it was.
-fail() {
-	FAILED=$((FAILED + 1))
-	echo "FAIL: $*"
-	screen | sed 's/^/    | /' || true
-}
-
-# Check that a command succeeds within 10 seconds: expect DESC CMD [ARGS...].
-expect() {
-	local desc=$1
-	shift
-	if eventually 10 "$@"; then pass "$desc"; else fail "$desc"; fi
-}
 
 # The process rows on screen: lines that start with a PID and a state.
 rows() { screen | grep -E '^ *[0-9]+ [A-Z?] ' || true; }

@@ -21,34 +21,9 @@ REC=
 NFRAMES=
 # shellcheck source=tests/tui/tmux.sh
 . "$(dirname "$0")/tmux.sh"
+# shellcheck source=tests/tui/checks.sh
+. "$(dirname "$0")/checks.sh"
 
-die() {
-	echo "$(basename "$0"): $*" >&2
-	exit 1
-}
-
-pass() {
-	PASSED=$((PASSED + 1))
-	echo "ok: $*"
-}
-
-# Record a failed check, with the screen as it was.
-fail() {
-	FAILED=$((FAILED + 1))
-	echo "FAIL: $*"
-	screen | sed 's/^/    | /' || true
-}
-
-# Check that a command succeeds within 10 seconds: expect DESC CMD [ARGS...].
-expect() {
-	local desc=$1
-	shift
-	if eventually 10 "$@"; then
-		pass "$desc"
-	else
-		fail "$desc"
-	fi
-}
 
 cleanup() {
 	tmux_stop

@@ -35,25 +35,9 @@ GROUP_RE=
 ESC=$'\e'
 # shellcheck source=tests/tui/tmux.sh
 . "$(dirname "$0")/tmux.sh"
+# shellcheck source=tests/tui/checks.sh
+. "$(dirname "$0")/checks.sh"
 
-# Exit 1 with a message: the tests cannot run at all.
-die() {
-	echo "$(basename "$0"): $*" >&2
-	exit 1
-}
-
-# Record a passed check.
-pass() {
-	PASSED=$((PASSED + 1))
-	echo "ok: $*"
-}
-
-# Record a failed check, with the screen as it was.
-fail() {
-	FAILED=$((FAILED + 1))
-	echo "FAIL: $* (at $(date +%T))"
-	screen | sed 's/^/    | /' || true
-}
 
 # The screen with its attributes as escape sequences.
 screen_attrs() {
