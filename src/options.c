@@ -244,12 +244,14 @@ static int parse_pid_list(struct options *o, const char *arg, char *err, size_t 
 		comma = strchr(s, ',');
 		len = comma ? (size_t)(comma - s) : strlen(s);
 		if (o->npids == OPT_MAX_PIDS)
-			return fail(err, errlen, "too many PIDs in -p (at most %d)", OPT_MAX_PIDS);
+			return fail(err, errlen, "too many -p PIDs (at most %d)", OPT_MAX_PIDS);
 		if (len == 0 || len >= sizeof(one))
 			return fail(err, errlen, "invalid PID list '%s'", arg);
 		memcpy(one, s, len);
 		one[len] = '\0';
 		e = parse_pid(one, &o->pids[o->npids]);
+		if (e && !comma && s == arg)
+			return fail(err, errlen, "invalid PID '%s': %s", one, number_problem(e));
 		if (e)
 			return fail(err, errlen, "invalid PID '%s' in '%s': %s", one, arg, number_problem(e));
 		o->npids++;
