@@ -16,6 +16,7 @@ COWTOP=${COWTOP:-./cowtop}
 TOP=${srcdir:-.}
 SOCK=cowtop-keys-$$
 SESSION=keys
+NSTARTS=0
 PASSED=0
 FAILED=0
 MASTER=
@@ -44,6 +45,10 @@ width_at_most() {
 # The pid of worker K as the master reported it.
 worker() { awk -v k="$1" '$1 == "worker" && $3 == k { print $2 }' "$OUT"; }
 live_workers() { pgrep -P "$MASTER" | wc -l; }
+# Whether the master reported its worker K (evaluated at each try).
+worker_reported() { [[ -n $(worker "$1") ]]; }
+# Whether the master has N workers now (evaluated at each try).
+workers_are() { [[ $(live_workers) -eq $1 ]]; }
 # The row of the worker started after the first two: under the master,
 # named, or titled when command lines are shown: new_worker_shown TEXT.
 new_worker_shown() {
@@ -55,12 +60,15 @@ new_worker_shown() {
 exited_or_gone() { [[ -z $(row_of "$1") ]] || row_of "$1" | grep -qE "^ *$1 X "; }
 
 # Start cowtop in a fresh pane of the given size: start COLS LINES ARGS...
+# A new session is made before the old one is killed: killing the last
+# session stops the server, and a new-session racing with that fails.
 start() {
-	local cols=$1 lines=$2
+	local cols=$1 lines=$2 old=$SESSION
 	shift 2
-	t kill-session -t "$SESSION" 2>/dev/null || true
+	SESSION=keys$((++NSTARTS))
 	t new-session -d -s "$SESSION" -x "$cols" -y "$lines" \
 		"LANG=C.UTF-8 LC_ALL= '$COWTOP' -d 0.5 $*; sleep 600"
+	t kill-session -t "=$old" 2>/dev/null || true # "=": that name exactly, not a prefix
 }
 
 cleanup() {
@@ -163,7 +171,8 @@ test_batch() {
 	fi
 }
 
-no_rows() { [[ -z $(rows) ]]; }
+# No process row, on a screen that can be read.
+no_rows() { screen >/dev/null && [[ -z $(rows) ]]; }
 
 # K: kernel threads hidden at start, shown after K (watching everything).
 test_kthreads() {
@@ -206,10 +215,13 @@ main() {
 	COWTOP=$(realpath "$COWTOP")
 	trap cleanup EXIT
 	OUT=$(mktemp "${TMPDIR:-/tmp}/cowtop-keys.XXXXXX") || die "no temporary file"
-	setsid "$TOP/tests/workloads/respawn.sh" 2 600 >"$OUT" &
+	# Not through setsid: where the shell leads its process group, setsid
+	# forks, $! is then setsid's pid, and the master is neither found nor
+	# stopped at the end.
+	"$TOP/tests/workloads/respawn.sh" 2 600 >"$OUT" &
 	MASTER=$!
-	eventually 10 test "$(live_workers)" -eq 2 || die "the respawning master did not start"
-	eventually 10 test -n "$(worker 2)" || die "no worker report"
+	eventually 10 workers_are 2 || die "the respawning master did not start"
+	eventually 10 worker_reported 2 || die "no worker report"
 	test_batch
 	start 160 30 -p "$MASTER"
 	eventually 10 screen_has "─ sleep" || die "cowtop did not show the workers: $(screen)"
