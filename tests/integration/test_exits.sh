@@ -64,7 +64,9 @@ cg_setup() {
 # Write the workload: a bash script whose children end in known ways, each
 # named with its pid in the report (argument 1). In the memory cgroup
 # (argument 2, or none): dd writes a file through the page cache four times
-# the limit (reclaim, no OOM), then dd reads /dev/zero into a buffer eight
+# the limit, each block synced (clean page cache fills the cgroup: reclaim;
+# with dirty pages piling up faster than writeback the cgroup v1 OOM killer
+# could take dd instead, as seen under load), then dd reads /dev/zero into a buffer eight
 # times the limit (OOM kill). Argument 3: seconds to sleep at the end.
 write_workload() {
 	WL=$WORK/ends.sh
@@ -77,7 +79,7 @@ sh -c 'exit 3' & child exit3 $!
 sleep 30 & kill -KILL $! && child sigkill $!
 sh -c 'kill -SEGV $$' & child sigsegv $!
 if [ -n "$cg" ]; then
-	sh -c 'echo $$ >"$1/cgroup.procs" && exec dd if=/dev/zero of="$2" bs=1M count=128 status=none' \
+	sh -c 'echo $$ >"$1/cgroup.procs" && exec dd if=/dev/zero of="$2" bs=1M count=128 oflag=dsync status=none' \
 		sh "$cg" "$ddfile" & child reclaim $!
 	sh -c 'echo $$ >"$1/cgroup.procs" && exec dd if=/dev/zero of=/dev/null bs=256M count=1 status=none' \
 		sh "$cg" 2>/dev/null & child oom $!
