@@ -82,7 +82,7 @@ echo "sanitize-check: building the unit tests with $cc $san_cflags"
 quiet make -j"$(nproc)" "${unit_tests[@]}" tests/unit/symtarget
 if [ "$unit_only" != 1 ]; then
 	echo "sanitize-check: building cowtop with $cc $san_cflags"
-	quiet make -j"$(nproc)" cowtop.skel.h
+	quiet make -j"$(nproc)" cowtop.skel.h iter.skel.h
 	quiet make -j"$(nproc)" cowtop
 	quiet make -j"$(nproc)" tests/workloads/cowload tests/workloads/phaseload \
 	tests/workloads/regionload tests/workloads/siteload CFLAGS="-O2 -g" LDFLAGS=

@@ -761,7 +761,8 @@ static int take_labels(struct recording *r, struct frame *f)
 	f->log = calloc(kept + 1, sizeof(*f->log));
 	if (!f->probe_labels || !f->log)
 		return -ENOMEM;
-	memcpy(f->probe_labels, r->probes, (size_t)r->nprobes * sizeof(*r->probes));
+	if (r->nprobes) /* r->probes is NULL before the first probe */
+		memcpy(f->probe_labels, r->probes, (size_t)r->nprobes * sizeof(*r->probes));
 	for (k = 0; k < SPLIT_KINDS; k++) {
 		f->nlabels[k] = r->nlabels[k];
 		f->labels[k] = calloc((size_t)r->nlabels[k], sizeof(*f->labels[k]));

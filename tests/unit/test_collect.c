@@ -270,6 +270,7 @@ static int teardown(void **state)
 	struct fixture *f = *state;
 	char cmd[128];
 
+	collect__free(&f->c);
 	close(f->c.procfd);
 	model__free(f->m);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
