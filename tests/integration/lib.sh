@@ -640,3 +640,31 @@ check_marker_pids() {
 	extra=$(marker_pids | grep -vxF -f <(report_pids) || true)
 	expect_eq "markers only from watched processes" "${extra//$'\n'/ }" ""
 }
+
+# A cgroup v1 memory cgroup for a test: memcg_make NAME BYTES [NOSWAP]
+# creates it with that limit (and the same limit on memory+swap with
+# NOSWAP, when the kernel has it), sets CG, and fails when the memory
+# hierarchy cannot be written.
+MEMCG_ROOT=/sys/fs/cgroup/memory
+memcg_make() {
+	[ -w "$MEMCG_ROOT/cgroup.procs" ] || return 1
+	CG=$MEMCG_ROOT/$1-$$
+	mkdir "$CG" || return 1
+	echo "$2" >"$CG/memory.limit_in_bytes"
+	[ -z "${3-}" ] || [ ! -e "$CG/memory.memsw.limit_in_bytes" ] ||
+		echo "$2" >"$CG/memory.memsw.limit_in_bytes"
+}
+
+# Remove CG once its processes are killed (nothing when there is none).
+memcg_remove() {
+	local i pid
+	[ -n "${CG-}" ] && [ -d "$CG" ] || return 0
+	# shellcheck disable=SC2013 # one pid a line
+	for pid in $(cat "$CG/cgroup.procs" 2>/dev/null); do
+		kill -KILL "$pid" 2>/dev/null || true
+	done
+	for ((i = 0; i < 50; i++)); do
+		rmdir "$CG" 2>/dev/null && return 0
+		sleep 0.1
+	done
+}

@@ -22,7 +22,6 @@ set -euo pipefail
 # shellcheck source=tests/tui/tmux.sh
 . "$(dirname "$0")/../tui/tmux.sh"
 
-CG_ROOT=/sys/fs/cgroup/memory
 CG=
 CG_LIMIT=$((32 * 1024 * 1024))
 DDFILE=
@@ -36,29 +35,15 @@ skip() {
 	echo "skip: $*"
 }
 
-# Remove the memory cgroup once its processes are gone, and the dd file.
+# Remove the dd file and the memory cgroup once its processes are gone.
 cg_cleanup() {
-	local i pid
 	rm -f "$DDFILE"
-	[ -n "$CG" ] && [ -d "$CG" ] || return 0
-	# shellcheck disable=SC2013 # one pid a line
-	for pid in $(cat "$CG/cgroup.procs" 2>/dev/null); do
-		kill -KILL "$pid" 2>/dev/null || true
-	done
-	for ((i = 0; i < 50; i++)); do
-		rmdir "$CG" 2>/dev/null && return 0
-		sleep 0.1
-	done
+	memcg_remove
 }
 
 # A memory cgroup with a small limit, and no swap to escape to: sets CG.
 cg_setup() {
-	[ -w "$CG_ROOT/cgroup.procs" ] || return 1
-	CG=$CG_ROOT/cowtop-exits-$$
-	mkdir "$CG" || return 1
-	echo "$CG_LIMIT" >"$CG/memory.limit_in_bytes"
-	[ ! -e "$CG/memory.memsw.limit_in_bytes" ] ||
-		echo "$CG_LIMIT" >"$CG/memory.memsw.limit_in_bytes"
+	memcg_make cowtop-exits "$CG_LIMIT" noswap
 }
 
 # Write the workload: a bash script whose children end in known ways, each

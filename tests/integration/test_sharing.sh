@@ -11,29 +11,12 @@ set -euo pipefail
 
 TRUTH=$(dirname "$0")/pagemap-truth.py
 PAGES=25600
-CG_ROOT=/sys/fs/cgroup/memory
 CG=
 CG_LIMIT_KIB=$((3 * 1024 * 1024))
 
-# Remove the test's memory cgroup once its processes are gone.
-cg_cleanup() {
-	[ -n "$CG" ] && [ -d "$CG" ] || return 0
-	local i pid
-	for pid in $(cat "$CG/cgroup.procs" 2>/dev/null); do
-		kill -KILL "$pid" 2>/dev/null || true
-	done
-	for ((i = 0; i < 50; i++)); do
-		rmdir "$CG" 2>/dev/null && return 0
-		sleep 0.1
-	done
-}
-
-# A memory cgroup with a limit, for the workload: sets CG.
+# The workload's memory cgroup, with a limit: sets CG.
 cg_setup() {
-	[ -w "$CG_ROOT/cgroup.procs" ] || return 1
-	CG=$CG_ROOT/cowtop-test-$$
-	mkdir "$CG" || return 1
-	echo $((CG_LIMIT_KIB * 1024)) >"$CG/memory.limit_in_bytes"
+	memcg_make cowtop-test $((CG_LIMIT_KIB * 1024))
 }
 
 # The field of a smaps_rollup copy, in kB: smaps_field FILE NAME.
@@ -172,11 +155,11 @@ test_sharing() {
 		check_process "$pid" "$t" child
 	done
 	check_group "$main" "$t"
-	cg_cleanup
+	memcg_remove
 }
 
 setup
 # the test's memory cgroup goes too, however the test ends
-trap 'cleanup; cg_cleanup' EXIT
+trap 'cleanup; memcg_remove' EXIT
 test_sharing
 finish
