@@ -118,6 +118,7 @@ struct vm_area_struct {
 	struct file *vm_file;
 } __attribute__((preserve_access_index));
 
+#define PF_EXITING 0x00000004
 #define PF_KTHREAD 0x00200000
 
 struct kernfs_node {

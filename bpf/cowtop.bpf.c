@@ -207,6 +207,10 @@ static __always_inline struct cowtop_proc *proc_get(__u32 tgid)
 	if (p || !watch_all)
 		return p;
 	task = (struct task_struct *)bpf_get_current_task();
+	/* An exiting thread's last writes (clear_child_tid) may come after its
+	 * process's exit dropped the entry: no new entry for a dying process. */
+	if (BPF_CORE_READ(task, flags) & PF_EXITING)
+		return NULL;
 	return proc_add(tgid, BPF_CORE_READ(task, real_parent, tgid),
 			group_start_ns(task), COWTOP_INHERITED_UNKNOWN, BPF_NOEXIST);
 }
@@ -591,14 +595,14 @@ regions:
 }
 
 /* Send one event about task (a group leader or any of its threads). */
-static __always_inline void emit(__u32 type, __u32 pid, struct task_struct *task,
+static __always_inline bool emit(__u32 type, __u32 pid, struct task_struct *task,
 				 struct cowtop_proc *p, __u64 inherited)
 {
 	struct cowtop_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 
 	if (!e) {
 		stat_inc(COWTOP_STAT_RINGBUF_LOST);
-		return;
+		return false;
 	}
 	e->type = type;
 	e->pid = pid;
@@ -616,6 +620,7 @@ static __always_inline void emit(__u32 type, __u32 pid, struct task_struct *task
 	e->reclaim_ns = p ? p->reclaim_ns : 0;
 	BPF_CORE_READ_STR_INTO(&e->comm, task, comm);
 	bpf_ringbuf_submit(e, 0);
+	return true;
 }
 
 /* Whether task is in the --cgroup target's subtree. */
@@ -741,7 +746,12 @@ int on_process_exit(struct bpf_raw_tracepoint_args *ctx)
 	p->exit_code = BPF_CORE_READ(task, exit_code);
 	p->exited = 1;
 	watch_bit(tgid, false);
-	emit(COWTOP_EV_EXIT, tgid, task, p, COWTOP_INHERITED_UNKNOWN);
+	/* The record has the final counts: the entry goes now, here, so that
+	 * user space never deletes by pid an entry that a new process on the
+	 * same pid may already have (a lookup and a delete are two steps). If
+	 * the record was lost, the entry stays, exited, for the map walk. */
+	if (emit(COWTOP_EV_EXIT, tgid, task, p, COWTOP_INHERITED_UNKNOWN))
+		bpf_map_delete_elem(&procs, &tgid);
 	return 0;
 }
 

@@ -457,19 +457,29 @@ static void forget_regions(struct tracer *t, __u32 pid)
 }
 
 /* Drop pid's counters if they still belong to the process that started at
- * start (clock ticks). */
+ * start (clock ticks). The kernel side drops the entry itself at an exit
+ * whose record went out: then only the phase and region counters are left.
+ * An entry with another start time is a new process's on the reused pid. */
 int tracer__forget(struct tracer *t, int pid, unsigned long long start)
 {
 	int fd = bpf_map__fd(t->skel->maps.procs);
 	struct cowtop_proc p;
 	__u32 key = pid;
+	bool held = bpf_map_lookup_elem(fd, &key, &p) == 0;
 
-	if (bpf_map_lookup_elem(fd, &key, &p))
+	if (!held && errno != ENOENT)
 		return -errno;
-	if (ticks_of(t, p.start_ns) != start)
+	if (held && ticks_of(t, p.start_ns) != start)
 		return 0;
 	forget_phases(t, key);
 	forget_regions(t, key);
+	if (!held)
+		return 0;
+	/* Only an entry kept because its exit record was lost (the ring was
+	 * full), or one of a process that left the --cgroup target (alive, so
+	 * its pid is not free), gets here. In the first case a fork on the
+	 * same pid between the lookup and the delete still loses the new
+	 * process's entry: that takes a full ring and a pid reuse at once. */
 	return bpf_map_delete_elem(fd, &key) ? -errno : 0;
 }
 
