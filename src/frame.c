@@ -27,6 +27,32 @@ static int lay_out(struct frame *f, const struct view_opts *vo)
 	return 0;
 }
 
+/* Give the processes copied in histories of their own: the newest vo->hist
+ * values of the ones they point at (the model's, a recording's), or none.
+ * Most views draw no history, and the screen only as many values as it has
+ * columns for: copying the whole of every history each tick was most of a
+ * frame's size. */
+static void take_history(struct frame *f, const struct view_opts *vo)
+{
+	size_t n = vo && vo->hist > 0 ? (size_t)(vo->hist < SERIES_CAP ? vo->hist : SERIES_CAP) : 0;
+	size_t i, per = 2 * n;
+
+	if (n) {
+		f->hist_v = array(f->nprocs * per, sizeof(*f->hist_v));
+		f->hist_mark = array(f->nprocs * per, sizeof(*f->hist_mark));
+		if (!f->hist_v || !f->hist_mark)
+			n = 0; /* the rows still show, without sparklines */
+	}
+	for (i = 0; i < f->nprocs; i++) {
+		struct proc *p = &f->procs[i];
+
+		series__copy_tail(&p->rate, &p->rate, n ? f->hist_v + i * per : NULL,
+				  n ? f->hist_mark + i * per : NULL, n);
+		series__copy_tail(&p->shared, &p->shared, n ? f->hist_v + i * per + n : NULL,
+				  n ? f->hist_mark + i * per + n : NULL, n);
+	}
+}
+
 /* Copy the processes and lay them out as rows. */
 static int take_procs(struct frame *f, struct model *m, const struct view_opts *vo)
 {
@@ -38,6 +64,7 @@ static int take_procs(struct frame *f, struct model *m, const struct view_opts *
 	for (i = 0; i < n; i++)
 		f->procs[i] = *model__at(m, i);
 	f->nprocs = n;
+	take_history(f, vo);
 	return lay_out(f, vo);
 }
 
@@ -323,7 +350,10 @@ struct frame *frame__build(struct model *m, const struct frame_status *st,
  * 0 or -errno. */
 int frame__finish(struct frame *f, const struct view_opts *vo)
 {
-	int e = lay_out(f, vo);
+	int e;
+
+	take_history(f, vo);
+	e = lay_out(f, vo);
 
 	if (!e)
 		e = take_groups(f);
@@ -348,6 +378,8 @@ void frame__free(struct frame *f)
 	if (!f || --f->refs > 0)
 		return;
 	free(f->procs);
+	free(f->hist_v);
+	free(f->hist_mark);
 	free(f->rows);
 	free(f->probe_labels);
 	for (k = 0; k < SPLIT_KINDS; k++)

@@ -85,6 +85,8 @@ struct frame {
 	int command_status;
 
 	struct proc *procs;         /* copies, model order */
+	float *hist_v;              /* storage of their histories (view_opts.hist values each) */
+	unsigned char *hist_mark;
 	size_t nprocs;
 	struct row *rows;           /* laid out with the view_opts given to frame__build */
 	size_t nrows;

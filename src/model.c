@@ -17,6 +17,7 @@ struct mproc {
 	unsigned long long cow_prev;   /* counts.cow at the end of the last interval */
 	unsigned long long cow_start;  /* counts.cow at the start of the last interval */
 	unsigned char pending_mark;    /* 1 + first probe hit this interval, 0 none */
+	struct series_store rate_store, shared_store; /* behind pub.rate and pub.shared */
 };
 
 struct model {
@@ -186,6 +187,8 @@ struct proc *model__add(struct model *m, int pid, unsigned long long start_time)
 	q->pub.pid = pid;
 	q->pub.start_time = start_time;
 	q->pub.inherited_kib = -1;
+	series__init_store(&q->pub.rate, &q->rate_store);
+	series__init_store(&q->pub.shared, &q->shared_store);
 	h = bucket_of(m, pid);
 	q->hnext = m->buckets[h];
 	m->buckets[h] = q;

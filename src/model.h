@@ -68,7 +68,8 @@ struct proc_track {
 };
 
 /* One process: public data, read by everyone, written only through model__*
- * (and track, by the collector). Copied by value into frames. */
+ * (and track, by the collector). Copied by value into frames, which give the
+ * histories (rate, shared) storage of their own. */
 struct proc {
 	int pid;
 	int ppid;
@@ -83,7 +84,8 @@ struct proc {
 	double cow_rate;               /* copies per second over the last interval */
 	unsigned long long rss_kib, vsz_kib;
 	struct split split[SPLIT_KINDS];
-	struct series rate;            /* cow_rate history, one value a tick */
+	struct series rate;            /* cow_rate history, one value a tick: SERIES_CAP
+	                                  in the model, what the views draw in a frame */
 	struct smaps smaps;
 	double smaps_time;             /* unix seconds of the reading; 0: never read */
 	long long inherited_kib;       /* anonymous RSS of the parent at fork, KiB; -1 unknown

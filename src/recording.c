@@ -37,11 +37,13 @@ struct rec_index {
 	bool marked;
 };
 
-/* The rate and sharing histories of one process across frames. */
+/* The rate and sharing histories of one process across frames (the series
+ * over the stores of the same entry: see hist_rebase). */
 struct hist {
 	int pid;
 	unsigned long long start;
 	struct series rate, shared;
+	struct series_store rate_store, shared_store;
 };
 
 struct recording {
@@ -62,6 +64,7 @@ struct recording {
 	size_t *slots;
 	size_t nslots;
 	size_t hist_next;            /* the frame whose values come next; SIZE_MAX none */
+	bool hist_series;            /* ... pushed onto the series too (a view draws them) */
 	struct frame_mark log[FRAME_LOG]; /* the newest probe hits, a ring */
 	size_t log_total;
 	char *line;                  /* the line being parsed */
@@ -461,6 +464,15 @@ size_t recording__at_time(const struct recording *r, double t)
 	return lo < r->n ? lo : r->n - 1;
 }
 
+/* Point h's series at its own stores again, after the entries moved. */
+static void hist_rebase(struct hist *h)
+{
+	h->rate.v = h->rate_store.v;
+	h->rate.mark = h->rate_store.mark;
+	h->shared.v = h->shared_store.v;
+	h->shared.mark = h->shared_store.mark;
+}
+
 /* The history of (pid, start), made when new; NULL out of memory. */
 static struct hist *hist_of(struct recording *r, int pid, unsigned long long start)
 {
@@ -494,9 +506,13 @@ static struct hist *hist_of(struct recording *r, int pid, unsigned long long sta
 			return NULL;
 		r->hist = q;
 		r->histcap = cap;
+		for (i = 0; i < r->nhist; i++) /* the stores moved */
+			hist_rebase(&r->hist[i]);
 	}
 	r->slots[h] = ++r->nhist;
 	r->hist[r->nhist - 1] = (struct hist){ .pid = pid, .start = start };
+	series__init_store(&r->hist[r->nhist - 1].rate, &r->hist[r->nhist - 1].rate_store);
+	series__init_store(&r->hist[r->nhist - 1].shared, &r->hist[r->nhist - 1].shared_store);
 	return &r->hist[r->nhist - 1];
 }
 
@@ -724,27 +740,37 @@ static void log_mark(struct recording *r, const struct frame *f, const struct ma
 			memcpy(e->comm, f->procs[i].comm, sizeof(e->comm));
 }
 
-/* Push every process's values onto its history and give it the history;
- * log the probe hits. */
-static int take_history(struct recording *r, struct frame *f)
+/* Log the probe hits; with series, push every process's values onto its
+ * history and give it the history (frame__finish copies what the view
+ * draws of it). */
+static int take_history(struct recording *r, struct frame *f, bool series)
 {
-	size_t i, k;
+	size_t i, k, *at = NULL;
 
-	for (i = 0; i < f->nprocs; i++) {
+	if (series && f->nprocs && !(at = malloc(f->nprocs * sizeof(*at))))
+		return -ENOMEM;
+	for (i = 0; series && i < f->nprocs; i++) {
 		struct proc *p = &f->procs[i];
 		struct hist *h = hist_of(r, p->pid, p->start_time);
 		unsigned char mark = 0;
 
-		if (!h)
+		if (!h) {
+			free(at);
 			return -ENOMEM;
+		}
 		for (k = 0; k < f->nmarks && !mark; k++)
 			if (f->marks[k].pid == p->pid)
 				mark = (unsigned char)(1 + f->marks[k].probe);
 		series__push_marked(&h->rate, p->cow_rate, mark);
 		series__push_marked(&h->shared, proc_shared_pct(p), mark);
-		p->rate = h->rate;
-		p->shared = h->shared;
+		at[i] = (size_t)(h - r->hist);
 	}
+	/* Only now: a new entry may have moved the others. */
+	for (i = 0; series && i < f->nprocs; i++) {
+		f->procs[i].rate = r->hist[at[i]].rate;
+		f->procs[i].shared = r->hist[at[i]].shared;
+	}
+	free(at);
 	for (k = 0; k < f->nmarks; k++)
 		log_mark(r, f, &f->marks[k]);
 	return 0;
@@ -857,8 +883,10 @@ static int read_line(struct recording *r, size_t k, char *err, size_t errlen)
 	return 0;
 }
 
-/* Frame k rebuilt from its line, its values pushed onto the histories. */
-static int rebuild(struct recording *r, size_t k, struct frame **out, char *err, size_t errlen)
+/* Frame k rebuilt from its line, its values pushed onto the histories
+ * when series. */
+static int rebuild(struct recording *r, size_t k, bool series, struct frame **out, char *err,
+		   size_t errlen)
 {
 	struct frame *f = calloc(1, sizeof(*f));
 	char why[128];
@@ -881,7 +909,7 @@ static int rebuild(struct recording *r, size_t k, struct frame **out, char *err,
 	e = take_body(r, o, f);
 	json_object_put(o);
 	if (!e)
-		e = take_history(r, f);
+		e = take_history(r, f, series);
 	if (e) {
 		f->refs = 1;
 		frame__free(f);
@@ -897,6 +925,7 @@ static int rebuild(struct recording *r, size_t k, struct frame **out, char *err,
 int recording__frame(struct recording *r, size_t k, const struct view_opts *vo, struct frame **out,
 		     char *err, size_t errlen)
 {
+	bool series = vo && vo->hist > 0; /* else no view draws a history */
 	struct frame *f;
 	size_t j;
 	int e;
@@ -905,17 +934,21 @@ int recording__frame(struct recording *r, size_t k, const struct view_opts *vo, 
 	err[0] = '\0';
 	if (k >= r->n)
 		return fail(err, errlen, ERANGE, "%s: no frame %zu", r->path, k + 1);
-	if (r->hist_next != k) {
+	if (r->hist_next != k || r->hist_series != series) {
 		hist_reset(r);
-		/* a corrupt line before k only leaves a gap in the histories */
-		for (j = k > HIST_WINDOW ? k - HIST_WINDOW : 0; j < k; j++) {
-			rebuild(r, j, &f, err, errlen);
+		/* As many frames back as the view draws; a corrupt line
+		 * before k only leaves a gap in the histories. */
+		size_t back = series ? (size_t)(vo->hist < HIST_WINDOW ? vo->hist : HIST_WINDOW) : 0;
+
+		for (j = k > back ? k - back : 0; j < k; j++) {
+			rebuild(r, j, series, &f, err, errlen);
 			frame__free(f);
 		}
 		err[0] = '\0';
 	}
 	r->hist_next = SIZE_MAX;
-	e = rebuild(r, k, &f, err, errlen);
+	r->hist_series = series;
+	e = rebuild(r, k, series, &f, err, errlen);
 	if (!e)
 		e = take_labels(r, f);
 	if (!e)

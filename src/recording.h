@@ -37,7 +37,9 @@ bool recording__marked(const struct recording *r, size_t k);   /* probe hits or 
 size_t recording__at_time(const struct recording *r, double t);
 /* The frame named by #FRAME, +SECONDS or HH:MM[:SS] (see recording.c); -1 invalid. */
 long recording__find(const struct recording *r, const char *when);
-/* Frame k rebuilt, rows laid out as vo says; 0 or -errno with "FILE:LINE:
+/* Frame k rebuilt, rows laid out as vo says, with vo->hist values of each
+ * process's history (after a jump, that many frames before k are read
+ * again for them and for the probe log); 0 or -errno with "FILE:LINE:
  * reason" in err. The frame is the caller's (frame__free). */
 int recording__frame(struct recording *r, size_t k, const struct view_opts *vo, struct frame **out,
 		     char *err, size_t errlen);

@@ -109,6 +109,7 @@ static void go(struct replay *r, size_t k)
 	struct frame *f = NULL;
 	char err[1024];
 
+	r->vo.hist = tui__sink(r->tui)->history; /* as much history as the screen draws */
 	if (recording__frame(r->rec, k, &r->vo, &f, err, sizeof(err))) {
 		r->playing = false;
 		tui__notice(r->tui, err);

@@ -1,14 +1,55 @@
-/* A fixed-size ring of per-interval values. */
+/* A ring of per-interval values over its owner's storage. */
 #include "series.h"
+
+/* An empty series over v and mark, room for cap values (at most 65535). */
+void series__init(struct series *s, float *v, unsigned char *mark, size_t cap)
+{
+	*s = (struct series){ .v = v, .mark = mark, .cap = (unsigned short)(cap < 65535 ? cap : 65535) };
+	if (!v || !mark)
+		s->cap = 0;
+}
+
+/* An empty series over a full store. */
+void series__init_store(struct series *s, struct series_store *st)
+{
+	series__init(s, st->v, st->mark, SERIES_CAP);
+}
+
+/* The storage index of the i-th value, 0 being the oldest held. */
+static size_t slot(const struct series *s, size_t i)
+{
+	return ((size_t)s->head + s->cap - s->len + i) % s->cap;
+}
+
+/* Copy the newest n values of src, oldest first, into dst's new storage
+ * (dst may be src: a copy that gets storage of its own). */
+void series__copy_tail(struct series *dst, const struct series *src, float *v, unsigned char *mark,
+		       size_t n)
+{
+	const struct series from = *src;
+	size_t len = from.len < n ? from.len : n, i;
+
+	series__init(dst, v, mark, n);
+	if (!dst->cap)
+		return;
+	for (i = 0; i < len; i++) {
+		v[i] = from.v[slot(&from, from.len - len + i)];
+		mark[i] = from.mark[slot(&from, from.len - len + i)];
+	}
+	dst->len = (unsigned short)len;
+	dst->head = (unsigned short)(len % dst->cap);
+}
 
 /* Append v with a marker (0: none) for its interval, dropping the oldest
  * value when full. */
 void series__push_marked(struct series *s, double v, unsigned char mark)
 {
-	s->v[s->head] = v;
+	if (!s->cap)
+		return;
+	s->v[s->head] = (float)v;
 	s->mark[s->head] = mark;
-	s->head = (s->head + 1) % SERIES_CAP;
-	if (s->len < SERIES_CAP)
+	s->head = (unsigned short)((s->head + 1) % s->cap);
+	if (s->len < s->cap)
 		s->len++;
 }
 
@@ -19,8 +60,8 @@ void series__set_last(struct series *s, double v, unsigned char mark)
 		series__push_marked(s, v, mark);
 		return;
 	}
-	s->v[(s->head + SERIES_CAP - 1) % SERIES_CAP] = v;
-	s->mark[(s->head + SERIES_CAP - 1) % SERIES_CAP] = mark;
+	s->v[slot(s, s->len - 1u)] = (float)v;
+	s->mark[slot(s, s->len - 1u)] = mark;
 }
 
 /* Number of values held. */
@@ -34,7 +75,7 @@ double series__get(const struct series *s, size_t i)
 {
 	if (i >= s->len)
 		return 0.0;
-	return s->v[(s->head + SERIES_CAP - s->len + i) % SERIES_CAP];
+	return s->v[slot(s, i)];
 }
 
 /* The marker of the i-th interval, 0 being the oldest held (0: none). */
@@ -42,7 +83,7 @@ unsigned char series__mark(const struct series *s, size_t i)
 {
 	if (i >= s->len)
 		return 0;
-	return s->mark[(s->head + SERIES_CAP - s->len + i) % SERIES_CAP];
+	return s->mark[slot(s, i)];
 }
 
 /* The largest of the newest n values (0.0 when empty). */

@@ -1,18 +1,34 @@
-/* A fixed-size history of per-interval values (CoW rates), newest last. */
+/* A history of per-interval values (CoW rates, shared%), newest last: a
+ * ring over storage its owner provides. The model keeps SERIES_CAP values
+ * of each process; a frame keeps only the newest values the views draw
+ * (often none: batch output and the exporter draw no sparklines). */
 #ifndef COWTOP_SERIES_H
 #define COWTOP_SERIES_H
 
 #include <stddef.h>
 
-#define SERIES_CAP 128 /* two minutes at the default refresh; two series a process, in every frame */
+#define SERIES_CAP 128 /* values the model keeps: two minutes at the default refresh */
 
 struct series {
-	float v[SERIES_CAP]; /* float: enough for a rate or a percentage, half the memory */
-	unsigned char mark[SERIES_CAP]; /* per interval: 0, or 1 + the first probe id that fired */
-	size_t head; /* index of the next slot to write */
-	size_t len;  /* number of values held, <= SERIES_CAP */
+	float *v;             /* float: enough for a rate or a percentage, half the memory */
+	unsigned char *mark;  /* per interval: 0, or 1 + the first probe id that fired */
+	unsigned short cap;   /* values v and mark have room for; 0: none (pushes are lost) */
+	unsigned short head;  /* index of the next slot to write */
+	unsigned short len;   /* number of values held, <= cap */
 };
 
+/* Storage for one full series, for owners that keep it inline. */
+struct series_store {
+	float v[SERIES_CAP];
+	unsigned char mark[SERIES_CAP];
+};
+
+void series__init(struct series *s, float *v, unsigned char *mark, size_t cap);
+void series__init_store(struct series *s, struct series_store *st);
+/* dst gets the newest n values of src (fewer when src holds fewer), in
+ * storage v and mark with room for n. */
+void series__copy_tail(struct series *dst, const struct series *src, float *v, unsigned char *mark,
+		       size_t n);
 void series__push_marked(struct series *s, double v, unsigned char mark);
 void series__set_last(struct series *s, double v, unsigned char mark);
 unsigned char series__mark(const struct series *s, size_t i);

@@ -35,6 +35,9 @@ struct sink {
 	/* It shows /proc's figures (RSS, VSZ, state) only of the rows on
 	 * screen: the others may be read less often. */
 	bool screen_only;
+	/* Newest history values of each process it draws (sparklines): a
+	 * frame copies no more than the sinks ask for. 0: none. */
+	int history;
 };
 
 /* Say something that is not fatal (a full disk) where the user sees it:

@@ -24,6 +24,7 @@ struct view_opts {
 	bool reverse;
 	bool tree;
 	int focus_pid; /* 0: everything; else only this process's subtree */
+	int hist;      /* newest history values a frame keeps of each process (0: none) */
 };
 
 /* One line of a view: a process with its place in the tree. */

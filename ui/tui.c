@@ -199,6 +199,7 @@ static void draw(struct tui *t)
 
 	view__settle(&t->v);
 	terminal_size(&lines, &cols);
+	t->sink.history = view__history_points(&t->v, cols);
 	a = areas_now(t, lines);
 	t->s.log_hidden = t->s.log && !a.log;
 	erase();
@@ -266,6 +267,8 @@ struct sink *tui__sink(struct tui *t)
 {
 	t->sink.ops = &tui_sink_ops;
 	t->sink.screen_only = true;
+	if (!t->sink.history)
+		t->sink.history = SERIES_CAP; /* until the first draw knows the width */
 	return &t->sink;
 }
 

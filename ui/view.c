@@ -324,6 +324,16 @@ void view__row_layout(const struct view *v, int cols, struct row_layout *rl)
 	rl->bytes = v->bytes;
 }
 
+/* The most history values a row shows at cols columns (with names, which
+ * leave the sparkline more room than command lines). */
+int view__history_points(const struct view *v, int cols)
+{
+	struct row_layout rl;
+
+	row_layout_split(&rl, cols, v->utf8, false);
+	return rl.hist;
+}
+
 /* Seconds since the oldest smaps reading among the live processes of rows
  * [from, from + n); -1 when none of them has one. */
 double view__oldest_reading(const struct view *v, size_t from, size_t n)

@@ -42,6 +42,7 @@ struct view {
 };
 
 void view__init(struct view *v, const struct view_opts *vo, bool utf8);
+int view__history_points(const struct view *v, int cols);
 void view__free(struct view *v);
 int view__set_frame(struct view *v, struct frame *f);
 int view__layout(struct view *v);

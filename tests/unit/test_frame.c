@@ -48,6 +48,46 @@ static void test_totals_and_rows(void **state)
 	model__free(m);
 }
 
+/* A frame keeps as much of each history as its views draw (none when they
+ * draw none), the newest values, in storage of its own: the model's
+ * later ticks do not change it. */
+static void test_history_as_drawn(void **state)
+{
+	struct view_opts vo = { .sort = SORT_PID, .tree = true, .hist = 3 };
+	struct model *m = sample();
+	struct cow_counts c = { .cow = 300 }; /* what it has */
+	struct frame *f, *none;
+	struct proc *p = model__find_live(m, 101);
+	int i;
+
+	(void)state;
+	for (i = 1; i <= 5; i++) { /* rates 10, 20, .. 50 a second */
+		c.cow += 10 * (unsigned long long)i;
+		model__set_counts(p, &c);
+		model__tick(m, 1.0);
+	}
+	f = frame__build(m, NULL, &vo, NULL);
+	none = frame__build(m, NULL, NULL, NULL);
+	assert_non_null(f);
+	assert_non_null(none);
+	p = &f->procs[1];
+	assert_int_equal(p->pid, 101);
+	assert_int_equal(series__len(&p->rate), 3);
+	assert_true(series__get(&p->rate, 0) == 30.0);
+	assert_true(series__get(&p->rate, 2) == 50.0);
+	assert_int_equal(series__len(&p->shared), 3);
+	assert_int_equal(series__len(&none->procs[1].rate), 0);
+	assert_int_equal(series__len(&none->procs[1].shared), 0);
+	c.cow += 600;
+	model__set_counts(model__find_live(m, 101), &c);
+	model__tick(m, 1.0); /* 600/s in the model, not in the frame */
+	assert_int_equal(series__len(&model__find_live(m, 101)->rate), 7);
+	assert_true(series__get(&p->rate, 2) == 50.0);
+	frame__free(f);
+	frame__free(none);
+	model__free(m);
+}
+
 /* The total of copies never goes down: exited processes removed from the
  * model (after --linger, or at once in batch) keep their copies in it. */
 static void test_totals_keep_forgotten(void **state)
@@ -389,6 +429,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_totals_and_rows),
 		cmocka_unit_test(test_totals_keep_forgotten),
+		cmocka_unit_test(test_history_as_drawn),
 		cmocka_unit_test(test_labels_are_copies),
 		cmocka_unit_test(test_markers_cursor_and_log),
 		cmocka_unit_test(test_hold_and_free),

@@ -23,6 +23,8 @@
 #include "tmpdir.h"
 
 static char dir[4096], path[4200], err[1024];
+/* What the full-screen view asks of a frame: the whole history. */
+static const struct view_opts drawn = { .sort = SORT_COW_RATE, .tree = true, .hist = SERIES_CAP };
 
 static int setup(void **state)
 {
@@ -145,7 +147,7 @@ static void test_round_trip(void **state)
 	assert_true(recording__marked(r, 0));  /* the probe hit is in the first frame */
 	assert_false(recording__marked(r, 1));
 	assert_int_equal(recording__at_time(r, 1001.5), 1);
-	assert_int_equal(recording__frame(r, 2, NULL, &f, err, sizeof(err)), 0);
+	assert_int_equal(recording__frame(r, 2, &drawn, &f, err, sizeof(err)), 0);
 	assert_int_equal(f->nprocs, 3);
 	assert_int_equal(f->nrows, 3);
 	assert_string_equal(f->target, "pid 100");
@@ -172,11 +174,38 @@ static void test_round_trip(void **state)
 	assert_string_equal(f->log[0].comm, "worker");
 	frame__free(f);
 	/* a jump back rebuilds the history of the frames before it only */
-	assert_int_equal(recording__frame(r, 0, NULL, &f, err, sizeof(err)), 0);
+	assert_int_equal(recording__frame(r, 0, &drawn, &f, err, sizeof(err)), 0);
 	assert_int_equal(series__len(&proc_of(f, 101)->rate), 1);
 	assert_int_equal(f->nmarks, 1);
 	assert_string_equal(frame_probe_label(f, f->marks[0].probe), "ruby:gc__mark__begin");
 	assert_int_equal(f->marks[0].args[0], 7);
+	frame__free(f);
+	recording__free(r);
+	model__free(m);
+}
+
+/* A replay keeps of the histories only what the view draws: after a jump,
+ * that many frames are read again; batch output (no history) reads none. */
+static void test_history_as_drawn(void **state)
+{
+	static const struct view_opts two = { .sort = SORT_COW_RATE, .tree = true, .hist = 2 };
+	struct model *m = workload();
+	struct recording *r;
+	struct frame *f;
+
+	(void)state;
+	write_recording(m, 3, RECORD_SCHEMA);
+	assert_int_equal(recording__open(&r, path, err, sizeof(err)), 0);
+	assert_int_equal(recording__frame(r, 2, &two, &f, err, sizeof(err)), 0);
+	assert_int_equal(series__len(&proc_of(f, 101)->rate), 2); /* frames 2 and 3 */
+	frame__free(f);
+	assert_int_equal(recording__frame(r, 2, NULL, &f, err, sizeof(err)), 0);
+	assert_int_equal(series__len(&proc_of(f, 101)->rate), 0);
+	assert_int_equal(f->nprocs, 3);
+	frame__free(f);
+	/* from no history to some: read again, not a gap */
+	assert_int_equal(recording__frame(r, 1, &drawn, &f, err, sizeof(err)), 0);
+	assert_int_equal(series__len(&proc_of(f, 101)->rate), 2);
 	frame__free(f);
 	recording__free(r);
 	model__free(m);
@@ -351,6 +380,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_history_as_drawn, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_find, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_truncated, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_empty, setup, teardown),

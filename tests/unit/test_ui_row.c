@@ -55,7 +55,7 @@ static struct model *sample(void)
 static struct frame *frame_tree(struct model *m, bool tree)
 {
 	static struct frame *f;
-	struct view_opts o = { .sort = SORT_PID, .tree = tree };
+	struct view_opts o = { .sort = SORT_PID, .tree = tree, .hist = SERIES_CAP };
 
 	frame__free(f);
 	f = frame__build(m, NULL, &o, NULL);

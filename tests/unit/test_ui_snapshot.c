@@ -308,7 +308,8 @@ static struct frame *sample_frame(void)
 	model__set_inherited(b, 4096);
 	model__set_mem_available(m, 1024 * 1024);
 	model__tick(m, 1.0);
-	f = frame__build(m, &st, NULL, NULL);
+	f = frame__build(m, &st, &(struct view_opts){ .sort = SORT_COW_RATE, .tree = true,
+						     .hist = SERIES_CAP }, NULL);
 	model__free(m);
 	assert_non_null(f);
 	return f;

@@ -95,10 +95,12 @@ static void test_never_splits_a_glyph(void **state)
 
 static void test_series_right_aligned(void **state)
 {
-	struct series s = { 0 };
+	struct series_store st;
+	struct series s;
 	char buf[128];
 
 	(void)state;
+	series__init_store(&s, &st);
 	series__push_marked(&s, 0, 0);
 	series__push_marked(&s, 5, 0);
 	series__push_marked(&s, 10, 0);
@@ -126,13 +128,49 @@ static void test_unknown_is_blank(void **state)
 	assert_string_equal(buf, " \u2581\u25c7\u2588");
 }
 
+/* A frame's copy of a series: the newest n values, oldest first, into
+ * storage of its own, also over the series itself; none without storage. */
+static void test_series_copy_tail(void **state)
+{
+	struct series_store st;
+	struct series s, t;
+	float v[4];
+	unsigned char mk[4];
+	int i;
+
+	(void)state;
+	series__init_store(&s, &st);
+	for (i = 0; i < SERIES_CAP + 3; i++) /* wrapped: 3 .. SERIES_CAP + 2 */
+		series__push_marked(&s, i, (unsigned char)(i == SERIES_CAP + 1));
+	series__copy_tail(&t, &s, v, mk, 4);
+	assert_int_equal(series__len(&t), 4);
+	assert_true(series__get(&t, 0) == SERIES_CAP - 1);
+	assert_true(series__get(&t, 3) == SERIES_CAP + 2);
+	assert_int_equal(series__mark(&t, 2), 1);
+	series__push_marked(&t, 99, 0); /* a ring of 4 */
+	assert_int_equal(series__len(&t), 4);
+	assert_true(series__get(&t, 0) == SERIES_CAP);
+	assert_true(series__get(&t, 3) == 99);
+	assert_true(series__get(&s, SERIES_CAP - 1) == SERIES_CAP + 2); /* the source is untouched */
+	series__copy_tail(&s, &s, v, mk, 4); /* a copy over itself */
+	assert_int_equal(series__len(&s), 4);
+	assert_true(series__get(&s, 3) == SERIES_CAP + 2);
+	series__copy_tail(&t, &s, NULL, NULL, 0);
+	assert_int_equal(series__len(&t), 0);
+	series__push_marked(&t, 1, 0); /* no storage: nothing kept, no crash */
+	assert_int_equal(series__len(&t), 0);
+	assert_true(series__max_last(&t, 10) == 0.0);
+}
+
 static void test_series_wraps_and_scales(void **state)
 {
-	struct series s = { 0 };
+	struct series_store st;
+	struct series s;
 	char buf[SERIES_CAP * 4 + 1];
 	int i;
 
 	(void)state;
+	series__init_store(&s, &st);
 	for (i = 0; i < SERIES_CAP + 10; i++)
 		series__push_marked(&s, i == 3 ? 1000 : 0, 0); /* the peak has scrolled out */
 	assert_true(spark_scale(&s, SERIES_CAP) == 0);
@@ -174,11 +212,13 @@ static void test_marks_never_split(void **state)
 
 static void test_series_marks_follow_values(void **state)
 {
-	struct series s = { 0 };
+	struct series_store st;
+	struct series s;
 	char buf[128];
 	int i;
 
 	(void)state;
+	series__init_store(&s, &st);
 	series__push_marked(&s, 10, 0);
 	series__push_marked(&s, 0, 1);
 	series__push_marked(&s, 10, 5);
@@ -234,6 +274,7 @@ int main(void)
 		cmocka_unit_test(test_small_values_rise),
 		cmocka_unit_test(test_never_splits_a_glyph),
 		cmocka_unit_test(test_series_right_aligned),
+		cmocka_unit_test(test_series_copy_tail),
 		cmocka_unit_test(test_series_wraps_and_scales),
 		cmocka_unit_test(test_unknown_is_blank),
 		cmocka_unit_test(test_marks_replace_glyphs),
