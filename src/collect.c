@@ -252,8 +252,13 @@ int collect__watch(struct collect *c, const struct proc_stat *st)
 		tracer__hold_regions(c->tracer, st->pid);
 	e = c->tracer ? tracer__watch(c->tracer, st->pid, st->ppid, st->start_time) : 0;
 
-	if (p)
-		refresh_from_proc(c, p);
+	/* Gone since st was read (a storm of short lives): it still has the
+	 * name and parent /proc gave a moment ago, never none. */
+	if (p && !refresh_from_proc(c, p)) {
+		model__set_ppid(p, st->ppid);
+		if (!p->comm[0])
+			model__set_comm(p, st->comm, strnlen(st->comm, sizeof(st->comm)));
+	}
 	return e;
 }
 

@@ -303,6 +303,22 @@ static void test_fork_then_exit(void **state)
 	assert_string_equal(model__find(f->m, 10, 500)->comm, "master");
 }
 
+/* A process found in /proc that is gone before the collector reads it
+ * again keeps the name and parent found, never shows nameless. */
+static void test_watch_gone_keeps_name(void **state)
+{
+	struct fixture *f = *state;
+	struct proc_stat st = { .pid = 40, .ppid = 7, .start_time = 950 };
+	struct proc *p;
+
+	snprintf(st.comm, sizeof(st.comm), "brief");
+	collect__watch(&f->c, &st); /* not in the fake /proc: it has gone */
+	p = model__find(f->m, 40, 950);
+	assert_non_null(p);
+	assert_string_equal(p->comm, "brief");
+	assert_int_equal(p->ppid, 7);
+}
+
 /* With only the rows on screen wanted, those are read from /proc every
  * tick, the others once in COLLECT_SLOW_TICKS ticks; with everything
  * wanted, all each tick. (The state letter tells a read.) */
@@ -766,6 +782,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_fork_then_exit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_watch_gone_keeps_name, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_want_rows, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_task_walk, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exit_before_fork, setup, teardown),
