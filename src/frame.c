@@ -30,26 +30,32 @@ static int lay_out(struct frame *f, const struct view_opts *vo)
 /* Give the processes copied in histories of their own: the newest vo->hist
  * values of the ones they point at (the model's, a recording's), or none.
  * Most views draw no history, and the screen only as many values as it has
- * columns for: copying the whole of every history each tick was most of a
- * frame's size. */
+ * columns for; an idle process's history is one value repeated, kept once.
+ * Copying the whole of every history each tick was most of a frame. */
 static void take_history(struct frame *f, const struct view_opts *vo)
 {
 	size_t n = vo && vo->hist > 0 ? (size_t)(vo->hist < SERIES_CAP ? vo->hist : SERIES_CAP) : 0;
-	size_t i, per = 2 * n;
+	size_t i, room = 0, at = 0, r;
 
-	if (n) {
-		f->hist_v = array(f->nprocs * per, sizeof(*f->hist_v));
-		f->hist_mark = array(f->nprocs * per, sizeof(*f->hist_mark));
+	for (i = 0; n && i < f->nprocs; i++)
+		room += series__tail_room(&f->procs[i].rate, n) + series__tail_room(&f->procs[i].shared, n);
+	if (room) {
+		f->hist_v = array(room, sizeof(*f->hist_v));
+		f->hist_mark = array(room, sizeof(*f->hist_mark));
 		if (!f->hist_v || !f->hist_mark)
 			n = 0; /* the rows still show, without sparklines */
 	}
 	for (i = 0; i < f->nprocs; i++) {
 		struct proc *p = &f->procs[i];
 
-		series__copy_tail(&p->rate, &p->rate, n ? f->hist_v + i * per : NULL,
-				  n ? f->hist_mark + i * per : NULL, n);
-		series__copy_tail(&p->shared, &p->shared, n ? f->hist_v + i * per + n : NULL,
-				  n ? f->hist_mark + i * per + n : NULL, n);
+		r = n ? series__tail_room(&p->rate, n) : 0;
+		series__copy_tail(&p->rate, &p->rate, r ? f->hist_v + at : NULL,
+				  r ? f->hist_mark + at : NULL, n);
+		at += r;
+		r = n ? series__tail_room(&p->shared, n) : 0;
+		series__copy_tail(&p->shared, &p->shared, r ? f->hist_v + at : NULL,
+				  r ? f->hist_mark + at : NULL, n);
+		at += r;
 	}
 }
 

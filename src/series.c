@@ -1,4 +1,5 @@
 /* A ring of per-interval values over its owner's storage. */
+#include <stdbool.h>
 #include "series.h"
 
 /* An empty series over v and mark, room for cap values (at most 65535). */
@@ -21,17 +22,45 @@ static size_t slot(const struct series *s, size_t i)
 	return ((size_t)s->head + s->cap - s->len + i) % s->cap;
 }
 
+/* Whether the newest n values of s are one value, with no marker. */
+static bool tail_constant(const struct series *s, size_t n)
+{
+	size_t i;
+
+	for (i = s->len - n; i < s->len; i++)
+		if (s->mark[slot(s, i)] || s->v[slot(s, i)] != s->v[slot(s, s->len - 1u)])
+			return false;
+	return true;
+}
+
+size_t series__tail_room(const struct series *s, size_t n)
+{
+	if (n > s->len)
+		n = s->len;
+	if (!n)
+		return 0;
+	return tail_constant(s, n) ? 1 : n;
+}
+
 /* Copy the newest n values of src, oldest first, into dst's new storage
- * (dst may be src: a copy that gets storage of its own). */
+ * (dst may be src: a copy that gets storage of its own). A constant tail
+ * is one stored value read len times: with a capacity of one, every index
+ * maps to it. */
 void series__copy_tail(struct series *dst, const struct series *src, float *v, unsigned char *mark,
 		       size_t n)
 {
 	const struct series from = *src;
-	size_t len = from.len < n ? from.len : n, i;
+	size_t len = from.len < n ? from.len : n, room = series__tail_room(&from, n), i;
 
-	series__init(dst, v, mark, n);
+	series__init(dst, v, mark, room);
 	if (!dst->cap)
 		return;
+	if (room == 1 && len > 1) {
+		v[0] = from.v[slot(&from, from.len - 1u)];
+		mark[0] = 0;
+		dst->len = (unsigned short)len;
+		return;
+	}
 	for (i = 0; i < len; i++) {
 		v[i] = from.v[slot(&from, from.len - len + i)];
 		mark[i] = from.mark[slot(&from, from.len - len + i)];

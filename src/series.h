@@ -25,8 +25,13 @@ struct series_store {
 
 void series__init(struct series *s, float *v, unsigned char *mark, size_t cap);
 void series__init_store(struct series *s, struct series_store *st);
+/* Storage a copy of the newest n values of s needs: none when it holds
+ * none; one when they are all the same and unmarked (an idle process's
+ * rates: most processes); else one a value. */
+size_t series__tail_room(const struct series *s, size_t n);
 /* dst gets the newest n values of src (fewer when src holds fewer), in
- * storage v and mark with room for n. */
+ * storage v and mark with room for series__tail_room(src, n) values. A
+ * copy kept in one value is for reading: pushing onto it loses values. */
 void series__copy_tail(struct series *dst, const struct series *src, float *v, unsigned char *mark,
 		       size_t n);
 void series__push_marked(struct series *s, double v, unsigned char mark);

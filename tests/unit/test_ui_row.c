@@ -84,6 +84,25 @@ static struct proc *mut(const struct row *r)
 	return (struct proc *)r->p;
 }
 
+/* A frame's history, given full storage to push onto (a frame keeps an
+ * idle process's history in one value, for reading). */
+static void own(struct series *s)
+{
+	static struct series_store stores[8];
+	static size_t next;
+	float v[SERIES_CAP];
+	unsigned char mk[SERIES_CAP];
+	size_t i, n = series__len(s);
+
+	for (i = 0; i < n; i++) {
+		v[i] = (float)series__get(s, i);
+		mk[i] = series__mark(s, i);
+	}
+	series__init_store(s, &stores[next++ % 8]);
+	for (i = 0; i < n; i++)
+		series__push_marked(s, v[i], mk[i]);
+}
+
 static void test_layout_shares_width(void **state)
 {
 	struct row_layout l;
@@ -312,6 +331,7 @@ static void read_worker(const struct row *r)
 
 	model__set_smaps(mut(r), &s, 1.0);
 	model__set_inherited(mut(r), 4096);
+	own(&mut(r)->shared);
 	series__push_marked(&mut(r)->shared, 0, 0);
 	series__push_marked(&mut(r)->shared, 50, 0);
 	series__push_marked(&mut(r)->shared, 100, 0);
@@ -488,6 +508,7 @@ static void test_marks_in_their_colour(void **state)
 	const char *at;
 
 	(void)state;
+	own(&mut(&rows[1])->rate);
 	series__push_marked(&mut(&rows[1])->rate, 0, 1);
 	series__push_marked(&mut(&rows[1])->rate, 42, 0);
 	row_layout_init(&rl, 100, false);
@@ -520,6 +541,7 @@ static void test_many_marks_keep_the_tree_colour(void **state)
 	int i;
 
 	(void)state;
+	own(&mut(&rows[1])->rate);
 	for (i = 0; i < SERIES_CAP; i++)
 		series__push_marked(&mut(&rows[1])->rate, i % 2 ? 5 : 0, (unsigned char)(i % 2));
 	row_layout_init(&rl, 2000, false);

@@ -155,6 +155,21 @@ static void test_series_copy_tail(void **state)
 	series__copy_tail(&s, &s, v, mk, 4); /* a copy over itself */
 	assert_int_equal(series__len(&s), 4);
 	assert_true(series__get(&s, 3) == SERIES_CAP + 2);
+	/* one value repeated, unmarked: kept once, read as many times */
+	series__init_store(&s, &st);
+	for (i = 0; i < 10; i++)
+		series__push_marked(&s, 7, 0);
+	assert_int_equal(series__tail_room(&s, 4), 1);
+	assert_int_equal(series__tail_room(&s, 0), 0);
+	series__copy_tail(&t, &s, v, mk, 6);
+	assert_int_equal(series__len(&t), 6);
+	for (i = 0; i < 6; i++)
+		assert_true(series__get(&t, (size_t)i) == 7 && series__mark(&t, (size_t)i) == 0);
+	assert_true(series__max_last(&t, 3) == 7);
+	series__set_last(&s, 7, 2); /* a marker makes it a full copy */
+	assert_int_equal(series__tail_room(&s, 4), 4);
+	series__push_marked(&s, 8, 0);
+	assert_int_equal(series__tail_room(&s, 4), 4);
 	series__copy_tail(&t, &s, NULL, NULL, 0);
 	assert_int_equal(series__len(&t), 0);
 	series__push_marked(&t, 1, 0); /* no storage: nothing kept, no crash */
