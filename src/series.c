@@ -22,24 +22,13 @@ static size_t slot(const struct series *s, size_t i)
 	return ((size_t)s->head + s->cap - s->len + i) % s->cap;
 }
 
-/* Whether the newest n values of s are one value, with no marker. */
-static bool tail_constant(const struct series *s, size_t n)
-{
-	size_t i;
-
-	for (i = s->len - n; i < s->len; i++)
-		if (s->mark[slot(s, i)] || s->v[slot(s, i)] != s->v[slot(s, s->len - 1u)])
-			return false;
-	return true;
-}
-
 size_t series__tail_room(const struct series *s, size_t n)
 {
 	if (n > s->len)
 		n = s->len;
 	if (!n)
 		return 0;
-	return tail_constant(s, n) ? 1 : n;
+	return s->same >= n ? 1 : n;
 }
 
 /* Copy the newest n values of src, oldest first, into dst's new storage
@@ -58,7 +47,7 @@ void series__copy_tail(struct series *dst, const struct series *src, float *v, u
 	if (room == 1 && len > 1) {
 		v[0] = from.v[slot(&from, from.len - 1u)];
 		mark[0] = 0;
-		dst->len = (unsigned short)len;
+		dst->len = dst->same = (unsigned short)len;
 		return;
 	}
 	for (i = 0; i < len; i++) {
@@ -67,19 +56,37 @@ void series__copy_tail(struct series *dst, const struct series *src, float *v, u
 	}
 	dst->len = (unsigned short)len;
 	dst->head = (unsigned short)(len % dst->cap);
+	dst->same = (unsigned short)(from.same < len ? from.same : len);
 }
 
 /* Append v with a marker (0: none) for its interval, dropping the oldest
  * value when full. */
 void series__push_marked(struct series *s, double v, unsigned char mark)
 {
+	float f = (float)v;
+	bool run = s->len && !mark && s->same && s->v[slot(s, s->len - 1u)] == f;
+
 	if (!s->cap)
 		return;
-	s->v[s->head] = (float)v;
+	s->v[s->head] = f;
 	s->mark[s->head] = mark;
 	s->head = (unsigned short)((s->head + 1) % s->cap);
 	if (s->len < s->cap)
 		s->len++;
+	s->same = mark ? 0 : run ? s->same + 1 : 1;
+	if (s->same > s->len)
+		s->same = s->len;
+}
+
+/* Count again the newest values equal to the last, unmarked. */
+static void count_same(struct series *s)
+{
+	size_t i = s->len;
+	float last = s->v[slot(s, s->len - 1u)];
+
+	while (i > 0 && !s->mark[slot(s, i - 1)] && s->v[slot(s, i - 1)] == last)
+		i--;
+	s->same = (unsigned short)(s->len - i);
 }
 
 /* Replace the newest value and its marker; append when there is none. */
@@ -91,6 +98,7 @@ void series__set_last(struct series *s, double v, unsigned char mark)
 	}
 	s->v[slot(s, s->len - 1u)] = (float)v;
 	s->mark[slot(s, s->len - 1u)] = mark;
+	count_same(s);
 }
 
 /* Number of values held. */

@@ -15,6 +15,7 @@ struct series {
 	unsigned short cap;   /* values v and mark have room for; 0: none (pushes are lost) */
 	unsigned short head;  /* index of the next slot to write */
 	unsigned short len;   /* number of values held, <= cap */
+	unsigned short same;  /* of the newest, how many are the last value, unmarked */
 };
 
 /* Storage for one full series, for owners that keep it inline. */
