@@ -133,9 +133,12 @@ static void present(struct app *a, double interval)
 	char err[512];
 
 	st.bpf_stats = tracer__bpf_run_seconds(a->tracer, &st.bpf_run_seconds) == 0;
-	for (s = a->sinks; s; s = s->next)
+	vo.no_rows = true;
+	for (s = a->sinks; s; s = s->next) {
 		if (s->history > vo.hist)
 			vo.hist = s->history;
+		vo.no_rows = vo.no_rows && s->own_rows;
+	}
 	f = frame__build(a->model, &st, &vo, &a->marks_shown);
 	if (!f)
 		return;

@@ -17,9 +17,11 @@ static int lay_out(struct frame *f, const struct view_opts *vo)
 	static const struct view_opts dflt = { .sort = SORT_COW_RATE, .tree = true };
 	long rows;
 
-	f->rows = array(f->nprocs, sizeof(*f->rows));
+	f->rows = array(vo && vo->no_rows ? 0 : f->nprocs, sizeof(*f->rows));
 	if (!f->rows)
 		return -ENOMEM;
+	if (vo && vo->no_rows)
+		return 0;
 	rows = tree_layout(f->procs, f->nprocs, vo ? vo : &dflt, f->rows);
 	if (rows < 0)
 		return (int)rows;

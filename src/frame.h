@@ -88,7 +88,8 @@ struct frame {
 	float *hist_v;              /* storage of their histories (view_opts.hist values each) */
 	unsigned char *hist_mark;
 	size_t nprocs;
-	struct row *rows;           /* laid out with the view_opts given to frame__build */
+	struct row *rows;           /* laid out with the view_opts given to frame__build;
+	                               none when they say no_rows */
 	size_t nrows;
 	struct frame_totals totals; /* computed once, here */
 	struct frame_group *groups; /* watched roots with a live descendant, by pid */

@@ -131,6 +131,8 @@ double series__max_last(const struct series *s, size_t n)
 
 	if (n > s->len)
 		n = s->len;
+	if (n && s->same >= n) /* one value: an idle process's */
+		return s->v[slot(s, s->len - 1u)] > 0 ? s->v[slot(s, s->len - 1u)] : 0.0;
 	for (i = s->len - n; i < s->len; i++)
 		if (series__get(s, i) > max)
 			max = series__get(s, i);

@@ -38,6 +38,9 @@ struct sink {
 	/* Newest history values of each process it draws (sparklines): a
 	 * frame copies no more than the sinks ask for. 0: none. */
 	int history;
+	/* It lays the frame's processes out itself (its own sort, filter,
+	 * focus): the frame's rows are of no use to it. */
+	bool own_rows;
 };
 
 /* Say something that is not fatal (a full disk) where the user sees it:

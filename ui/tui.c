@@ -267,6 +267,7 @@ struct sink *tui__sink(struct tui *t)
 {
 	t->sink.ops = &tui_sink_ops;
 	t->sink.screen_only = true;
+	t->sink.own_rows = true;
 	if (!t->sink.history)
 		t->sink.history = SERIES_CAP; /* until the first draw knows the width */
 	return &t->sink;

@@ -88,6 +88,25 @@ static void test_history_as_drawn(void **state)
 	model__free(m);
 }
 
+/* A frame for views that lay out their own rows has none, and still its
+ * groups and totals. */
+static void test_no_rows(void **state)
+{
+	struct view_opts vo = { .sort = SORT_PID, .tree = true, .no_rows = true };
+	struct model *m = sample();
+	struct frame *f = frame__build(m, NULL, &vo, NULL);
+
+	(void)state;
+	assert_non_null(f);
+	assert_int_equal(f->nprocs, 3);
+	assert_int_equal(f->nrows, 0);
+	assert_int_equal(f->ngroups, 1);
+	assert_int_equal(f->groups[0].root_pid, 100);
+	assert_int_equal(f->totals.cow, 360);
+	frame__free(f);
+	model__free(m);
+}
+
 /* The total of copies never goes down: exited processes removed from the
  * model (after --linger, or at once in batch) keep their copies in it. */
 static void test_totals_keep_forgotten(void **state)
@@ -430,6 +449,7 @@ int main(void)
 		cmocka_unit_test(test_totals_and_rows),
 		cmocka_unit_test(test_totals_keep_forgotten),
 		cmocka_unit_test(test_history_as_drawn),
+		cmocka_unit_test(test_no_rows),
 		cmocka_unit_test(test_labels_are_copies),
 		cmocka_unit_test(test_markers_cursor_and_log),
 		cmocka_unit_test(test_hold_and_free),
