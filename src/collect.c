@@ -296,14 +296,6 @@ static void walk_reap(struct walk *w, struct proc *p)
 	w->reap[w->nreap++] = p;
 }
 
-/* Whether /proc has process pid with this start time (clock ticks). */
-static bool proc_is(struct collect *c, int pid, unsigned long long start)
-{
-	struct proc_stat st;
-
-	return read_stat(c, pid, &st) == 0 && st.start_time == start;
-}
-
 /* A process whose fork and exit records were both lost (the ring buffer
  * overflowed) and that /proc no longer has: the kernel's map has its
  * counts but no name. Say the name is unknown rather than show none. */
@@ -318,15 +310,21 @@ static void name_unknown(struct proc *p)
  * the way) or the entry names no process: NULL. */
 static struct proc *adopt(struct collect *c, const struct tracer_proc *k)
 {
+	struct proc_stat st;
+	bool there = read_stat(c, k->pid, &st) == 0 && st.start_time == k->start;
 	struct proc *p;
 
-	if (!k->exited && !proc_is(c, k->pid, k->start))
+	if (!k->exited && !there)
 		return NULL;
 	p = model__add(c->model, k->pid, k->start);
 	if (!p)
 		return NULL;
 	model__set_parent(p, k->ppid);
-	if (!refresh_from_proc(c, p))
+	if (refresh_from_proc(c, p))
+		return p;
+	if (there) /* gone since: the name read a moment ago */
+		model__set_comm(p, st.comm, strnlen(st.comm, sizeof(st.comm)));
+	else
 		name_unknown(p);
 	return p;
 }
