@@ -6,7 +6,7 @@
 # The recording is made of real frames: cowtop records every process for
 # three frames (needs root), or the frames of --from FILE, repeated one
 # second apart until the file holds SIZE MiB. Printing every frame in batch
-# mode is the cost of reading through (what --diff pays).
+# mode is the cost of reading through (what --diff pays, measured too).
 #
 # With tmux, the full-screen replay is also opened, paused, and made to jump
 # to the last frame (':' #N), which reads up to 128 frames before it again to
@@ -60,6 +60,10 @@ for n in 1 "$frames"; do
 	echo "open, index and print $n frame(s): $secs s, max RSS $((kib >> 10)) MiB (cowtop -r FILE -b -f json -n $n)"
 done
 
+# --diff reads both recordings through
+/usr/bin/time -f "%e %M" -o "$DIR/time" "$COWTOP" --diff "$BIG" "$BIG" >/dev/null || true
+read -r secs kib <"$DIR/time"
+echo "diff of the recording with itself: $secs s, max RSS $((kib >> 10)) MiB (cowtop --diff FILE FILE)"
 # the full-screen view: open, pause, jump to the last frame
 command -v tmux >/dev/null || { echo "jump: skipped (no tmux)"; exit 0; }
 SOCK=cowtop-bench-replay-$$
