@@ -2,9 +2,10 @@
  * per frame only its offset, time and whether it holds probe hits or exits
  * (a cheap look at the line's bytes; the whole line is parsed only when the
  * frame is shown). A frame is rebuilt from its line with json-c into the
- * same struct frame the tracer's frames are; the histories the sparklines
- * show are carried from frame to frame, and rebuilt from the frames before
- * it after a jump. */
+ * same struct frame the tracer's frames are, its processes one at a time
+ * (the tree of a whole line of thousands would cost several times the
+ * frame); the histories the sparklines show are carried from frame to
+ * frame, and rebuilt from the frames before it after a jump. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
