@@ -79,7 +79,8 @@ at() {
 	return 1
 }
 # shellcheck disable=SC2064 # expand now
-trap "tmux -L '$SOCK' kill-server 2>/dev/null; [ '$KEEP' = 1 ] || rm -rf '$DIR'" EXIT
+trap "tmux -L '$SOCK' kill-server 2>/dev/null; rm -f '${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$SOCK'
+	[ '$KEEP' = 1 ] || rm -rf '$DIR'" EXIT
 tm new-session -d -s bench -x 160 -y 50 "exec '$COWTOP' -r '$BIG'"
 pid=$(tm display-message -p -t bench '#{pane_pid}')
 if ! at 1; then
