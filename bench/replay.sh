@@ -61,8 +61,9 @@ for n in 1 "$frames"; do
 done
 
 # --diff reads both recordings through
+# (time says first when it failed: the figures are its last line)
 /usr/bin/time -f "%e %M" -o "$DIR/time" "$COWTOP" --diff "$BIG" "$BIG" >/dev/null || true
-read -r secs kib <"$DIR/time"
+read -r secs kib < <(tail -n 1 "$DIR/time")
 echo "diff of the recording with itself: $secs s, max RSS $((kib >> 10)) MiB (cowtop --diff FILE FILE)"
 # the full-screen view: open, pause, jump to the last frame
 command -v tmux >/dev/null || { echo "jump: skipped (no tmux)"; exit 0; }
