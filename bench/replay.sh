@@ -6,7 +6,11 @@
 # The recording is made of real frames: cowtop records every process for
 # three frames (needs root), or the frames of --from FILE, repeated one
 # second apart until the file holds SIZE MiB. Printing every frame in batch
-# mode is the cost of reading through (what --diff pays).
+# mode is the cost of reading through (what --diff pays, measured too).
+#
+# With tmux, the full-screen replay is also opened, paused, and made to jump
+# to the last frame (':' #N), which reads up to 128 frames before it again to
+# rebuild the histories: its peak RSS (VmHWM) and RSS after the jump.
 #
 # Usage: bench/replay.sh [--size MIB] [--from RECORDING] [--keep]
 # Environment: COWTOP (default ./cowtop).
@@ -33,14 +37,18 @@ if [ -z "$FROM" ]; then
 	"$COWTOP" -b -f json -d 0.5 -n 3 -w "$FROM" >/dev/null
 fi
 BIG=$DIR/big.rec
-# the header, then the seed's frames again and again with times one second apart
+# the header, then the seed's frames again and again with times one second
+# apart (the first "time": of a frame is its own: a quote inside a string is
+# escaped)
 awk -v target=$((SIZE << 20)) '
 	NR == 1 { print; bytes = length($0) + 1; next }
-	{ sub(/^\{"time":[0-9.]+/, ""); line[n++] = $0 }
+	{ line[n++] = $0 }
 	END {
 		for (k = 0; bytes < target; k++) {
-			printf "{\"time\":%.3f%s\n", 1.8e9 + k, line[k % n]
-			bytes += length(line[k % n]) + 24
+			l = line[k % n]
+			sub(/"time":[0-9.]+/, sprintf("\"time\":%.3f", 1.8e9 + k), l)
+			print l
+			bytes += length(l) + 1
 		}
 	}' "$FROM" >"$BIG"
 frames=$(($(wc -l <"$BIG") - 1))
@@ -51,3 +59,45 @@ for n in 1 "$frames"; do
 	read -r secs kib <"$DIR/time"
 	echo "open, index and print $n frame(s): $secs s, max RSS $((kib >> 10)) MiB (cowtop -r FILE -b -f json -n $n)"
 done
+
+# --diff reads both recordings through
+# (time says first when it failed: the figures are its last line)
+/usr/bin/time -f "%e %M" -o "$DIR/time" "$COWTOP" --diff "$BIG" "$BIG" >/dev/null || true
+read -r secs kib < <(tail -n 1 "$DIR/time")
+echo "diff of the recording with itself: $secs s, max RSS $((kib >> 10)) MiB (cowtop --diff FILE FILE)"
+# the full-screen view: open, pause, jump to the last frame
+command -v tmux >/dev/null || { echo "jump: skipped (no tmux)"; exit 0; }
+SOCK=cowtop-bench-replay-$$
+tm() { tmux -L "$SOCK" "$@"; }
+screen() { tm capture-pane -p -t bench 2>/dev/null; }
+# wait up to 60 s for the header to say REPLAY $1/N
+at() {
+	local i
+	for ((i = 0; i < 600; i++)); do
+		screen | grep -qE "REPLAY $1/$frames " && return 0
+		sleep 0.1
+	done
+	return 1
+}
+# shellcheck disable=SC2064 # expand now
+trap "tmux -L '$SOCK' kill-server 2>/dev/null; rm -f '${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$SOCK'
+	[ '$KEEP' = 1 ] || rm -rf '$DIR'" EXIT
+tm new-session -d -s bench -x 160 -y 50 "exec '$COWTOP' -r '$BIG'"
+pid=$(tm display-message -p -t bench '#{pane_pid}')
+if ! at 1; then
+	echo "jump: the full-screen view did not show frame 1"
+	exit 0
+fi
+tm send-keys -t bench ' '
+first=$(awk '$1 == "VmHWM:" { print $2 }' "/proc/$pid/status")
+start=$(date +%s.%N)
+tm send-keys -t bench : '#' "$frames" Enter
+if ! at "$frames"; then
+	echo "jump: the full-screen view did not reach frame $frames"
+	exit 0
+fi
+end=$(date +%s.%N)
+read -r hwm rss < <(awk '$1 == "VmHWM:" { h = $2 } $1 == "VmRSS:" { r = $2 } END { print h, r }' "/proc/$pid/status")
+echo "full screen, first frame: max RSS $((first >> 10)) MiB"
+echo "full screen, jump to frame $frames: $(awk "BEGIN { printf \"%.2f\", $end - $start }") s, max RSS $((hwm >> 10)) MiB, RSS after $((rss >> 10)) MiB (cowtop -r FILE, ':#$frames')"
+tm send-keys -t bench q

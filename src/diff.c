@@ -37,7 +37,9 @@ struct dproc {
 /* A recording summed up. */
 struct side {
 	const char *path;
-	struct recording *rec;
+	struct recording *rec;           /* while it is read */
+	struct recording_info info;
+	size_t frames;
 	struct dproc *p;
 	size_t n, cap, hint;
 	char phases[SPLIT_SLOTS][LABEL_MAX];
@@ -54,7 +56,7 @@ struct figure {
 /* The summary of (pid, start), made when new; NULL out of memory. */
 static struct dproc *find(struct side *s, const struct proc *p, int depth, double first_seen)
 {
-	const struct recording_info *in = recording__info(s->rec);
+	const struct recording_info *in = &s->info;
 	struct dproc *d;
 	size_t i, k;
 
@@ -129,7 +131,8 @@ static int read_side(struct side *s, char *err, size_t errlen)
 		return e;
 	if (recording__warning(s->rec)[0])
 		fprintf(stderr, "cowtop: warning: %s\n", recording__warning(s->rec));
-	n = recording__frames(s->rec);
+	s->info = *recording__info(s->rec);
+	n = s->frames = recording__frames(s->rec);
 	for (k = 0; k < n; k++) {
 		e = recording__frame(s->rec, k, &vo, &f, err, errlen);
 		if (e)
@@ -147,6 +150,9 @@ static int read_side(struct side *s, char *err, size_t errlen)
 		}
 		frame__free(f);
 	}
+	/* let its histories and buffers go before the other side is read */
+	recording__free(s->rec);
+	s->rec = NULL;
 	/* an exited process copies no more: its copies by a later age are its last */
 	for (i = 0; i < s->n; i++)
 		for (k = 0; k < NAGES; k++)
@@ -294,14 +300,14 @@ static void jnum(FILE *f, const char *name, double v, bool comma)
 /* A side's line at the top of the text. */
 static void text_side(FILE *f, const char *which, const struct side *s)
 {
-	const struct recording_info *in = recording__info(s->rec);
+	const struct recording_info *in = &s->info;
 	char safe[1024], host[1024];
 
 	/* a recording is outside text: no escape sequence reaches the terminal */
 	text_sanitize_ascii(s->path, strlen(s->path), safe, sizeof(safe));
 	text_sanitize_ascii(in->host, strlen(in->host), host, sizeof(host));
 	fprintf(f, "%s: %s (host %s, %zu frames, %zu processes)\n", which, safe, host,
-		recording__frames(s->rec), s->n);
+		s->frames, s->n);
 }
 
 /* One role in text: who was matched, then a line per figure. */

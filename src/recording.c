@@ -2,9 +2,10 @@
  * per frame only its offset, time and whether it holds probe hits or exits
  * (a cheap look at the line's bytes; the whole line is parsed only when the
  * frame is shown). A frame is rebuilt from its line with json-c into the
- * same struct frame the tracer's frames are; the histories the sparklines
- * show are carried from frame to frame, and rebuilt from the frames before
- * it after a jump. */
+ * same struct frame the tracer's frames are, its processes one at a time
+ * (the tree of a whole line of thousands would cost several times the
+ * frame); the histories the sparklines show are carried from frame to
+ * frame, and rebuilt from the frames before it after a jump. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -25,6 +26,10 @@
 #define FRAME_SCHEMA_PREFIX "{\"schema\":"
 #define HEADER_PREFIX "{\"recording\":" /* frames start {"schema": too */
 #define EXITED "\"state\":\"exited\""
+#define PROCS_KEY "\"processes\":["
+#define TOK_DEPTH 64
+/* a process is two levels down in its line: the frame, its array */
+#define PROC_DEPTH (TOK_DEPTH - 2)
 
 /* Whether p[0..len) starts with the literal prefix s. */
 #define STARTS(p, len, s) ((len) >= sizeof(s) - 1 && memcmp(p, s, sizeof(s) - 1) == 0)
@@ -70,6 +75,7 @@ struct recording {
 	char *line;                  /* the line being parsed */
 	size_t linecap;
 	json_tokener *tok;
+	json_tokener *etok;          /* one process of a line at a time */
 };
 
 /* Say why, with the file's name, and return -e. */
@@ -347,7 +353,8 @@ int recording__open(struct recording **out, const char *path, char *err, size_t 
 	int e;
 
 	*out = NULL;
-	if (!r || !(r->path = strdup(path)) || !(r->tok = json_tokener_new_ex(64))) {
+	if (!r || !(r->path = strdup(path)) || !(r->tok = json_tokener_new_ex(TOK_DEPTH)) ||
+	    !(r->etok = json_tokener_new_ex(PROC_DEPTH))) {
 		recording__free(r);
 		return fail(err, errlen, ENOMEM, "%s: %s", path, strerror(ENOMEM));
 	}
@@ -377,6 +384,8 @@ void recording__free(struct recording *r)
 		close(r->fd);
 	if (r->tok)
 		json_tokener_free(r->tok);
+	if (r->etok)
+		json_tokener_free(r->etok);
 	free(r->path);
 	free(r->idx);
 	free(r->probes);
@@ -832,14 +841,9 @@ static void take_groups(json_object *o, struct frame *f)
 	}
 }
 
-/* The frame's own figures and its processes. */
-static int take_body(struct recording *r, json_object *o, struct frame *f)
+/* The frame's own figures (all but its processes, groups and probe hits). */
+static void take_head(struct recording *r, json_object *o, struct frame *f)
 {
-	json_object *a = get(o, "processes");
-	size_t i, n;
-
-	if (!a || !json_object_is_type(a, json_type_array))
-		return -EINVAL;
 	f->refs = 1;
 	f->time = real(o, "time", 0);
 	f->interval = real(o, "interval", 0);
@@ -849,6 +853,17 @@ static int take_body(struct recording *r, json_object *o, struct frame *f)
 	snprintf(f->target, sizeof(f->target), "%s", r->info.target);
 	f->lost = count(o, "lost", NULL);
 	f->mem_available_kib = count(o, "mem_available_kib", NULL);
+}
+
+/* The frame's own figures and its processes, from the tree of its whole line. */
+static int take_body(struct recording *r, json_object *o, struct frame *f)
+{
+	json_object *a = get(o, "processes");
+	size_t i, n;
+
+	if (!a || !json_object_is_type(a, json_type_array))
+		return -EINVAL;
+	take_head(r, o, f);
 	n = json_object_array_length(a);
 	f->procs = calloc(n ? n : 1, sizeof(*f->procs));
 	if (!f->procs)
@@ -860,6 +875,215 @@ static int take_body(struct recording *r, json_object *o, struct frame *f)
 	}
 	take_groups(o, f);
 	return take_marks(r, o, f);
+}
+
+/* Where json-c stands after some text of a line: how deep, whether in a
+ * string (it also takes single-quoted ones) and how many keys the frame's
+ * own object has had; comments (json-c takes them too) are not followed. */
+struct lex {
+	int depth;
+	char quote;
+	bool escape, comment;
+	unsigned keys;
+};
+
+/* Move x over p[0..n). */
+static void lex(struct lex *x, const char *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		char c = p[i];
+
+		if (x->escape) {
+			x->escape = false;
+		} else if (x->quote) {
+			if (c == '\\')
+				x->escape = true;
+			else if (c == x->quote)
+				x->quote = 0;
+		} else if (c == '"' || c == '\'') {
+			x->quote = c;
+		} else if (c == '{' || c == '[') {
+			x->depth++;
+		} else if (c == '}' || c == ']') {
+			x->depth--;
+		} else if (c == ':' && x->depth == 1) {
+			x->keys++;
+		} else if (c == '/') {
+			x->comment = true;
+		}
+	}
+}
+
+/* The first index from i on that is not a blank between JSON values. */
+static size_t blanks(const char *p, size_t i, size_t len)
+{
+	while (i < len && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r'))
+		i++;
+	return i;
+}
+
+/* Room for the processes of the array p[i..len): as many as it has
+ * objects starting {"pid": (the recorder writes each so); more later if
+ * that was too few. */
+static int procs_alloc(const char *p, size_t i, size_t len, struct frame *f, size_t *cap)
+{
+	static const char start[] = "{\"pid\":";
+	const char *q = p + i, *end = p + len;
+	size_t n = 0;
+
+	while ((q = memmem(q, (size_t)(end - q), start, sizeof(start) - 1))) {
+		n++;
+		q += sizeof(start) - 1;
+	}
+	*cap = n ? n : 1;
+	f->procs = calloc(*cap, sizeof(*f->procs));
+	return f->procs ? 0 : -ENOMEM;
+}
+
+/* Room for one more process in f. */
+static int proc_room(struct frame *f, size_t *cap)
+{
+	size_t n = *cap + *cap / 2 + 16;
+	struct proc *q;
+
+	if (f->nprocs < *cap)
+		return 0;
+	q = realloc(f->procs, n * sizeof(*q));
+	if (!q)
+		return -ENOMEM;
+	memset(q + *cap, 0, (n - *cap) * sizeof(*q));
+	f->procs = q;
+	*cap = n;
+	return 0;
+}
+
+/* The processes of the array whose elements start at p[*at], one at a
+ * time: each parsed alone, taken, let go, so that the tree of thousands of
+ * processes is never built. *at ends on the array's ']'. 1 when the text
+ * is not an array of processes as the recorder writes it. */
+static int take_procs(struct recording *r, const char *p, size_t len, size_t *at, double time,
+		      struct frame *f)
+{
+	size_t i = blanks(p, *at, len), cap;
+	json_object *o;
+	int e;
+
+	if (procs_alloc(p, i, len, f, &cap))
+		return -ENOMEM;
+	if (i < len && p[i] == ']') {
+		*at = i;
+		return 0;
+	}
+	for (;;) {
+		json_tokener_reset(r->etok);
+		o = json_tokener_parse_ex(r->etok, p + i, (int)(len - i));
+		if (!o || json_tokener_get_error(r->etok) != json_tokener_success) {
+			json_object_put(o);
+			return 1;
+		}
+		e = proc_room(f, &cap);
+		if (!e)
+			e = take_proc(r, o, time, &f->procs[f->nprocs]) ? 1 : 0;
+		json_object_put(o);
+		if (e)
+			return e;
+		f->nprocs++;
+		i = blanks(p, i + json_tokener_get_parse_end(r->etok), len);
+		if (i < len && p[i] == ']') {
+			*at = i;
+			return 0;
+		}
+		if (i >= len || p[i] != ',')
+			return 1;
+		i = blanks(p, i + 1, len);
+	}
+}
+
+/* The line without its processes: the text up to the array's '[', then
+ * from its ']' on, fed to the parser in two pieces (no copy); NULL when
+ * that is not one JSON object whose "processes" is that empty array. */
+static json_object *parse_rest(struct recording *r, const char *p, size_t len, size_t open,
+			       size_t close)
+{
+	json_object *o, *a;
+
+	json_tokener_reset(r->tok);
+	o = json_tokener_parse_ex(r->tok, p, (int)open);
+	if (o || json_tokener_get_error(r->tok) != json_tokener_continue) {
+		json_object_put(o);
+		return NULL;
+	}
+	o = json_tokener_parse_ex(r->tok, p + close, (int)(len - close));
+	a = get(o, "processes");
+	if (!o || json_tokener_get_error(r->tok) != json_tokener_success ||
+	    json_tokener_get_parse_end(r->tok) != len - close || !json_object_is_type(o, json_type_object) ||
+	    !a || !json_object_is_type(a, json_type_array) || json_object_array_length(a)) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* Frame k from its line in r->line, the processes one by one (see
+ * take_procs). 1 when the line is not as the recorder writes it: then the
+ * caller parses it whole, which gives the same frame or the exact error. */
+static int take_line_procs_apart(struct recording *r, size_t k, struct frame *f)
+{
+	const char *p = r->line, *key;
+	size_t len = r->idx[k].len, open, close;
+	double time = r->idx[k].time; /* the same text as "time" (checked below) */
+	struct lex x = { 0 };
+	json_object *o;
+	int e;
+
+	key = memmem(p, len, PROCS_KEY, sizeof(PROCS_KEY) - 1);
+	if (!key)
+		return 1;
+	/* the frame's own key, not text in a string or a key further down */
+	lex(&x, p, (size_t)(key - p));
+	if (x.depth != 1 || x.quote || x.escape || x.comment)
+		return 1;
+	open = (size_t)(key - p) + sizeof(PROCS_KEY) - 1;
+	lex(&x, key, sizeof(PROCS_KEY) - 1);
+	close = open;
+	e = take_procs(r, p, len, &close, time, f);
+	if (e)
+		return e;
+	lex(&x, p + close, len - close);
+	o = x.comment ? NULL : parse_rest(r, p, len, open, close);
+	/* a key twice (json-c keeps the last) would make fewer members than
+	 * keys: the array read apart might not be the frame's "processes" */
+	if (!o || json_object_object_length(o) != (int)x.keys || real(o, "time", 0) != time) {
+		json_object_put(o);
+		return 1;
+	}
+	take_head(r, o, f);
+	take_groups(o, f);
+	e = take_marks(r, o, f);
+	json_object_put(o);
+	return e;
+}
+
+/* Frame k from its line in r->line into the empty frame f; -EINVAL with
+ * the reason in why, or -ENOMEM. */
+static int take_line_frame(struct recording *r, size_t k, struct frame *f, char *why, size_t whylen)
+{
+	json_object *o;
+	int e = take_line_procs_apart(r, k, f);
+
+	snprintf(why, whylen, "not a frame");
+	if (e <= 0)
+		return e;
+	free(f->procs);
+	memset(f, 0, sizeof(*f));
+	o = parse(r, r->line, r->idx[k].len, why, whylen);
+	if (!o)
+		return -EINVAL;
+	e = take_body(r, o, f);
+	json_object_put(o);
+	return e;
 }
 
 /* Read frame k's line into r->line. */
@@ -890,7 +1114,6 @@ static int rebuild(struct recording *r, size_t k, bool series, struct frame **ou
 {
 	struct frame *f = calloc(1, sizeof(*f));
 	char why[128];
-	json_object *o;
 	int e;
 
 	*out = NULL;
@@ -901,20 +1124,14 @@ static int rebuild(struct recording *r, size_t k, bool series, struct frame **ou
 		free(f);
 		return e;
 	}
-	o = parse(r, r->line, r->idx[k].len, why, sizeof(why));
-	if (!o) {
-		free(f);
-		return fail(err, errlen, EINVAL, "%s:%u: corrupt line: %s", r->path, r->idx[k].line, why);
-	}
-	e = take_body(r, o, f);
-	json_object_put(o);
+	e = take_line_frame(r, k, f, why, sizeof(why));
 	if (!e)
 		e = take_history(r, f, series);
 	if (e) {
 		f->refs = 1;
 		frame__free(f);
 		return fail(err, errlen, -e, "%s:%u: corrupt line: %s", r->path, r->idx[k].line,
-			    e == -ENOMEM ? strerror(ENOMEM) : "not a frame");
+			    e == -ENOMEM ? strerror(ENOMEM) : why);
 	}
 	*out = f;
 	return 0;

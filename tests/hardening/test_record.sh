@@ -128,6 +128,14 @@ test_bad_files() {
 	expect_eq "corrupt inside: exit status" "$RC" 1
 	expect_eq "corrupt inside: the message" "$(cat "$WORK/corrupt2.err")" \
 		"cowtop: $f:3: corrupt line: quoted object property name expected"
+	# processes are read one at a time: the second one of a real frame made
+	# corrupt gives the message of the line read whole, with its number
+	sed '3s/,{"pid":/,{"pid":}/' "$rec" >"$f"
+	check "corrupt process: the second process of line 3 is made corrupt" grep -q '{"pid":}' "$f"
+	run_cowtop_plain corrupt3 -r "$f" -b
+	expect_eq "corrupt process: exit status" "$RC" 1
+	expect_eq "corrupt process: the message" "$(cat "$WORK/corrupt3.err")" \
+		"cowtop: $f:3: corrupt line: unexpected character"
 	{ echo '{"recording":true,"schema":9,"cowtop":"9.0"}'; tail -n +2 "$rec"; } >"$f"
 	run_cowtop_plain newer -r "$f" -b
 	expect_error newer 1 "cowtop: $f was recorded by a newer cowtop (schema 9; this one reads schema 1)"

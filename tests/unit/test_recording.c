@@ -327,6 +327,80 @@ static void test_corrupt(void **state)
 	recording__free(r);
 }
 
+/* A frame's processes are read one at a time: a corrupt one in the middle,
+ * or corrupt text after them, gives json-c's message for the whole line,
+ * with its number; text the recorder never writes (a key twice, a key
+ * further down or in a string, comments) gives the frame json-c makes of
+ * the whole line. */
+static void test_processes_apart(void **state)
+{
+	static const struct {
+		const char *line, *why;
+	} bad[] = {
+		{ "{\"time\":2,\"processes\":[{\"pid\":1},{\"pid\":2},{\"pid\":3,\"comm\":x},{\"pid\":4}],\"groups\":[]}",
+		  "unexpected character" },
+		{ "{\"time\":2,\"processes\":[{\"pid\":1},{\"pid\":2}}", "array value separator ',' expected" },
+		{ "{\"time\":2,\"processes\":[{\"pid\":1} {\"pid\":2}]}", "array value separator ',' expected" },
+		{ "{\"time\":2,\"processes\":[{\"pid\":1}],\"groups\":[{]}", "quoted object property name expected" },
+		{ "{\"time\":2,\"processes\":[{\"pid\":1},7,{\"pid\":2}]}", "not a frame" },
+		{ "{\"time\":2,\"processes\":[{\"pid\":1},{\"pid\":2,\"comm\":\"a\\qb\"}]}", "invalid string sequence" },
+	};
+	static const struct {
+		const char *line;
+		double time;
+		int pids[3]; /* 0 ends */
+	} odd[] = {
+		{ "{\"time\":2,\"processes\":[{\"pid\":1}],\"processes\":[{\"pid\":2},{\"pid\":3}]}", 2, { 2, 3 } },
+		{ "{\"time\":2,\"processes\":[{\"pid\":1}],\"proce\\u0073ses\":[]}", 2, { 0 } },
+		{ "{\"time\":2,\"x\":{\"processes\":[{\"pid\":1}]},\"processes\":[]}", 2, { 0 } },
+		{ "{\"time\":2,\"a\\\"processes\":[{\"pid\":1}],\"proce\\u0073ses\":[]}", 2, { 0 } },
+		{ "{\"time\":2,'a\"processes':[{\"pid\":1}],\"proce\\u0073ses\":[]}", 2, { 0 } },
+		{ "{\"time\":2,\"host\":\"\\\"processes\\\":[\",\"processes\":[{\"pid\":1}]}", 2, { 1 } },
+		{ "{\"time\":2,\"processes\":[ {\"pid\":1} /* c */, {\"pid\":2} ]  }", 2, { 1, 2 } },
+		{ "{\"time\":2,\"processes\":[{\"pid\":1}],\"time\":3}", 3, { 1 } },
+	};
+	char text[512], want[8192];
+	struct recording *r;
+	struct frame *f;
+	size_t i;
+	int k;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		snprintf(text, sizeof(text), "{\"recording\":true,\"schema\":1}\n{\"time\":1,\"processes\":[]}\n%s\n",
+			 bad[i].line);
+		write_text(text);
+		assert_int_equal(recording__open(&r, path, err, sizeof(err)), 0);
+		assert_int_not_equal(recording__frame(r, 1, NULL, &f, err, sizeof(err)), 0);
+		assert_null(f);
+		snprintf(want, sizeof(want), "%s:3: corrupt line: %s", path, bad[i].why);
+		assert_string_equal(err, want);
+		recording__free(r);
+	}
+	for (i = 0; i < sizeof(odd) / sizeof(*odd); i++) {
+		snprintf(text, sizeof(text), "{\"recording\":true,\"schema\":1}\n%s\n", odd[i].line);
+		write_text(text);
+		assert_int_equal(recording__open(&r, path, err, sizeof(err)), 0);
+		assert_int_equal(recording__frame(r, 0, NULL, &f, err, sizeof(err)), 0);
+		assert_true(f->time == odd[i].time);
+		for (k = 0; k < 3 && odd[i].pids[k]; k++)
+			assert_non_null(proc_of(f, odd[i].pids[k]));
+		assert_int_equal(f->nprocs, k);
+		frame__free(f);
+		recording__free(r);
+	}
+	/* the index takes the first ,"time": (here one further down): the
+	 * processes' smaps times are the frame's time less their age */
+	write_text("{\"recording\":true,\"schema\":1}\n{\"schema\":1,\"x\":{\"a\":1,\"time\":7},\"time\":2,"
+		   "\"processes\":[{\"pid\":1,\"pss_kib\":5,\"smaps_age\":0.5}]}\n");
+	assert_int_equal(recording__open(&r, path, err, sizeof(err)), 0);
+	assert_int_equal(recording__frame(r, 0, NULL, &f, err, sizeof(err)), 0);
+	assert_true(f->time == 2);
+	assert_true(proc_of(f, 1)->smaps_time == 1.5);
+	frame__free(f);
+	recording__free(r);
+}
+
 /* A line longer than any frame is refused without reading it into memory whole. */
 static void test_huge_line(void **state)
 {
@@ -387,6 +461,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_newer_schema, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_not_a_recording, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_corrupt, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_processes_apart, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_huge_line, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_open_append, setup, teardown),
 	};
