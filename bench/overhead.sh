@@ -9,9 +9,10 @@
 #       line is also given as a ratio to this floor
 #   (b) regions off: the same watched by cowtop --no-regions (copies not
 #       split by memory region), so the cost of regions is (b)/(b-)
-#   (bk) the same watched by cowtop -d 60: no frame is drawn while the
-#       workload runs, so this is the kernel side alone (the BPF programs)
-#       and (b)/(bk) is what cowtop's user space adds by sharing the CPUs
+#   (bk) the same watched by cowtop -d 60 --smaps-budget 0: no frame is
+#       drawn and no smaps_rollup read while the workload runs, so this is
+#       the kernel side alone (the BPF programs), and (b)/(bk) is what
+#       cowtop's user space adds while it runs beside the workload
 #   (b0) with --compare PATH: the same watched by another cowtop build, so
 #       a change is measured before and after in the same run
 #   (b') the same with copies by code path on (cowtop --stacks): a user
@@ -321,7 +322,7 @@ run_block()
 	cow.cowtop)		run_cowtop_cmd cow cow.cowtop ;;
 	cow.stacks)		run_cowtop_cmd cow cow.stacks --stacks ;;
 	cow.noregions)		run_cowtop_cmd cow cow.noregions --no-regions ;;
-	cow.kernel)		run_cowtop_cmd cow cow.kernel -d 60 ;;
+	cow.kernel)		run_cowtop_cmd cow cow.kernel -d 60 --smaps-budget 0 ;;
 	cow.compare)		COWTOP_RUN=$compare run_cowtop_cmd cow cow.compare ;;
 	floor)			run_floor $(($2 % 2)) ;;
 	cow.bpftrace)		run_bpftrace_cmd cow cow.bpftrace ;;
@@ -466,7 +467,7 @@ report_line "(a) CoW, untraced" cow.untraced cow.untraced "$faults" cow.floor
 report_line "(f) CoW, empty programs on the hooks (floor)" cow.floor cow.untraced "$faults" cow.floor
 report_line "(b-) CoW, watched by cowtop --no-regions" cow.noregions cow.untraced "$faults" cow.floor
 report_line "(b) CoW, watched by cowtop" cow.cowtop cow.untraced "$faults" cow.floor
-report_line "(bk) CoW, watched by cowtop -d 60 (kernel side)" cow.kernel cow.untraced "$faults" cow.floor
+report_line "(bk) CoW, cowtop -d 60 --smaps-budget 0 (kernel side)" cow.kernel cow.untraced "$faults" cow.floor
 [ -n "$compare" ] &&
 	report_line "(b0) CoW, watched by the --compare cowtop" cow.compare cow.untraced "$faults" cow.floor
 report_line "(b') CoW, watched by cowtop --stacks" cow.stacks cow.untraced "$faults" cow.floor
@@ -501,7 +502,7 @@ if [ -s "$tmp/cow.kernel.ns" ] && [ -s "$tmp/cow.cowtop.ns" ]; then
 	echo
 	awk -v b="$(stats "$tmp/cow.cowtop.ns" | cut -d' ' -f1)" \
 		-v k="$(stats "$tmp/cow.kernel.ns" | cut -d' ' -f1)" -v f="$faults" 'BEGIN {
-		printf "user space: (b)/(bk) = %.3f, %+.0f ns/copy while frames are drawn\n", b / k, (b - k) / f }'
+		printf "user space: (b)/(bk) = %.3f, %+.0f ns/copy while it runs beside the workload\n", b / k, (b - k) / f }'
 fi
 
 if [ -s "$tmp/cow.compare.ns" ] && [ -s "$tmp/cow.cowtop.ns" ]; then
