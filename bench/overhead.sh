@@ -331,8 +331,23 @@ run_block()
 	esac
 }
 
+# Print the median over the rounds of variant $1's time divided by variant
+# $2's time in the same round ("-" unless both ran in every round). Drift
+# between rounds (other load on the machine) cancels out of it.
+paired()
+{
+	local a=$tmp/$1.ns b=$tmp/$2.ns
+
+	if [ ! -s "$a" ] || [ ! -s "$b" ] || [ "$(wc -l <"$a")" -ne "$(wc -l <"$b")" ]; then
+		echo -
+		return
+	fi
+	paste "$a" "$b" | awk '{ printf "%.6f\n", $1 / $2 }' >"$tmp/paired"
+	stats "$tmp/paired" 3 | cut -d' ' -f1
+}
+
 # Print one result line: label, variant, baseline variant, pages, floor
-# variant (its ratio column is "-" when the floor did not run).
+# variant (its ratio columns are "-" when the floor did not run).
 report_line()
 {
 	local label=$1 var=$2 base=$3 per=$4 fl=$5 m lo hi bm fm=0
@@ -345,9 +360,9 @@ report_line()
 	read -r bm _ _ < <(stats "$tmp/$base.ns")
 	[ -s "$tmp/$fl.ns" ] && read -r fm _ _ < <(stats "$tmp/$fl.ns")
 	awk -v l="$label" -v m="$m" -v lo="$lo" -v hi="$hi" -v bm="$bm" \
-		-v per="$per" -v fm="$fm" 'BEGIN {
+		-v per="$per" -v fm="$fm" -v pr="$(paired "$var" "$fl")" 'BEGIN {
 		printf "%-52s %9.1f %9.1f %9.1f %8.0f %7.3f", l, m / 1e6, lo / 1e6, hi / 1e6, m / per, m / bm
-		if (fm > 0) printf " %7.3f\n", m / fm; else printf " %7s\n", "-" }'
+		if (fm > 0) printf " %7.3f %7s\n", m / fm, pr; else printf " %7s %7s\n", "-", "-" }'
 }
 
 # Print the median ratio of variant $1 against $2 minus one (added cost).
@@ -461,8 +476,9 @@ faults=$((pages * reps))
 echo "cowtop overhead: $rounds rounds; each run: $reps x $pages pages = $faults faults timed"
 echo "kernel $(uname -r), $(nproc) CPUs; times of the faulting loops only"
 echo "ratio = median / untraced median; floor = median / median with empty programs on the hooks"
+echo "paired = median over the rounds of (time / the floor's time in the same round)"
 echo
-printf '%-52s %9s %9s %9s %8s %7s %7s\n' "" "median ms" "min ms" "max ms" "ns/page" "ratio" "floor"
+printf '%-52s %9s %9s %9s %8s %7s %7s %7s\n' "" "median ms" "min ms" "max ms" "ns/page" "ratio" "floor" "paired"
 report_line "(a) CoW, untraced" cow.untraced cow.untraced "$faults" cow.floor
 report_line "(f) CoW, empty programs on the hooks (floor)" cow.floor cow.untraced "$faults" cow.floor
 report_line "(b-) CoW, watched by cowtop --no-regions" cow.noregions cow.untraced "$faults" cow.floor
@@ -509,7 +525,8 @@ if [ -s "$tmp/cow.compare.ns" ] && [ -s "$tmp/cow.cowtop.ns" ]; then
 	echo
 	awk -v b="$(stats "$tmp/cow.cowtop.ns" | cut -d' ' -f1)" \
 		-v c="$(stats "$tmp/cow.compare.ns" | cut -d' ' -f1)" -v f="$faults" 'BEGIN {
-		printf "this build against --compare: (b)/(b0) = %.3f, %+.0f ns/copy\n", b / c, (b - c) / f }'
+		printf "this build against --compare: (b)/(b0) = %.3f, %+.0f ns/copy", b / c, (b - c) / f }'
+	echo ", paired $(paired cow.cowtop cow.compare)"
 fi
 
 if [ -s "$tmp/cow.stacks.ns" ] && [ -s "$tmp/cow.cowtop.ns" ]; then
