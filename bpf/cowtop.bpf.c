@@ -425,6 +425,7 @@ static __always_inline __u32 classify(struct cowtop_slot *s, struct task_struct 
 	}
 	return classify_slow(s, task, mm, seq);
 }
+
 /* Add pages copied in one region to the map, if their process is still the
  * one counted there and has not exited (what pends at exit is its "other"). */
 static __always_inline void region_flush(struct cowtop_region_key *key, __u64 start, __u64 pages)
