@@ -9,6 +9,12 @@
 #       line is also given as a ratio to this floor
 #   (b) regions off: the same watched by cowtop --no-regions (copies not
 #       split by memory region), so the cost of regions is (b)/(b-)
+#   (bk) the same watched by cowtop -d 60 --smaps-budget 0: no frame is
+#       drawn and no smaps_rollup read while the workload runs, so this is
+#       the kernel side alone (the BPF programs), and (b)/(bk) is what
+#       cowtop's user space adds while it runs beside the workload
+#   (b0) with --compare PATH: the same watched by another cowtop build, so
+#       a change is measured before and after in the same run
 #   (b') the same with copies by code path on (cowtop --stacks): a user
 #       stack captured and counted at every copy; the kernel's own measure
 #       of a capture (us_per_copy in the frames) is printed too
@@ -24,7 +30,7 @@
 # it prints figures and never fails on them.
 #
 # Usage: sudo bench/overhead.sh [--rounds K] [--pages N] [--reps R]
-#                               [--no-bpftrace] [--no-cowtop]
+#                               [--no-bpftrace] [--no-cowtop] [--compare PATH]
 # Environment: COWTOP   cowtop binary (default ./cowtop)
 #              COWBENCH cowbench binary (default: bench/cowbench, built
 #                       from bench/cowbench.c with cc -O2 when missing)
@@ -42,6 +48,7 @@ reps=8
 use_bpftrace=1
 use_cowtop=1
 cowtop=${COWTOP:-./cowtop}
+compare=
 ready_timeout=15	# seconds a tracer may take to get ready
 run_timeout=600		# seconds one traced workload run may take
 
@@ -56,11 +63,14 @@ usage()
 {
 	cat <<EOF
 usage: $prog [--rounds K] [--pages N] [--reps R] [--no-bpftrace] [--no-cowtop]
+             [--compare PATH]
   --rounds K     measured rounds, each runs every variant once (default $rounds)
   --pages N      pages written per fork / per mapping (default $pages)
   --reps R       forks (CoW) or mappings (page faults) per run (default $reps)
   --no-bpftrace  skip the bpftrace variants
   --no-cowtop    skip the cowtop variants (baseline and bpftrace only)
+  --compare PATH also run the CoW workload under the cowtop at PATH (another
+                 build: before and after a change, in the same run)
 environment: COWTOP (default ./cowtop), COWBENCH, CC
 EOF
 }
@@ -172,15 +182,16 @@ bpftrace_counts()
 		END { if (n) print n, sum; else print "- -" }' "$log"
 }
 
-# Run workload $1 as "cowtop [OPTIONS] -- cowbench"; record it as variant
-# $2; options are $3 and on.
+# Run workload $1 as "cowtop -b -f json -d 1 [OPTIONS] -- cowbench" (the
+# cowtop binary in $COWTOP_RUN, default $cowtop; a later -d wins); record it
+# as variant $2; options are $3 and on.
 run_cowtop_cmd()
 {
-	local out=$tmp/run.out frames=$tmp/frames.json
+	local out=$tmp/run.out frames=$tmp/frames.json bin=${COWTOP_RUN:-$cowtop}
 
 	rm -f "$out" "$frames"
 	# shellcheck disable=SC2046
-	if ! timeout --foreground "$run_timeout" "$cowtop" -b -f json -d 1 "${@:3}" -- \
+	if ! timeout --foreground "$run_timeout" "$bin" -b -f json -d 1 "${@:3}" -- \
 		"$bench" $(bench_args "$1" "$out") >"$frames" 2>"$tmp/cowtop.err"; then
 		[ -s "$out" ] || die "$2: cowtop failed: $(tail -n 5 "$tmp/cowtop.err")"
 		note "$2: cowtop exited non-zero (result kept): $(tail -n 1 "$tmp/cowtop.err")"
@@ -311,6 +322,8 @@ run_block()
 	cow.cowtop)		run_cowtop_cmd cow cow.cowtop ;;
 	cow.stacks)		run_cowtop_cmd cow cow.stacks --stacks ;;
 	cow.noregions)		run_cowtop_cmd cow cow.noregions --no-regions ;;
+	cow.kernel)		run_cowtop_cmd cow cow.kernel -d 60 --smaps-budget 0 ;;
+	cow.compare)		COWTOP_RUN=$compare run_cowtop_cmd cow cow.compare ;;
 	floor)			run_floor $(($2 % 2)) ;;
 	cow.bpftrace)		run_bpftrace_cmd cow cow.bpftrace ;;
 	other.cowtop)		run_other cowtop $(($2 % 2)) ;;
@@ -318,8 +331,23 @@ run_block()
 	esac
 }
 
+# Print the median over the rounds of variant $1's time divided by variant
+# $2's time in the same round ("-" unless both ran in every round). Drift
+# between rounds (other load on the machine) cancels out of it.
+paired()
+{
+	local a=$tmp/$1.ns b=$tmp/$2.ns
+
+	if [ ! -s "$a" ] || [ ! -s "$b" ] || [ "$(wc -l <"$a")" -ne "$(wc -l <"$b")" ]; then
+		echo -
+		return
+	fi
+	paste "$a" "$b" | awk '{ printf "%.6f\n", $1 / $2 }' >"$tmp/paired"
+	stats "$tmp/paired" 3 | cut -d' ' -f1
+}
+
 # Print one result line: label, variant, baseline variant, pages, floor
-# variant (its ratio column is "-" when the floor did not run).
+# variant (its ratio columns are "-" when the floor did not run).
 report_line()
 {
 	local label=$1 var=$2 base=$3 per=$4 fl=$5 m lo hi bm fm=0
@@ -332,9 +360,9 @@ report_line()
 	read -r bm _ _ < <(stats "$tmp/$base.ns")
 	[ -s "$tmp/$fl.ns" ] && read -r fm _ _ < <(stats "$tmp/$fl.ns")
 	awk -v l="$label" -v m="$m" -v lo="$lo" -v hi="$hi" -v bm="$bm" \
-		-v per="$per" -v fm="$fm" 'BEGIN {
+		-v per="$per" -v fm="$fm" -v pr="$(paired "$var" "$fl")" 'BEGIN {
 		printf "%-52s %9.1f %9.1f %9.1f %8.0f %7.3f", l, m / 1e6, lo / 1e6, hi / 1e6, m / per, m / bm
-		if (fm > 0) printf " %7.3f\n", m / fm; else printf " %7s\n", "-" }'
+		if (fm > 0) printf " %7.3f %7s\n", m / fm, pr; else printf " %7s %7s\n", "-", "-" }'
 }
 
 # Print the median ratio of variant $1 against $2 minus one (added cost).
@@ -371,6 +399,8 @@ while [ $# -gt 0 ]; do
 	--reps)		reps=$(count_arg "$1" "${2-}"); shift ;;
 	--no-bpftrace)	use_bpftrace=0 ;;
 	--no-cowtop)	use_cowtop=0 ;;
+	--compare)	[ -n "${2-}" ] || { usage >&2; exit 2; }
+			compare=$2; shift ;;
 	-h|--help)	usage; exit 0 ;;
 	*)		usage >&2; exit 2 ;;
 	esac
@@ -384,6 +414,11 @@ if ((use_cowtop)); then
 		die "cowtop not found at '$cowtop': build it, set COWTOP=/path/to/cowtop, or pass --no-cowtop"
 	[ -x "$cowtop" ] || die "cowtop at '$cowtop' is not executable"
 	case $cowtop in */*) cowtop=$(cd "$(dirname "$cowtop")" && pwd)/$(basename "$cowtop") ;; esac
+fi
+if [ -n "$compare" ]; then
+	((use_cowtop)) || die "--compare needs the cowtop variants (drop --no-cowtop)"
+	{ [ -f "$compare" ] && [ -x "$compare" ]; } || die "--compare: '$compare' is not an executable"
+	case $compare in */*) compare=$(cd "$(dirname "$compare")" && pwd)/$(basename "$compare") ;; esac
 fi
 if ((use_bpftrace)); then
 	command -v bpftrace >/dev/null ||
@@ -421,7 +456,8 @@ idle_pid=$!
 build_floor
 blocks=(cow.untraced fault.untraced)
 [ -n "$floor" ] && blocks+=(floor)
-((use_cowtop)) && blocks+=(cow.cowtop cow.noregions cow.stacks other.cowtop)
+((use_cowtop)) && blocks+=(cow.cowtop cow.noregions cow.kernel cow.stacks other.cowtop)
+[ -n "$compare" ] && blocks+=(cow.compare)
 ((use_bpftrace)) && blocks+=(cow.bpftrace other.bpftrace)
 
 note "warm-up run"
@@ -440,12 +476,16 @@ faults=$((pages * reps))
 echo "cowtop overhead: $rounds rounds; each run: $reps x $pages pages = $faults faults timed"
 echo "kernel $(uname -r), $(nproc) CPUs; times of the faulting loops only"
 echo "ratio = median / untraced median; floor = median / median with empty programs on the hooks"
+echo "paired = median over the rounds of (time / the floor's time in the same round)"
 echo
-printf '%-52s %9s %9s %9s %8s %7s %7s\n' "" "median ms" "min ms" "max ms" "ns/page" "ratio" "floor"
+printf '%-52s %9s %9s %9s %8s %7s %7s %7s\n' "" "median ms" "min ms" "max ms" "ns/page" "ratio" "floor" "paired"
 report_line "(a) CoW, untraced" cow.untraced cow.untraced "$faults" cow.floor
 report_line "(f) CoW, empty programs on the hooks (floor)" cow.floor cow.untraced "$faults" cow.floor
 report_line "(b-) CoW, watched by cowtop --no-regions" cow.noregions cow.untraced "$faults" cow.floor
 report_line "(b) CoW, watched by cowtop" cow.cowtop cow.untraced "$faults" cow.floor
+report_line "(bk) CoW, cowtop -d 60 --smaps-budget 0 (kernel side)" cow.kernel cow.untraced "$faults" cow.floor
+[ -n "$compare" ] &&
+	report_line "(b0) CoW, watched by the --compare cowtop" cow.compare cow.untraced "$faults" cow.floor
 report_line "(b') CoW, watched by cowtop --stacks" cow.stacks cow.untraced "$faults" cow.floor
 report_line "(c) CoW, watched by bpftrace cow.bt" cow.bpftrace cow.untraced "$faults" cow.floor
 report_line "(d) page faults, untraced" fault.untraced fault.untraced "$faults" fault.floor
@@ -474,6 +514,21 @@ if [ -s "$tmp/cow.noregions.ns" ] && [ -s "$tmp/cow.cowtop.ns" ]; then
 			b / n, b / u, n / u, (b - n) / f }'
 fi
 
+if [ -s "$tmp/cow.kernel.ns" ] && [ -s "$tmp/cow.cowtop.ns" ]; then
+	echo
+	awk -v b="$(stats "$tmp/cow.cowtop.ns" | cut -d' ' -f1)" \
+		-v k="$(stats "$tmp/cow.kernel.ns" | cut -d' ' -f1)" -v f="$faults" 'BEGIN {
+		printf "user space: (b)/(bk) = %.3f, %+.0f ns/copy while it runs beside the workload\n", b / k, (b - k) / f }'
+fi
+
+if [ -s "$tmp/cow.compare.ns" ] && [ -s "$tmp/cow.cowtop.ns" ]; then
+	echo
+	awk -v b="$(stats "$tmp/cow.cowtop.ns" | cut -d' ' -f1)" \
+		-v c="$(stats "$tmp/cow.compare.ns" | cut -d' ' -f1)" -v f="$faults" 'BEGIN {
+		printf "this build against --compare: (b)/(b0) = %.3f, %+.0f ns/copy", b / c, (b - c) / f }'
+	echo ", paired $(paired cow.cowtop cow.compare)"
+fi
+
 if [ -s "$tmp/cow.stacks.ns" ] && [ -s "$tmp/cow.cowtop.ns" ]; then
 	echo
 	s=$(added cow.stacks cow.cowtop)
@@ -493,4 +548,6 @@ echo "  kernel      $kminflt minor faults per untraced run (median; children and
 report_counts cow.cowtop "(b) cowtop"
 report_counts cow.stacks "(b') stacks"
 report_counts cow.noregions "(b-) no regions"
+report_counts cow.kernel "(bk) -d 60"
+report_counts cow.compare "(b0) compare"
 report_counts cow.bpftrace "(c) cow.bt"

@@ -273,14 +273,12 @@ int on_page_fault_kernel(struct bpf_raw_tracepoint_args *ctx)
 	return on_fault(ctx->args[0], ctx->args[2], 1);
 }
 
-/* True when current is still inside the user fault that flagged the slot
- * (handle_mm_fault marks user faults in task->in_user_fault). */
-static __always_inline bool in_user_fault(void)
+/* True when task (current) is still inside the user fault that flagged the
+ * slot (handle_mm_fault marks user faults in task->in_user_fault). A direct
+ * load through the BTF pointer: no probe-read helper call on this path, which
+ * runs for every copy. */
+static __always_inline bool in_user_fault(struct task_struct *task)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
-
-	/* A direct load through the BTF pointer: no probe-read helper call on
-	 * this path, which runs for every copy. */
 	return BPF_CORE_READ_BITFIELD(task, in_user_fault);
 }
 
@@ -370,7 +368,8 @@ static long vma_classify(struct task_struct *task, struct vm_area_struct *vma, s
 }
 
 /* The mmap lock sequence of mm, or 1 (odd: do not cache) on kernels
- * without a seqcount there. */
+ * without a seqcount there. A direct load: mm is current's, reached through
+ * a BTF pointer. */
 static __always_inline __u32 mm_seq(struct mm_struct *mm)
 {
 	if (!bpf_core_field_exists(struct mm_struct___seq, mm_lock_seq))
@@ -378,41 +377,53 @@ static __always_inline __u32 mm_seq(struct mm_struct *mm)
 	return ((struct mm_struct___seq *)mm)->mm_lock_seq.sequence;
 }
 
-/* The region of the slot's faulting address: from the slot's VMA cache
- * when the current address space has not changed since, else looked up
- * (and cached). dev and ino are in s->vma_dev/vma_ino for a file. */
-static __always_inline __u32 classify(struct cowtop_slot *s)
+/* The VMA cache missed: look the faulting address up, classify its VMA and
+ * cache it (unless the address space is changing: odd sequence). */
+static __noinline __u32 classify_slow(struct cowtop_slot *s, struct task_struct *task,
+				      struct mm_struct *mm, __u32 seq)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
-	struct mm_struct *mm = task->mm;
 	struct vma_found f = {};
-	__u32 seq;
 
-	if (!mm)
-		return COWTOP_REGION_OTHER;
-	seq = mm_seq(mm);
-	if (!(seq & 1) && s->vma_seq == seq && s->vma_mm == (__u64)mm &&
-	    s->vma_tgid == s->tgid && s->addr >= s->vma_lo && s->addr < s->vma_hi) {
-		s->vma_hits++;
-		return s->vma_kind;
-	}
 	s->vma_misses++;
+	s->vma_mm = 0;
+	s->rkey_vma = 0; /* the pending key may not be the new VMA's */
 	f.start_brk = mm->start_brk;
 	f.brk = mm->brk;
 	f.start_stack = mm->start_stack;
-	if (bpf_find_vma(task, s->addr, vma_classify, &f, 0)) {
-		s->vma_mm = 0; /* no VMA, or the mmap lock was contended */
-		return COWTOP_REGION_OTHER;
-	}
-	s->vma_mm = (__u64)mm;
+	if (bpf_find_vma(task, s->addr, vma_classify, &f, 0))
+		return COWTOP_REGION_OTHER; /* no VMA, or the mmap lock was contended */
 	s->vma_tgid = s->tgid;
-	s->vma_seq = seq; /* odd: filled, never hit */
+	s->vma_seq = seq;
 	s->vma_lo = f.lo;
 	s->vma_hi = f.hi;
 	s->vma_kind = f.kind;
 	s->vma_dev = f.dev;
 	s->vma_ino = f.ino;
+	if (!(seq & 1))
+		s->vma_mm = (__u64)mm;
 	return f.kind;
+}
+
+/* The region of the slot's faulting address: from the slot's VMA cache
+ * when the current address space has not changed since, else looked up
+ * (and cached). dev and ino are in s->vma_dev/vma_ino for a file. task is
+ * current, as a BTF pointer. */
+static __always_inline __u32 classify(struct cowtop_slot *s, struct task_struct *task)
+{
+	struct mm_struct *mm = task->mm;
+	__u32 seq;
+
+	if (!mm)
+		return COWTOP_REGION_OTHER;
+	seq = mm_seq(mm);
+	/* vma_seq is always even and vma_mm 0 when nothing is cached, so an
+	 * odd (changing) sequence never matches. */
+	if (s->vma_mm == (__u64)mm && s->vma_seq == seq && s->vma_tgid == s->tgid &&
+	    s->addr >= s->vma_lo && s->addr < s->vma_hi) {
+		s->vma_hits++;
+		return s->vma_kind;
+	}
+	return classify_slow(s, task, mm, seq);
 }
 
 /* Add pages copied in one region to the map, if their process is still the
@@ -441,19 +452,23 @@ static __always_inline void region_flush(struct cowtop_region_key *key, __u64 st
 		__sync_fetch_and_add(n, pages);
 }
 
-/* Count pages copied by the slot's process in a region: in the slot while
- * the key stays the same, into the map when it changes. */
-static __always_inline void region_add(struct cowtop_slot *s, __u32 kind, __u64 pages)
+/* The copy changed the pending region key, or the VMA cache was refilled:
+ * compare the key, and move what pended under the old key into the map
+ * when it changes. */
+static __noinline void region_switch(struct cowtop_slot *s, struct task_struct *task,
+				     __u32 kind, __u64 pages)
 {
 	struct cowtop_region_key old;
-	struct task_struct *task;
-	__u64 old_start, old_count;
+	__u64 dev = 0, ino = 0, old_start, old_count;
 
-	if (kind == COWTOP_REGION_OTHER)
-		return;
-	if (s->rkey.tgid == s->tgid && s->rkey.kind == kind && s->rkey.dev == s->vma_dev &&
-	    s->rkey.ino == s->vma_ino && s->rcount < (1ULL << 62)) {
+	if (kind == COWTOP_REGION_FILE) {
+		dev = s->vma_dev;
+		ino = s->vma_ino;
+	}
+	if (s->rkey.tgid == s->tgid && s->rkey.kind == kind && s->rkey.dev == dev &&
+	    s->rkey.ino == ino && s->rcount < (1ULL << 62)) {
 		s->rcount += pages;
+		s->rkey_vma = 1;
 		return;
 	}
 	if (s->tgid == region_hold)
@@ -461,18 +476,34 @@ static __always_inline void region_add(struct cowtop_slot *s, __u32 kind, __u64 
 	old = s->rkey;
 	old_start = s->rstart;
 	old_count = s->rcount;
-	task = bpf_get_current_task_btf();
 	s->rgen++;
 	asm volatile("" ::: "memory");
 	s->rkey.tgid = s->tgid;
 	s->rkey.kind = kind;
-	s->rkey.dev = kind == COWTOP_REGION_FILE ? s->vma_dev : 0;
-	s->rkey.ino = kind == COWTOP_REGION_FILE ? s->vma_ino : 0;
+	s->rkey.dev = dev;
+	s->rkey.ino = ino;
 	s->rstart = task->group_leader->start_boottime;
 	s->rcount = pages;
 	asm volatile("" ::: "memory");
 	s->rgen++;
+	s->rkey_vma = 1;
 	region_flush(&old, old_start, old_count);
+}
+
+/* Count pages copied by the slot's process in a region (kind, as classify
+ * just said): in the slot while the key stays the same, into the map when it
+ * changes. The common case, a copy in the VMA the pending key came from, is
+ * one test: rkey_vma. */
+static __always_inline void region_add(struct cowtop_slot *s, struct task_struct *task,
+				       __u32 kind, __u64 pages)
+{
+	if (kind == COWTOP_REGION_OTHER)
+		return;
+	if (s->rkey_vma && s->rcount < (1ULL << 62)) {
+		s->rcount += pages;
+		return;
+	}
+	region_switch(s, task, kind, pages);
 }
 
 /* Add v to the stack counter idx of this CPU. */
@@ -531,32 +562,23 @@ out:
 	return 0;
 }
 
-SEC("raw_tp/mm_page_alloc")
-int on_mm_page_alloc(struct bpf_raw_tracepoint_args *ctx)
+/* The rare kinds of allocation in a flagged fault: a first write to a page
+ * not present (counted only in a private file mapping), a zero fill, a copy
+ * by a kernel-mode write, or a copy by a process this CPU's slot did not
+ * count last (its entry is looked up, made in watch-all mode). */
+static __noinline int alloc_slow(struct bpf_raw_tracepoint_args *ctx, struct cowtop_slot *s,
+				 struct task_struct *task, __u32 flag)
 {
-	__u32 zero = 0;
-	struct cowtop_slot *s = bpf_map_lookup_elem(&slots, &zero);
-	__u32 order = ctx->args[1];
-	__u32 gfp = ctx->args[2];
+	__u64 pages = 1ULL << (ctx->args[1] & 31);
+	__u32 gfp = ctx->args[2], kind;
 	struct cowtop_proc *p;
-	__u32 flag, kind;
-	__u64 pages;
 
-	if (!s || !s->flagged || !(gfp & gfp_movable))
-		return 0;
-	if (s->tid != (__u32)bpf_get_current_pid_tgid())
-		return 0;
-	if (!s->kernel && !in_user_fault())
-		return 0;
-	flag = s->flagged;
-	s->flagged = COWTOP_FLAG_NONE;
-	pages = 1ULL << (order & 31);
 	if (flag == COWTOP_FLAG_ABSENT) {
 		/* A first touch of anonymous memory allocates a zeroed page:
 		 * not classified, not counted. */
 		if (gfp & gfp_zero)
 			return 0;
-		kind = classify(s);
+		kind = classify(s, task);
 		if (kind != COWTOP_REGION_FILE)
 			return 0; /* THP first touch, swap-in, shared mapping */
 		if (!regions_enabled)
@@ -564,13 +586,7 @@ int on_mm_page_alloc(struct bpf_raw_tracepoint_args *ctx)
 	} else if ((gfp & gfp_zero) || !regions_enabled) {
 		kind = COWTOP_REGION_OTHER; /* a zero fill, or no regions asked */
 	} else {
-		kind = classify(s);
-	}
-	if (!(gfp & gfp_zero) && !s->kernel &&
-	    COWTOP_ACC_TGID(s->acc) == s->tgid) {
-		/* The hot path: this process copied on this CPU last time too. */
-		acc_add(s, s->tgid, pages);
-		goto regions;
+		kind = classify(s, task);
 	}
 	p = proc_get(s->tgid);
 	if (!p)
@@ -585,8 +601,50 @@ int on_mm_page_alloc(struct bpf_raw_tracepoint_args *ctx)
 	} else {
 		acc_add(s, s->tgid, pages);
 	}
-regions:
-	region_add(s, kind, pages);
+	region_add(s, task, kind, pages);
+	if (stacks_every && stack_sampled(stacks_every))
+		stack_count(ctx, s->tgid, pages, stacks_every);
+	if (usdt_enabled)
+		phase_count(s->tgid, s->tid, pages);
+	return 0;
+}
+
+/* Every page allocation in the machine: returns at the first test unless
+ * this CPU's slot holds a flagged fault. The common case after that, a user
+ * write copying a present page of the process this CPU counted last, is
+ * straight-line: no map lookup, no atomic operation, no helper call but the
+ * one that gives the task. */
+SEC("raw_tp/mm_page_alloc")
+int on_mm_page_alloc(struct bpf_raw_tracepoint_args *ctx)
+{
+	__u32 zero = 0;
+	struct cowtop_slot *s = bpf_map_lookup_elem(&slots, &zero);
+	struct task_struct *task;
+	__u32 flag, gfp, kind;
+	__u64 pages, acc;
+
+	if (!s || !s->flagged)
+		return 0;
+	gfp = ctx->args[2];
+	if (!(gfp & gfp_movable))
+		return 0;
+	task = bpf_get_current_task_btf();
+	/* The thread that flagged the slot, still inside its user fault. */
+	if (s->tid != task->pid || (!s->kernel && !in_user_fault(task)))
+		return 0;
+	flag = s->flagged;
+	s->flagged = COWTOP_FLAG_NONE;
+	pages = 1ULL << (ctx->args[1] & 31);
+	acc = s->acc;
+	if (flag != COWTOP_FLAG_PRESENT || (gfp & gfp_zero) || s->kernel ||
+	    COWTOP_ACC_TGID(acc) != s->tgid || COWTOP_ACC_COUNT(acc) >= 0x7fffffff)
+		return alloc_slow(ctx, s, task, flag);
+	/* The hot path: this process copied on this CPU last time too. */
+	s->acc = acc + pages;
+	if (regions_enabled) {
+		kind = classify(s, task);
+		region_add(s, task, kind, pages);
+	}
 	if (stacks_every && stack_sampled(stacks_every))
 		stack_count(ctx, s->tgid, pages, stacks_every);
 	if (usdt_enabled)

@@ -211,21 +211,30 @@ enum cowtop_flag {
  *
  * vma_* caches the VMA classified last on this CPU: it stands for
  * vma_tgid's address space at vma_mm while the mm's mmap lock sequence is
- * vma_seq (even). vma_hits and vma_misses count its use (bpftool map dump
- * name slots). */
+ * vma_seq (always even: a VMA found while the sequence was odd is not
+ * cached, vma_mm is 0). rkey_vma is set while rkey is the key of that cached
+ * VMA, so a copy there adds to rcount after the cache check alone. vma_hits
+ * and vma_misses count the cache's use (bpftool map dump name slots).
+ *
+ * What every copy reads comes first, in the order the allocation hook
+ * reads it, so that the common case touches as few cache lines as it can. */
 struct cowtop_slot {
 	__u32 tid;
 	__u32 tgid;
 	__u32 flagged; /* enum cowtop_flag: a write fault is being handled */
 	__u32 kernel;  /* it came from a kernel-mode access */
-	__u64 acc;     /* (tgid << 32) | pending copies */
 	__u64 addr;    /* the flagged fault's address */
-	__u64 vma_mm, vma_lo, vma_hi, vma_dev, vma_ino;
-	__u32 vma_tgid, vma_seq, vma_kind, rgen;
+	__u64 acc;     /* (tgid << 32) | pending copies */
+	__u64 vma_mm, vma_lo, vma_hi;
+	__u32 vma_tgid, vma_seq;
+	__u32 rkey_vma, vma_kind;
+	__u64 rcount;
+	__u64 vma_hits;
 	struct cowtop_region_key rkey;
 	__u64 rstart;
-	__u64 rcount;
-	__u64 vma_hits, vma_misses;
+	__u64 vma_dev, vma_ino;
+	__u32 rgen, pad;
+	__u64 vma_misses;
 };
 
 #define COWTOP_ACC_TGID(a) ((__u32)((a) >> 32))
