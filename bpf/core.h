@@ -106,8 +106,21 @@ struct inode {
 	unsigned long i_ino;
 } __attribute__((preserve_access_index));
 
+struct qstr {
+	const unsigned char *name;
+} __attribute__((preserve_access_index));
+
+struct dentry {
+	struct qstr d_name;
+} __attribute__((preserve_access_index));
+
+struct path {
+	struct dentry *dentry;
+} __attribute__((preserve_access_index));
+
 struct file {
 	struct inode *f_inode;
+	struct path f_path;
 } __attribute__((preserve_access_index));
 
 #define VM_SHARED 0x00000008UL

@@ -119,6 +119,15 @@ struct {
 	__type(value, __u64);
 } region_cow SEC(".maps");
 
+/* Names of the files of region_cow's keys (see cowtop.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, COWTOP_FILE_NAMES);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct cowtop_file_key);
+	__type(value, struct cowtop_file_name);
+} file_names SEC(".maps");
+
 /* The write fault in progress on this CPU, and pending copies (cowtop.h). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -340,6 +349,20 @@ struct vma_found {
 	__u32 kind;
 };
 
+/* Keep the name of the file dev:ino the first time a VMA of it is looked
+ * up (a VMA cache miss, not every copy). */
+static __always_inline void name_file(struct file *file, __u64 dev, __u64 ino)
+{
+	struct cowtop_file_key key = { .dev = dev, .ino = ino };
+	struct cowtop_file_name v = {};
+
+	if (bpf_map_lookup_elem(&file_names, &key))
+		return;
+	if (bpf_probe_read_kernel_str(v.name, sizeof(v.name), file->f_path.dentry->d_name.name) <= 0)
+		return;
+	bpf_map_update_elem(&file_names, &key, &v, BPF_NOEXIST);
+}
+
 /* bpf_find_vma callback: the kind of the VMA holding the address, with the
  * rules /proc/PID/maps uses to name [heap] and [stack]. A shared mapping
  * never copies: it is "other", so a not-present write there is not counted. */
@@ -357,6 +380,7 @@ static long vma_classify(struct task_struct *task, struct vm_area_struct *vma, s
 		f->kind = COWTOP_REGION_FILE;
 		f->dev = inode->i_sb->s_dev;
 		f->ino = inode->i_ino;
+		name_file(file, f->dev, f->ino);
 	} else if (f->lo <= f->brk && f->hi >= f->start_brk) {
 		f->kind = COWTOP_REGION_HEAP;
 	} else if (f->lo <= f->start_stack && f->hi >= f->start_stack) {
@@ -465,8 +489,11 @@ static __noinline void region_switch(struct cowtop_slot *s, struct task_struct *
 		dev = s->vma_dev;
 		ino = s->vma_ino;
 	}
+	/* The same key, of the same process: a new one on a reused pid starts
+	 * its own count. */
 	if (s->rkey.tgid == s->tgid && s->rkey.kind == kind && s->rkey.dev == dev &&
-	    s->rkey.ino == ino && s->rcount < (1ULL << 62)) {
+	    s->rkey.ino == ino && s->rcount < (1ULL << 62) &&
+	    s->rstart == task->group_leader->start_boottime) {
 		s->rcount += pages;
 		s->rkey_vma = 1;
 		return;
@@ -781,6 +808,44 @@ static __always_inline void flush_everywhere(__u32 tgid)
 	}
 }
 
+/* Put tgid's region copies still pending in any CPU's slot into the map,
+ * before its exit: a worker that copies in one region and exits never
+ * switches keys, and all its copies were "other". Another CPU's slot is
+ * read whole between two equal even generations and left as it is: when
+ * that CPU moves on, its flush finds the process exited (or a newer one on
+ * the pid) and drops it. This CPU's slot is emptied. */
+static __always_inline void regions_at_exit(__u32 tgid)
+{
+	__u32 zero = 0, cpu, here = bpf_get_smp_processor_id(), gen;
+	struct cowtop_region_key key;
+	__u64 start, count;
+
+	for (cpu = 0; cpu < COWTOP_MAX_CPUS && cpu < nr_cpus; cpu++) {
+		struct cowtop_slot *s = bpf_map_lookup_percpu_elem(&slots, &zero, cpu);
+
+		if (!s)
+			continue;
+		gen = s->rgen;
+		asm volatile("" ::: "memory");
+		key = s->rkey;
+		start = s->rstart;
+		count = s->rcount;
+		asm volatile("" ::: "memory");
+		if ((gen & 1) || gen != s->rgen || key.tgid != tgid || !count)
+			continue;
+		if (cpu == here) {
+			s->rgen++;
+			asm volatile("" ::: "memory");
+			s->rcount = 0;
+			s->rkey.tgid = 0;
+			s->rkey_vma = 0;
+			asm volatile("" ::: "memory");
+			s->rgen++;
+		}
+		region_flush(&key, start, count);
+	}
+}
+
 SEC("raw_tp/sched_process_exit")
 int on_process_exit(struct bpf_raw_tracepoint_args *ctx)
 {
@@ -801,6 +866,8 @@ int on_process_exit(struct bpf_raw_tracepoint_args *ctx)
 	if (s && s->tgid == tgid)
 		slot_settle(s);
 	flush_everywhere(tgid);
+	if (regions_enabled)
+		regions_at_exit(tgid);
 	p->exit_code = BPF_CORE_READ(task, exit_code);
 	p->exited = 1;
 	watch_bit(tgid, false);

@@ -124,6 +124,20 @@ struct cowtop_region_key {
 	__u64 ino;  /* FILE only: its inode number */
 };
 
+/* The name of a file copies were counted in (its last path component, as
+ * the VMA's dentry has it), so that it can be named after every process
+ * mapping it has gone. */
+#define COWTOP_FILE_NAME 64
+#define COWTOP_FILE_NAMES 4096
+struct cowtop_file_key {
+	__u64 dev; /* the kernel's dev_t (major << 20 | minor) */
+	__u64 ino;
+};
+
+struct cowtop_file_name {
+	char name[COWTOP_FILE_NAME];
+};
+
 /* How the kernel fetches one USDT argument (the note's "SIZE@WHERE"). */
 enum cowtop_arg_type {
 	COWTOP_ARG_NONE = 0,  /* unavailable: a form cowtop cannot read */

@@ -451,6 +451,16 @@ static int file_slot(struct collect *c, struct proc *p, unsigned long long dev,
 	if (f->used && (f->slot >= 0 || f->tried == c->ticks))
 		return f->slot;
 	*f = (struct collect_file){ .dev = dev, .ino = ino, .slot = -1, .tried = c->ticks, .used = true };
+	/* The name the kernel side kept: it outlives every process mapping
+	 * the file (a worker that copied and exited within a tick), and costs
+	 * no read of a maps file. */
+	if (c->tracer && tracer__file_name(c->tracer, dev, ino, label + 5, sizeof(label) - 5) == 0 &&
+	    label[5]) {
+		memcpy(label, "file:", 5);
+		slot = model__add_label(c->model, SPLIT_REGION, label);
+		f->slot = slot > 0 ? slot : 0;
+		return f->slot;
+	}
 	for (depth = 0; depth < 4 && pid > 0; depth++) {
 		struct proc *q = model__find(c->model, pid, 0);
 

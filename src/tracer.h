@@ -152,6 +152,10 @@ int tracer__for_each_task(struct tracer *t, tracer_task_fn fn, void *ctx);
 /* Every (process, region) counter, forgotten processes' included until
  * this walk, which then drops them (tracer__forget only queues that). */
 int tracer__for_each_region(struct tracer *t, tracer_region_fn fn, void *ctx);
+/* The name the kernel side kept of the file dev:ino (user-space dev_t)
+ * when it first classified a copy there, into buf; -ENOENT when none. */
+int tracer__file_name(struct tracer *t, unsigned long long dev, unsigned long long ino, char *buf,
+		      size_t len);
 /* Records and processes lost since start, summed; by kind too when by_kind
  * is not NULL. */
 unsigned long long tracer__lost(struct tracer *t, unsigned long long by_kind[LOST_KINDS]);

@@ -3,6 +3,7 @@
  * and capture statistics, handed out in cowtop's own types. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdio.h>
 #include <sys/sysmacros.h>
 #include <stdlib.h>
 #include <string.h>
@@ -305,6 +306,22 @@ int tracer__for_each_region(struct tracer *t, tracer_region_fn fn, void *ctx)
 	free(r.v);
 	free(gone.v);
 	return e;
+}
+
+int tracer__file_name(struct tracer *t, unsigned long long dev, unsigned long long ino, char *buf,
+		      size_t len)
+{
+	/* The kernel's dev_t: major << 20 | minor. */
+	struct cowtop_file_key key = { .dev = ((__u64)major(dev) << 20) | minor(dev), .ino = ino };
+	struct cowtop_file_name v;
+
+	if (!len)
+		return -EINVAL;
+	if (bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.file_names), &key, &v))
+		return -errno;
+	v.name[sizeof(v.name) - 1] = '\0';
+	snprintf(buf, len, "%s", v.name);
+	return 0;
 }
 
 _Static_assert((int)COWTOP_STAT_RINGBUF_LOST == (int)LOST_RINGBUF &&

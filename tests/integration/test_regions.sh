@@ -87,6 +87,17 @@ test_command() {
 	check_child_regions command
 }
 
+# A child that exits as soon as it has written (no linger): the copies of
+# its last region were still pending on a CPU when it exited, and are
+# counted in that region all the same, not as "other".
+test_short_lived() {
+	new_report short
+	# shellcheck disable=SC2046 # word splitting of the arguments intended
+	run_cowtop short -- "$REGIONLOAD" --report "$REPORT" $(load_args) --linger 0
+	expect_eq "short-lived: cowtop exit status" "$RC" 0
+	check_child_regions short-lived
+}
+
 # cowtop -p MAIN: attached while regionload waits, then released.
 test_pid() {
 	local main
@@ -149,6 +160,7 @@ test_no_regions() {
 setup
 [ -x "$REGIONLOAD" ] || die "workload not found at '$REGIONLOAD' (set REGIONLOAD)"
 test_command
+test_short_lived
 test_pid
 test_text
 test_no_regions

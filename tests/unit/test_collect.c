@@ -42,8 +42,24 @@ struct tracer {
 	struct tracer_task tasks[FAKE_MAX]; /* what the task iterator would read */
 	int ntasks;
 	bool iterator;           /* there is one (else: -ENOTSUP, /proc is read) */
+	struct { unsigned long long dev, ino; const char *name; } files[FAKE_MAX];
+	int nfiles;              /* file names the kernel side kept */
 	struct tracer_handlers on;
 };
+
+/* The fake kernel side's kept file names. */
+int tracer__file_name(struct tracer *t, unsigned long long dev, unsigned long long ino, char *buf,
+		      size_t len)
+{
+	int i;
+
+	for (i = 0; i < t->nfiles; i++)
+		if (t->files[i].dev == dev && t->files[i].ino == ino) {
+			snprintf(buf, len, "%s", t->files[i].name);
+			return 0;
+		}
+	return -ENOENT;
+}
 
 /* The fake task iterator: its records in the order given. */
 int tracer__for_each_task(struct tracer *t, tracer_task_fn fn, void *ctx)
@@ -737,6 +753,28 @@ static void test_regions_at_exit(void **state)
 	assert_int_equal(f->t.nregions, 0);
 }
 
+/* A worker and its parent both gone before the walk (a command that
+ * forked, copied and ended within a tick): no maps file names the file,
+ * the name the kernel side kept does. */
+static void test_regions_named_by_kernel(void **state)
+{
+	struct fixture *f = *state;
+	struct proc *p;
+	int slot;
+
+	f->t.files[f->t.nfiles++].dev = makedev(0xfe, 0);
+	f->t.files[0].ino = 4242;
+	f->t.files[0].name = "data.bin";
+	queue(f, TRACER_FORK, 51, 50, 700, 0, "worker");
+	queue(f, TRACER_EXIT, 51, 50, 700, 30, "worker");
+	region_put(f, 51, REGION_FILE, 0xfe, 0, 4242, 30);
+	collect__tick(&f->c, 1.0);
+	p = model__find(f->m, 51, 700);
+	assert_non_null(p);
+	slot = model__add_label(f->m, SPLIT_REGION, "file:data.bin");
+	assert_int_equal(p->split[SPLIT_REGION].v[slot], 30);
+}
+
 /* A file no process maps any more is "other" for now, and named once a
  * process shows it; past the last slot, files are "other" for good. */
 static void test_regions_unnamed_and_full(void **state)
@@ -797,6 +835,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_forget_exited, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_regions, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_regions_at_exit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_regions_named_by_kernel, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_regions_unnamed_and_full, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_regions_held_for_launch, setup, teardown),
 	};
