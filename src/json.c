@@ -105,26 +105,14 @@ static bool jbuf_room(struct jbuf *b, size_t n)
 	return true;
 }
 
-/* Append n bytes to b. */
-void jbuf_put(struct jbuf *b, const char *s, size_t n)
+/* Grow b and append n bytes to it; see json.h. */
+void jbuf_put_grow(struct jbuf *b, const char *s, size_t n)
 {
 	if (!jbuf_room(b, n))
 		return;
 	memcpy(b->s + b->len, s, n);
 	b->len += n;
 	b->s[b->len] = '\0';
-}
-
-/* Append a NUL-terminated string to b. */
-void jbuf_puts(struct jbuf *b, const char *s)
-{
-	jbuf_put(b, s, strlen(s));
-}
-
-/* Append one byte to b. */
-void jbuf_putc(struct jbuf *b, char c)
-{
-	jbuf_put(b, &c, 1);
 }
 
 /* Empty b, keeping its memory. */

@@ -7,12 +7,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 /* Room for any unsigned or signed 64-bit decimal and its NUL. */
 #define JSON_INT_MAX 21
 
-/* A growing text buffer. Out of memory, it keeps what it had and sets
- * failed: later writes are dropped, and the whole text must be discarded. */
+/* A growing text buffer. Out of memory, it sets failed: a piece that did
+ * not fit is lost, so the whole text must be discarded. */
 struct jbuf {
 	char *s;
 	size_t len, cap;
@@ -42,11 +43,35 @@ size_t json_fmt_i64(char *buf, long long v);
  * "inf" and "-0.0" included. Returns the length, as snprintf does. */
 size_t json_fmt_fixed(char *buf, size_t cap, double v, int decimals);
 
-/* Append n bytes, a NUL-terminated string, a byte, or a number (see the
- * formatters above) to b. */
-void jbuf_put(struct jbuf *b, const char *s, size_t n);
-void jbuf_puts(struct jbuf *b, const char *s);
-void jbuf_putc(struct jbuf *b, char c);
+/* jbuf_put when b has no room left: grows it first. */
+void jbuf_put_grow(struct jbuf *b, const char *s, size_t n);
+
+/* Append n bytes to b. Inline: a JSON line is made of some 60 short pieces
+ * a process, and most calls copy a few bytes of a constant string. */
+static inline void jbuf_put(struct jbuf *b, const char *s, size_t n)
+{
+	if (b->cap - b->len <= n) {
+		jbuf_put_grow(b, s, n);
+		return;
+	}
+	memcpy(b->s + b->len, s, n);
+	b->len += n;
+	b->s[b->len] = '\0';
+}
+
+/* Append a NUL-terminated string to b. */
+static inline void jbuf_puts(struct jbuf *b, const char *s)
+{
+	jbuf_put(b, s, strlen(s));
+}
+
+/* Append one byte to b. */
+static inline void jbuf_putc(struct jbuf *b, char c)
+{
+	jbuf_put(b, &c, 1);
+}
+
+/* Append a number (see the formatters above) to b. */
 void jbuf_u64(struct jbuf *b, unsigned long long v);
 void jbuf_i64(struct jbuf *b, long long v);
 void jbuf_fixed(struct jbuf *b, double v, int decimals);
