@@ -285,17 +285,15 @@ size_t json_fmt_fixed(char *buf, size_t cap, double v, int decimals)
 /* Append v in decimal to b. */
 void jbuf_u64(struct jbuf *b, unsigned long long v)
 {
-	char buf[JSON_INT_MAX];
-
-	jbuf_put(b, buf, json_fmt_u64(buf, v));
+	if (jbuf_room(b, JSON_INT_MAX))
+		b->len += json_fmt_u64(b->s + b->len, v);
 }
 
 /* Append v in decimal, with its sign, to b. */
 void jbuf_i64(struct jbuf *b, long long v)
 {
-	char buf[JSON_INT_MAX];
-
-	jbuf_put(b, buf, json_fmt_i64(buf, v));
+	if (jbuf_room(b, JSON_INT_MAX))
+		b->len += json_fmt_i64(b->s + b->len, v);
 }
 
 /* Append v with the given decimals to b, as "%.*f" writes it. */

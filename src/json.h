@@ -46,9 +46,10 @@ size_t json_fmt_fixed(char *buf, size_t cap, double v, int decimals);
 /* jbuf_put when b has no room left: grows it first. */
 void jbuf_put_grow(struct jbuf *b, const char *s, size_t n);
 
-/* Append n bytes to b. Inline: a JSON line is made of some 60 short pieces
- * a process, and most calls copy a few bytes of a constant string. */
-static inline void jbuf_put(struct jbuf *b, const char *s, size_t n)
+/* Append n bytes to b. Always inline: a JSON line is made of some 60 short
+ * pieces a process, most of them constant strings, whose length and copy
+ * the compiler then works out in place. */
+static inline __attribute__((always_inline)) void jbuf_put(struct jbuf *b, const char *s, size_t n)
 {
 	if (b->cap - b->len <= n) {
 		jbuf_put_grow(b, s, n);
@@ -60,13 +61,13 @@ static inline void jbuf_put(struct jbuf *b, const char *s, size_t n)
 }
 
 /* Append a NUL-terminated string to b. */
-static inline void jbuf_puts(struct jbuf *b, const char *s)
+static inline __attribute__((always_inline)) void jbuf_puts(struct jbuf *b, const char *s)
 {
 	jbuf_put(b, s, strlen(s));
 }
 
 /* Append one byte to b. */
-static inline void jbuf_putc(struct jbuf *b, char c)
+static inline __attribute__((always_inline)) void jbuf_putc(struct jbuf *b, char c)
 {
 	jbuf_put(b, &c, 1);
 }

@@ -39,8 +39,12 @@ size_t output_interval(double seconds, int decimals, char *buf, size_t cap)
 	return n > 0 ? (size_t)n : 0;
 }
 
+/* The writers of one field: always inline, as they are called with a
+ * literal name whose length the compiler then knows. */
+#define JSON_FIELD static inline __attribute__((always_inline))
+
 /* ,"name": with name a plain key (no escapes needed). */
-static void json_key(struct jbuf *b, const char *name)
+JSON_FIELD void json_key(struct jbuf *b, const char *name)
 {
 	jbuf_put(b, ",\"", 2);
 	jbuf_puts(b, name);
@@ -48,7 +52,7 @@ static void json_key(struct jbuf *b, const char *name)
 }
 
 /* A bool as JSON. */
-static void json_bool(struct jbuf *b, bool v)
+static inline void json_bool(struct jbuf *b, bool v)
 {
 	jbuf_puts(b, v ? "true" : "false");
 }
@@ -106,7 +110,7 @@ static void json_markers(struct jbuf *b, const struct frame *fr)
 }
 
 /* ,"name":v, or ,"name":null when not known. */
-static void json_count(struct jbuf *b, const char *name, bool known, unsigned long long v)
+JSON_FIELD void json_count(struct jbuf *b, const char *name, bool known, unsigned long long v)
 {
 	json_key(b, name);
 	if (known)
@@ -116,7 +120,7 @@ static void json_count(struct jbuf *b, const char *name, bool known, unsigned lo
 }
 
 /* ,"name":v with the given decimals, or ,"name":null when v < 0 (unknown). */
-static void json_real(struct jbuf *b, const char *name, double v, int decimals)
+JSON_FIELD void json_real(struct jbuf *b, const char *name, double v, int decimals)
 {
 	json_key(b, name);
 	if (v < 0)
@@ -214,7 +218,7 @@ static void json_stalls_children(struct jbuf *b, const struct proc *p)
 }
 
 /* ,"name":v for a signed v. */
-static void json_int(struct jbuf *b, const char *name, long long v)
+JSON_FIELD void json_int(struct jbuf *b, const char *name, long long v)
 {
 	json_key(b, name);
 	jbuf_i64(b, v);
