@@ -185,20 +185,34 @@ void json_string(FILE *f, const char *s, size_t len)
 	string_to(put_file, f, s, len);
 }
 
-/* v in decimal into buf; see json.h. */
+/* v in decimal into buf; see json.h. Two digits a division: half the
+ * divisions of a digit at a time. */
 size_t json_fmt_u64(char *buf, unsigned long long v)
 {
+	static const char pairs[] =
+		"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+		"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+		"8081828384858687888990919293949596979899";
 	char tmp[JSON_INT_MAX];
-	size_t n = 0, i;
+	size_t n = sizeof(tmp), len;
 
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	for (i = 0; i < n; i++)
-		buf[i] = tmp[n - 1 - i];
-	buf[n] = '\0';
-	return n;
+	while (v >= 100) {
+		unsigned d = (unsigned)(v % 100) * 2;
+
+		v /= 100;
+		tmp[--n] = pairs[d + 1];
+		tmp[--n] = pairs[d];
+	}
+	if (v >= 10) {
+		tmp[--n] = pairs[v * 2 + 1];
+		tmp[--n] = pairs[v * 2];
+	} else {
+		tmp[--n] = (char)('0' + v);
+	}
+	len = sizeof(tmp) - n;
+	memcpy(buf, tmp + n, len);
+	buf[len] = '\0';
+	return len;
 }
 
 /* v in decimal into buf, with its sign; see json.h. */
