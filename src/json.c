@@ -145,6 +145,11 @@ static void string_to(json_put_fn put, void *ctx, const char *s, size_t len)
 
 	put(ctx, "\"", 1);
 	while (i < len) {
+		if (p[i] >= 0x20 && p[i] < 0x7f && p[i] != '"' && p[i] != '\\') {
+			lead = false; /* json_classify's answer for printable ASCII, inline */
+			i++;
+			continue;
+		}
 		n = json_classify(p + i, len - i, esc, &lead);
 		if (esc[0] == '\0') {
 			i += n;
