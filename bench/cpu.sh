@@ -58,6 +58,7 @@ usage: $prog [--window S] [--rounds K] [--counts "N ..."] [--warmup S] [--varian
   --rounds K     measured rounds, each runs every variant once (default $rounds)
   --counts LIST  numbers of extra idle processes, one pass each (default "$counts")
   --warmup S     seconds a tool runs before its window opens (default $warmup)
+  --variants L   only these variants, letters among a b c d (default $variants_arg)
 environment: COWTOP (default ./cowtop), CC (default cc)
 EOF
 }
