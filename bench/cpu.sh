@@ -12,13 +12,14 @@
 #   (c) htop -d 10 in a detached tmux session of the same size
 #   (d) the full-screen cowtop watching one small tree (-p PID of a sleep)
 #
+# --variants runs only some of them (the budget lines need all four).
 # Each variant is started, left alone for a warm-up, then its utime+stime
 # (from /proc/PID/stat) is read at both ends of a fixed window; CPU% is CPU
 # seconds over wall seconds of the window, times 100. This is a benchmark,
 # not a test: it prints figures and never fails on them.
 #
 # Usage: sudo bench/cpu.sh [--window S] [--rounds K] [--counts "N ..."]
-#                          [--warmup S]
+#                          [--warmup S] [--variants LETTERS]
 # Environment: COWTOP  cowtop binary (default ./cowtop)
 #              CC      compiler for the idle-process helper (default cc)
 set -euo pipefail
@@ -31,6 +32,7 @@ window=15
 warmup=3
 rounds=3
 counts="1000 5000"
+variants_arg=abcd
 cols=200
 lines=50
 cowtop=${COWTOP:-./cowtop}
@@ -51,11 +53,12 @@ nap_pid=		# a sleep of pause_for that a signal cut short
 usage()
 {
 	cat <<EOF
-usage: $prog [--window S] [--rounds K] [--counts "N ..."] [--warmup S]
+usage: $prog [--window S] [--rounds K] [--counts "N ..."] [--warmup S] [--variants LETTERS]
   --window S     seconds of CPU accounting per run (default $window)
   --rounds K     measured rounds, each runs every variant once (default $rounds)
   --counts LIST  numbers of extra idle processes, one pass each (default "$counts")
   --warmup S     seconds a tool runs before its window opens (default $warmup)
+  --variants L   only these variants, letters among a b c d (default $variants_arg)
 environment: COWTOP (default ./cowtop), CC (default cc)
 EOF
 }
@@ -70,6 +73,18 @@ counts_arg()
 		out+="${out:+ }$n"
 	done
 	[ -n "$out" ] || die "--counts needs at least one number"
+	echo "$out"
+}
+
+# Check the variant letters $1 and print them, each once, in order.
+variants_of()
+{
+	local v out=
+
+	[[ $1 =~ ^[a-d]+$ ]] || die "--variants needs letters among a b c d, got '$1'"
+	for v in a b c d; do
+		[[ $1 == *$v* ]] && out+=$v
+	done
 	echo "$out"
 }
 
@@ -382,6 +397,7 @@ while [ $# -gt 0 ]; do
 	--warmup)	warmup=$(seconds_arg "$1" "${2-}"); shift ;;
 	--rounds)	rounds=$(count_arg "$1" "${2-}"); shift ;;
 	--counts)	counts=$(counts_arg "${2-}"); shift ;;
+	--variants)	variants_arg=$(variants_of "${2-}"); shift ;;
 	-h|--help)	usage; exit 0 ;;
 	*)		usage >&2; exit 2 ;;
 	esac
@@ -416,7 +432,10 @@ EOF
 sleep 100000 &
 target_pid=$!
 
-variants=(a b c d)
+variants=()
+for ((i = 0; i < ${#variants_arg}; i++)); do
+	variants+=("${variants_arg:i:1}")
+done
 nv=${#variants[@]}
 start=$SECONDS
 pass=()
@@ -437,13 +456,20 @@ done
 echo "cowtop CPU use: $rounds rounds of $window s windows after $warmup s of warm-up; refresh 1 s; tmux panes ${cols}x$lines"
 echo "kernel $(uname -r), $(nproc) CPUs; $("$cowtop" --version 2>/dev/null | head -n 1); $(htop --version | head -n 1); run took $((SECONDS - start)) s"
 echo "CPU% = (utime + stime) / wall time of the window x 100; tmux % = the tmux server taking in the pane's output"
+declare -A label=(
+	[a]="(a) cowtop -b -f json, every process"
+	[b]="(b) cowtop full screen, every process"
+	[c]="(c) htop -d 10"
+	[d]="(d) cowtop full screen, -p one sleep"
+)
 for p in "${pass[@]}"; do
 	n=${p%%:*}
 	echo
 	printf '%-44s %8s %8s %8s %8s\n' "$n idle processes (${p#*:} in all)" "median %" "min %" "max %" "tmux %"
-	report_line "(a) cowtop -b -f json, every process" "$n" a
-	report_line "(b) cowtop full screen, every process" "$n" b
-	report_line "(c) htop -d 10" "$n" c
-	report_line "(d) cowtop full screen, -p one sleep" "$n" d
-	report_budgets "$n"
+	for v in "${variants[@]}"; do
+		report_line "${label[$v]}" "$n" "$v"
+	done
+	if [ "$variants_arg" = abcd ]; then
+		report_budgets "$n" # the budgets compare variants with each other
+	fi
 done

@@ -53,14 +53,15 @@ int dump_procs(struct bpf_iter__task *ctx)
 	if (!task)
 		return 0;
 	tgid = task->tgid;
-	if (!bpf_map_lookup_elem(&procs, &tgid))
-		return 0;
 	leader = task->group_leader;
+	/* Threads first, before the map lookup: most have nothing to say. */
 	if (task != leader) {
 		if (leader->mm || !task->mm)
 			return 0; /* the leader's record says it all */
 		r.flags = COWTOP_TASK_THREAD;
 	}
+	if (!bpf_map_lookup_elem(&procs, &tgid))
+		return 0;
 	if (leader->flags & PF_KTHREAD)
 		r.flags |= COWTOP_TASK_KTHREAD;
 	r.tgid = tgid;
@@ -73,7 +74,10 @@ int dump_procs(struct bpf_iter__task *ctx)
 			mm_counter(mm, mm_shmempages);
 		r.vm = mm->total_vm;
 	}
-	bpf_probe_read_kernel_str(r.comm, sizeof(r.comm), leader->comm);
+	/* The whole array: the kernel keeps comm NUL-terminated and padded
+	 * (strscpy_pad), and a fixed-size read costs less than a string
+	 * read's byte by byte copy. */
+	bpf_probe_read_kernel(r.comm, sizeof(r.comm), leader->comm);
 	bpf_seq_write(ctx->meta->seq, &r, sizeof(r));
 	return 0;
 }

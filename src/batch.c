@@ -20,31 +20,15 @@ struct batch_sink {
 	struct sink base;
 	int fd;
 	bool json, regions, utf8;
+	struct jbuf line; /* the JSON line, its memory kept from frame to frame */
 };
 
-static enum sink_status batch_frame(struct sink *s, struct frame *f, char *err, size_t errlen)
+/* Write len bytes of buf out whole: the sink's status. */
+static enum sink_status batch_write(struct batch_sink *b, const char *buf, size_t len,
+				    char *err, size_t errlen)
 {
-	struct batch_sink *b = (struct batch_sink *)s;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&buf, &len);
-	int e;
+	int e = safefile_write_whole(b->fd, buf, len);
 
-	if (!m) {
-		snprintf(err, errlen, "cannot format a frame: %s", strerror(errno));
-		return SINK_FAILED;
-	}
-	if (b->json)
-		output_json(m, f);
-	else
-		output_text(m, f, &(struct output_opts){ .regions = b->regions, .utf8 = b->utf8 });
-	if (fclose(m)) {
-		free(buf);
-		snprintf(err, errlen, "cannot format a frame: %s", strerror(errno));
-		return SINK_FAILED;
-	}
-	e = safefile_write_whole(b->fd, buf, len);
-	free(buf);
 	if (e == -EPIPE)
 		return SINK_DONE;
 	if (e) {
@@ -54,9 +38,54 @@ static enum sink_status batch_frame(struct sink *s, struct frame *f, char *err, 
 	return SINK_OK;
 }
 
+/* The frame as a JSON line, made in the kept buffer (a line of thousands
+ * of processes is megabytes: made anew each frame, its pages would be
+ * faulted in again every time). */
+static enum sink_status batch_json(struct batch_sink *b, const struct frame *f, char *err, size_t errlen)
+{
+	jbuf_reset(&b->line);
+	output_json_buf(&b->line, f);
+	if (b->line.failed) {
+		jbuf_free(&b->line);
+		snprintf(err, errlen, "cannot format a frame: %s", strerror(ENOMEM));
+		return SINK_FAILED;
+	}
+	return batch_write(b, b->line.s, b->line.len, err, errlen);
+}
+
+/* One frame out: a JSON line, or the text table. */
+static enum sink_status batch_frame(struct sink *s, struct frame *f, char *err, size_t errlen)
+{
+	struct batch_sink *b = (struct batch_sink *)s;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m;
+	enum sink_status st;
+
+	if (b->json)
+		return batch_json(b, f, err, errlen);
+	m = open_memstream(&buf, &len);
+	if (!m) {
+		snprintf(err, errlen, "cannot format a frame: %s", strerror(errno));
+		return SINK_FAILED;
+	}
+	output_text(m, f, &(struct output_opts){ .regions = b->regions, .utf8 = b->utf8 });
+	if (fclose(m)) {
+		free(buf);
+		snprintf(err, errlen, "cannot format a frame: %s", strerror(errno));
+		return SINK_FAILED;
+	}
+	st = batch_write(b, buf, len, err, errlen);
+	free(buf);
+	return st;
+}
+
 static void batch_free(struct sink *s)
 {
-	free(s);
+	struct batch_sink *b = (struct batch_sink *)s;
+
+	jbuf_free(&b->line);
+	free(b);
 }
 
 static const struct sink_ops batch_ops = { .frame = batch_frame, .free = batch_free };

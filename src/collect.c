@@ -437,7 +437,8 @@ static bool file_label(struct collect *c, int pid, unsigned long long dev,
 /* The SPLIT_REGION slot of a file copies were made in by p: from the
  * table, else named from the maps of p or of its nearest ancestors (a
  * process that has exited has no maps any more; its parent most often
- * maps the same file), at most once a tick per file. Returns 0 ("other")
+ * maps the same file), at most once a tick per file, and for exited
+ * processes only less and less often while it fails. Returns 0 ("other")
  * when the slots ran out, -1 when the file cannot be named now. */
 static int file_slot(struct collect *c, struct proc *p, unsigned long long dev,
 		     unsigned long long ino)
@@ -445,12 +446,21 @@ static int file_slot(struct collect *c, struct proc *p, unsigned long long dev,
 	struct collect_file *f = file_entry(c, dev, ino);
 	char label[LABEL_MAX];
 	int depth, pid = p->pid, slot;
+	unsigned backoff;
 
 	if (!f)
 		return 0; /* more files than the table holds: "other" */
 	if (f->used && (f->slot >= 0 || f->tried == c->ticks))
 		return f->slot;
-	*f = (struct collect_file){ .dev = dev, .ino = ino, .slot = -1, .tried = c->ticks, .used = true };
+	/* Short-lived processes (a shell loop running awk) bring the same
+	 * file every tick, with no maps left and ancestors that do not map
+	 * it: their tries back off. A live process's copies try every tick. */
+	if (f->used && p->exited && c->ticks < f->retry)
+		return -1;
+	backoff = f->used ? f->backoff * 2 : 1;
+	*f = (struct collect_file){ .dev = dev, .ino = ino, .slot = -1, .tried = c->ticks, .used = true,
+				    .backoff = backoff < COLLECT_FILE_BACKOFF ? backoff : COLLECT_FILE_BACKOFF };
+	f->retry = c->ticks + f->backoff;
 	/* The name the kernel side kept: it outlives every process mapping
 	 * the file (a worker that copied and exited within a tick), and costs
 	 * no read of a maps file. */

@@ -16,6 +16,8 @@
 #define COLLECT_CMDLINE_READS 3 /* refreshes that read a command line after start, exec or rename */
 #define COLLECT_FILES 1024      /* files (device, inode) whose region slot is remembered */
 #define COLLECT_WANT_MAX 256    /* processes a view can ask to have read every tick */
+#define COLLECT_FILE_BACKOFF 32 /* at most this many ticks between tries to name a
+				 * file for exited processes only */
 #define COLLECT_SLOW_TICKS 10   /* ... the others are read once in this many ticks */
 #define COLLECT_RECLAIM_MARK 1.0 /* seconds between two reclaim markers of one process, at least */
 
@@ -25,6 +27,8 @@ struct collect_file {
 	unsigned long long dev, ino;
 	int slot;
 	unsigned tried;           /* tick of the last attempt to name it */
+	unsigned retry;           /* ... and the next one for an exited process's copies */
+	unsigned backoff;         /* ticks from one such attempt to the next */
 	bool used;
 };
 

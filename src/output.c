@@ -1,4 +1,5 @@
 /* Batch frames: a top-like text table, or one JSON object per line. */
+#include <errno.h>
 #include <stdbool.h>
 #include <string.h>
 #include <time.h>
@@ -38,265 +39,363 @@ size_t output_interval(double seconds, int decimals, char *buf, size_t cap)
 	return n > 0 ? (size_t)n : 0;
 }
 
+/* The writers of one field: always inline, as they are called with a
+ * literal name whose length the compiler then knows. */
+#define JSON_FIELD static inline __attribute__((always_inline))
+
+/* ,"name": with name a plain key (no escapes needed). */
+JSON_FIELD void json_key(struct jbuf *b, const char *name)
+{
+	jbuf_put(b, ",\"", 2);
+	jbuf_puts(b, name);
+	jbuf_put(b, "\":", 2);
+}
+
+/* A bool as JSON. */
+static inline void json_bool(struct jbuf *b, bool v)
+{
+	jbuf_puts(b, v ? "true" : "false");
+}
+
 /* A process's copies split by kind k as a JSON object under name: the
  * parts frame_split_parts gives, slot 0 last. */
-static void json_split(FILE *f, const char *name, const struct frame *fr, const struct proc *p,
+static void json_split(struct jbuf *b, const char *name, const struct frame *fr, const struct proc *p,
 		       enum split_kind k, bool all)
 {
 	struct split_part part[SPLIT_SLOTS];
 	int n = frame_split_parts(fr, p, k, all, part), i;
 
-	fprintf(f, ",\"%s\":{", name);
+	json_key(b, name);
+	jbuf_putc(b, '{');
 	for (i = 0; i < n; i++) {
-		json_string(f, part[i].label, strlen(part[i].label));
-		fprintf(f, ":%llu%s", part[i].pages, i + 1 < n ? "," : "");
+		if (i)
+			jbuf_putc(b, ',');
+		jbuf_string(b, part[i].label, strlen(part[i].label));
+		jbuf_putc(b, ':');
+		jbuf_u64(b, part[i].pages);
 	}
-	fputc('}', f);
+	jbuf_putc(b, '}');
 }
 
 /* The probe hits of the frame. */
-static void json_markers(FILE *f, const struct frame *fr)
+static void json_markers(struct jbuf *b, const struct frame *fr)
 {
 	size_t i;
 	int k;
 
-	fputs(",\"markers\":[", f);
+	jbuf_puts(b, ",\"markers\":[");
 	for (i = 0; i < fr->nmarks; i++) {
 		const struct marker *mk = &fr->marks[i];
 		const char *label = frame_probe_label(fr, mk->probe);
 
-		fprintf(f, "%s{\"time\":%.6f,\"pid\":%d,\"probe\":", i ? "," : "", mk->time, mk->pid);
-		json_string(f, label, strlen(label));
-		fputs(",\"args\":[", f);
+		jbuf_puts(b, i ? ",{\"time\":" : "{\"time\":");
+		jbuf_fixed(b, mk->time, 6);
+		jbuf_puts(b, ",\"pid\":");
+		jbuf_i64(b, mk->pid);
+		jbuf_puts(b, ",\"probe\":");
+		jbuf_string(b, label, strlen(label));
+		jbuf_puts(b, ",\"args\":[");
 		for (k = 0; k < mk->nargs; k++) {
+			if (k)
+				jbuf_putc(b, ',');
 			if (mk->unavail & (1u << k))
-				fprintf(f, "%snull", k ? "," : "");
+				jbuf_puts(b, "null");
 			else
-				fprintf(f, "%s%lld", k ? "," : "", mk->args[k]);
+				jbuf_i64(b, mk->args[k]);
 		}
-		fputs("]}", f);
+		jbuf_puts(b, "]}");
 	}
-	fprintf(f, "],\"markers_lost\":%llu", fr->marks_lost);
+	jbuf_puts(b, "],\"markers_lost\":");
+	jbuf_u64(b, fr->marks_lost);
 }
 
 /* ,"name":v, or ,"name":null when not known. */
-static void json_count(FILE *f, const char *name, bool known, unsigned long long v)
+JSON_FIELD void json_count(struct jbuf *b, const char *name, bool known, unsigned long long v)
 {
+	json_key(b, name);
 	if (known)
-		fprintf(f, ",\"%s\":%llu", name, v);
+		jbuf_u64(b, v);
 	else
-		fprintf(f, ",\"%s\":null", name);
+		jbuf_puts(b, "null");
 }
 
 /* ,"name":v with the given decimals, or ,"name":null when v < 0 (unknown). */
-static void json_real(FILE *f, const char *name, double v, int decimals)
+JSON_FIELD void json_real(struct jbuf *b, const char *name, double v, int decimals)
 {
+	json_key(b, name);
 	if (v < 0)
-		fprintf(f, ",\"%s\":null", name);
+		jbuf_puts(b, "null");
 	else
-		fprintf(f, ",\"%s\":%.*f", name, decimals, v);
+		jbuf_fixed(b, v, decimals);
 }
 
 /* A process's memory figures: null until read, never a stale zero. */
-static void json_smaps(FILE *f, const struct frame *fr, const struct proc *p)
+static void json_smaps(struct jbuf *b, const struct frame *fr, const struct proc *p)
 {
 	const struct smaps *s = &p->smaps;
 	bool read = p->smaps_time != 0;
 
-	json_count(f, "pss_kib", read, s->pss);
-	json_count(f, "pss_anon_kib", read, s->pss_anon);
-	json_count(f, "uss_kib", read, proc_uss_kib(p));
-	json_count(f, "shared_clean_kib", read, s->shared_clean);
-	json_count(f, "shared_dirty_kib", read, s->shared_dirty);
-	json_count(f, "private_dirty_kib", read, s->private_dirty);
-	json_count(f, "anon_kib", read, s->anon);
-	json_count(f, "swap_kib", read, s->swap);
-	json_real(f, "smaps_age", frame_smaps_age(fr, p), 3);
-	json_count(f, "inherited_kib", p->inherited_kib >= 0, (unsigned long long)p->inherited_kib);
-	json_real(f, "shared_pct", proc_shared_pct(p), 2);
+	json_count(b, "pss_kib", read, s->pss);
+	json_count(b, "pss_anon_kib", read, s->pss_anon);
+	json_count(b, "uss_kib", read, proc_uss_kib(p));
+	json_count(b, "shared_clean_kib", read, s->shared_clean);
+	json_count(b, "shared_dirty_kib", read, s->shared_dirty);
+	json_count(b, "private_dirty_kib", read, s->private_dirty);
+	json_count(b, "anon_kib", read, s->anon);
+	json_count(b, "swap_kib", read, s->swap);
+	json_real(b, "smaps_age", frame_smaps_age(fr, p), 3);
+	json_count(b, "inherited_kib", p->inherited_kib >= 0, (unsigned long long)p->inherited_kib);
+	json_real(b, "shared_pct", proc_shared_pct(p), 2);
 }
 
 /* A process's top stacks, frames innermost first (the writing function first). */
-static void json_stacks(FILE *f, const struct frame *fr, const struct proc *p)
+static void json_stacks(struct jbuf *b, const struct frame *fr, const struct proc *p)
 {
 	const struct stacks_proc *sp = stacks_snap__of(fr->stacks, p->pid, p->start_time);
 	size_t i;
 	int k;
 
-	fputs(",\"cow_stacks\":[", f);
+	jbuf_puts(b, ",\"cow_stacks\":[");
 	for (i = 0; sp && i < sp->ntop; i++) {
-		fprintf(f, "%s{\"frames\":[", i ? "," : "");
+		jbuf_puts(b, i ? ",{\"frames\":[" : "{\"frames\":[");
 		for (k = 0; k < sp->top[i].nframes; k++) {
 			if (k)
-				fputc(',', f);
-			json_string(f, sp->top[i].frames[k], strlen(sp->top[i].frames[k]));
+				jbuf_putc(b, ',');
+			jbuf_string(b, sp->top[i].frames[k], strlen(sp->top[i].frames[k]));
 		}
-		fprintf(f, "],\"pages\":%llu}", sp->top[i].pages);
+		jbuf_puts(b, "],\"pages\":");
+		jbuf_u64(b, sp->top[i].pages);
+		jbuf_putc(b, '}');
 	}
-	fputc(']', f);
+	jbuf_putc(b, ']');
 }
 
 /* How p ended: ,"exit":{"code":N|null,"signal":"SIGKILL"|null,"oom":bool},
  * null while it runs (code and signal both null when the kernel did not say). */
-static void json_exit(FILE *f, const struct proc *p)
+static void json_exit(struct jbuf *b, const struct proc *p)
 {
 	int sig = p->exit.status & 0x7f;
 	const char *name = proc_signal_name(sig);
 
 	if (!p->exited || p->exit.left) {
-		fputs(",\"exit\":null", f);
+		jbuf_puts(b, ",\"exit\":null");
 		return;
 	}
-	fputs(",\"exit\":{\"code\":", f);
+	jbuf_puts(b, ",\"exit\":{\"code\":");
 	if (p->exit.known && !sig)
-		fprintf(f, "%d", (p->exit.status >> 8) & 0xff);
+		jbuf_i64(b, (p->exit.status >> 8) & 0xff);
 	else
-		fputs("null", f);
-	fputs(",\"signal\":", f);
-	if (p->exit.known && sig && name)
-		fprintf(f, "\"%s\"", name);
-	else if (p->exit.known && sig)
-		fprintf(f, "\"%d\"", sig);
-	else
-		fputs("null", f);
-	fprintf(f, ",\"core\":%s,\"oom\":%s}", p->exit.known && (p->exit.status & 0x80) ? "true" : "false",
-		p->exit.oom ? "true" : "false");
+		jbuf_puts(b, "null");
+	jbuf_puts(b, ",\"signal\":");
+	if (p->exit.known && sig) {
+		jbuf_putc(b, '"');
+		if (name)
+			jbuf_puts(b, name);
+		else
+			jbuf_i64(b, sig);
+		jbuf_putc(b, '"');
+	} else {
+		jbuf_puts(b, "null");
+	}
+	jbuf_puts(b, ",\"core\":");
+	json_bool(b, p->exit.known && (p->exit.status & 0x80));
+	jbuf_puts(b, ",\"oom\":");
+	json_bool(b, p->exit.oom);
+	jbuf_putc(b, '}');
 }
 
 /* p's reclaim stalls, and the children it forked and saw exit. */
-static void json_stalls_children(FILE *f, const struct proc *p)
+static void json_stalls_children(struct jbuf *b, const struct proc *p)
 {
-	fprintf(f, ",\"reclaim\":{\"stalls\":%llu,\"seconds\":%.6f}", p->reclaims, p->reclaim_s);
-	fprintf(f, ",\"children_forked\":%llu,\"children_exited\":%llu", p->forked, p->reaped);
+	jbuf_puts(b, ",\"reclaim\":{\"stalls\":");
+	jbuf_u64(b, p->reclaims);
+	jbuf_puts(b, ",\"seconds\":");
+	jbuf_fixed(b, p->reclaim_s, 6);
+	jbuf_puts(b, "},\"children_forked\":");
+	jbuf_u64(b, p->forked);
+	jbuf_puts(b, ",\"children_exited\":");
+	jbuf_u64(b, p->reaped);
+}
+
+/* ,"name":v for a signed v. */
+JSON_FIELD void json_int(struct jbuf *b, const char *name, long long v)
+{
+	json_key(b, name);
+	jbuf_i64(b, v);
 }
 
 /* One process as a JSON object. */
-static void json_proc(FILE *f, const struct frame *fr, const struct row *r)
+static void json_proc(struct jbuf *b, const struct frame *fr, const struct row *r)
 {
 	const struct proc *p = r->p;
 
-	fprintf(f, "{\"pid\":%d,\"ppid\":%d", p->pid, p->ppid);
+	jbuf_puts(b, "{\"pid\":");
+	jbuf_i64(b, p->pid);
+	json_int(b, "ppid", p->ppid);
 	if (p->nspid > 0)
-		fprintf(f, ",\"nspid\":%d", p->nspid);
+		json_int(b, "nspid", p->nspid);
 	else
-		fputs(",\"nspid\":null", f);
-	fputs(",\"comm\":", f);
-	json_string(f, p->comm, strnlen(p->comm, sizeof(p->comm)));
-	fputs(",\"cmdline\":", f);
-	json_string(f, p->cmdline, strnlen(p->cmdline, sizeof(p->cmdline)));
-	fprintf(f, ",\"depth\":%d,\"state\":\"%s\",\"start_time\":%llu,"
-		"\"cow_pages\":%llu,\"cow_rate\":%.1f,\"cow_kernel\":%llu,"
-		"\"reuse\":%llu,\"zero_fill\":%llu",
-		r->depth, output_state(p), p->start_time,
-		(unsigned long long)p->counts.cow, p->cow_rate,
-		(unsigned long long)p->counts.cow_kernel,
-		(unsigned long long)p->counts.reuse,
-		(unsigned long long)p->counts.zero_fill);
-	json_count(f, "rss_kib", proc_mem_known(p), p->rss_kib);
-	json_count(f, "vsz_kib", proc_mem_known(p), p->vsz_kib);
-	json_smaps(f, fr, p);
-	json_exit(f, p);
-	json_stalls_children(f, p);
-	json_split(f, "cow_by_region", fr, p, SPLIT_REGION, false);
+		jbuf_puts(b, ",\"nspid\":null");
+	jbuf_puts(b, ",\"comm\":");
+	jbuf_string(b, p->comm, strnlen(p->comm, sizeof(p->comm)));
+	jbuf_puts(b, ",\"cmdline\":");
+	jbuf_string(b, p->cmdline, strnlen(p->cmdline, sizeof(p->cmdline)));
+	json_int(b, "depth", r->depth);
+	jbuf_puts(b, ",\"state\":\"");
+	jbuf_puts(b, output_state(p));
+	jbuf_putc(b, '"');
+	json_count(b, "start_time", true, p->start_time);
+	json_count(b, "cow_pages", true, p->counts.cow);
+	json_key(b, "cow_rate");
+	jbuf_fixed(b, p->cow_rate, 1);
+	json_count(b, "cow_kernel", true, p->counts.cow_kernel);
+	json_count(b, "reuse", true, p->counts.reuse);
+	json_count(b, "zero_fill", true, p->counts.zero_fill);
+	json_count(b, "rss_kib", proc_mem_known(p), p->rss_kib);
+	json_count(b, "vsz_kib", proc_mem_known(p), p->vsz_kib);
+	json_smaps(b, fr, p);
+	json_exit(b, p);
+	json_stalls_children(b, p);
+	json_split(b, "cow_by_region", fr, p, SPLIT_REGION, false);
 	if (fr->usdt)
-		json_split(f, "cow_by_phase", fr, p, SPLIT_PHASE, true);
+		json_split(b, "cow_by_phase", fr, p, SPLIT_PHASE, true);
 	if (fr->stacks)
-		json_stacks(f, fr, p);
-	fputc('}', f);
+		json_stacks(b, fr, p);
+	jbuf_putc(b, '}');
 }
 
 /* The memory pressure: ,"psi_memory":{"some_avg10":X,"full_avg10":Y},
  * nulls when not known. */
-static void json_psi(FILE *f, const struct psi *psi)
+static void json_psi(struct jbuf *b, const struct psi *psi)
 {
-	fputs(",\"psi_memory\":{\"some_avg10\":", f);
+	jbuf_puts(b, ",\"psi_memory\":{\"some_avg10\":");
 	if (psi->some_avg10 >= 0)
-		fprintf(f, "%.2f", psi->some_avg10);
+		jbuf_fixed(b, psi->some_avg10, 2);
 	else
-		fputs("null", f);
-	json_real(f, "full_avg10", psi->full_avg10, 2);
-	fputc('}', f);
+		jbuf_puts(b, "null");
+	json_real(b, "full_avg10", psi->full_avg10, 2);
+	jbuf_putc(b, '}');
 }
 
 /* The memory pressure of a group root's cgroup v2, null when not known. */
-static void json_group_psi(FILE *f, const struct memcg *cg)
+static void json_group_psi(struct jbuf *b, const struct memcg *cg)
 {
 	if (!cg->psi_known) {
-		fputs(",\"cgroup_psi_memory\":null", f);
+		jbuf_puts(b, ",\"cgroup_psi_memory\":null");
 		return;
 	}
-	fputs(",\"cgroup_psi_memory\":{\"some_avg10\":", f);
-	fprintf(f, "%.2f", cg->psi.some_avg10);
-	json_real(f, "full_avg10", cg->psi.full_avg10, 2);
-	fputc('}', f);
+	jbuf_puts(b, ",\"cgroup_psi_memory\":{\"some_avg10\":");
+	jbuf_fixed(b, cg->psi.some_avg10, 2);
+	json_real(b, "full_avg10", cg->psi.full_avg10, 2);
+	jbuf_putc(b, '}');
+}
+
+/* One group of a watched root and its workers. */
+static void json_group(struct jbuf *b, const struct frame_group *g)
+{
+	bool read = g->smaps_age >= 0;
+
+	jbuf_puts(b, "{\"root\":");
+	jbuf_i64(b, g->root_pid);
+	json_count(b, "workers", true, g->workers);
+	json_count(b, "pss_kib", read, g->pss_kib);
+	json_count(b, "uss_kib", read, g->uss_kib);
+	json_count(b, "root_rss_kib", g->root_mem_known, g->root_rss_kib);
+	json_count(b, "worker_uss_mean_kib", g->workers_read, g->worker_uss_mean_kib);
+	json_count(b, "worker_uss_max_kib", g->workers_read, g->worker_uss_max_kib);
+	json_count(b, "cow_pages", true, g->cow);
+	json_key(b, "cow_rate");
+	jbuf_fixed(b, g->rate, 1);
+	json_count(b, "headroom", g->headroom >= 0, (unsigned long long)g->headroom);
+	json_count(b, "headroom_cgroup", g->headroom_cgroup >= 0, (unsigned long long)g->headroom_cgroup);
+	json_count(b, "cgroup_limit_kib", g->memcg.limit_kib, g->memcg.limit_kib);
+	json_count(b, "cgroup_usage_kib", g->memcg.limit_kib, g->memcg.usage_kib);
+	json_real(b, "smaps_age", g->smaps_age, 3);
+	json_count(b, "unread", true, g->unread);
+	jbuf_puts(b, ",\"respawns\":{\"forked\":");
+	jbuf_u64(b, g->forked);
+	jbuf_puts(b, ",\"exited\":");
+	jbuf_u64(b, g->reaped);
+	jbuf_putc(b, '}');
+	json_group_psi(b, &g->memcg);
+	jbuf_putc(b, '}');
 }
 
 /* The groups of watched roots and their workers, MemAvailable and PSI. */
-static void json_groups(FILE *f, const struct frame *fr)
+static void json_groups(struct jbuf *b, const struct frame *fr)
 {
 	size_t i;
 
-	fputs(",\"groups\":[", f);
+	jbuf_puts(b, ",\"groups\":[");
 	for (i = 0; i < fr->ngroups; i++) {
-		const struct frame_group *g = &fr->groups[i];
-		bool read = g->smaps_age >= 0;
-
-		fprintf(f, "%s{\"root\":%d,\"workers\":%zu", i ? "," : "", g->root_pid, g->workers);
-		json_count(f, "pss_kib", read, g->pss_kib);
-		json_count(f, "uss_kib", read, g->uss_kib);
-		json_count(f, "root_rss_kib", g->root_mem_known, g->root_rss_kib);
-		json_count(f, "worker_uss_mean_kib", g->workers_read, g->worker_uss_mean_kib);
-		json_count(f, "worker_uss_max_kib", g->workers_read, g->worker_uss_max_kib);
-		fprintf(f, ",\"cow_pages\":%llu,\"cow_rate\":%.1f", g->cow, g->rate);
-		json_count(f, "headroom", g->headroom >= 0, (unsigned long long)g->headroom);
-		json_count(f, "headroom_cgroup", g->headroom_cgroup >= 0, (unsigned long long)g->headroom_cgroup);
-		json_count(f, "cgroup_limit_kib", g->memcg.limit_kib, g->memcg.limit_kib);
-		json_count(f, "cgroup_usage_kib", g->memcg.limit_kib, g->memcg.usage_kib);
-		json_real(f, "smaps_age", g->smaps_age, 3);
-		fprintf(f, ",\"unread\":%zu,\"respawns\":{\"forked\":%llu,\"exited\":%llu}",
-			g->unread, g->forked, g->reaped);
-		json_group_psi(f, &g->memcg);
-		fputc('}', f);
+		if (i)
+			jbuf_putc(b, ',');
+		json_group(b, &fr->groups[i]);
 	}
-	fputc(']', f);
-	json_count(f, "mem_available_kib", fr->mem_available_kib, fr->mem_available_kib);
-	json_psi(f, &fr->psi);
+	jbuf_putc(b, ']');
+	json_count(b, "mem_available_kib", fr->mem_available_kib, fr->mem_available_kib);
+	json_psi(b, &fr->psi);
 }
 
 /* Whether stacks are on, the sampling and the measured cost of a capture. */
-static void output_json_stacks_status(FILE *f, const struct stacks_snap *sn)
+static void output_json_stacks_status(struct jbuf *b, const struct stacks_snap *sn)
 {
-	fprintf(f, ",\"stacks\":{\"on\":%s,\"sample\":%u,\"failed\":%llu",
-		sn->every ? "true" : "false", sn->every, sn->failed);
-	json_real(f, "us_per_copy", sn->us_per_copy, 3);
-	fputc('}', f);
+	jbuf_puts(b, ",\"stacks\":{\"on\":");
+	json_bool(b, sn->every);
+	json_count(b, "sample", true, sn->every);
+	json_count(b, "failed", true, sn->failed);
+	json_real(b, "us_per_copy", sn->us_per_copy, 3);
+	jbuf_putc(b, '}');
 }
 
-/* The frame as exactly one line of JSON. */
-void output_json(FILE *f, const struct frame *fr)
+/* The frame as exactly one line of JSON, appended to b. printf is not
+ * used: at thousands of processes it was most of the batch output's time. */
+void output_json_buf(struct jbuf *b, const struct frame *fr)
 {
 	char interval[32];
 	size_t i;
 
 	output_interval(fr->interval, 3, interval, sizeof(interval));
-	fprintf(f, "{\"schema\":%d,\"host\":", OUTPUT_JSON_SCHEMA);
-	json_string(f, fr->host, strlen(fr->host));
-	fprintf(f, ",\"time\":%.3f,\"interval\":%s,\"mechanism\":", fr->time, interval);
-	json_string(f, fr->mechanism, strlen(fr->mechanism));
-	fprintf(f, ",\"lost\":%llu", fr->lost);
+	jbuf_puts(b, "{\"schema\":");
+	jbuf_i64(b, OUTPUT_JSON_SCHEMA);
+	jbuf_puts(b, ",\"host\":");
+	jbuf_string(b, fr->host, strlen(fr->host));
+	json_key(b, "time");
+	jbuf_fixed(b, fr->time, 3);
+	json_key(b, "interval");
+	jbuf_puts(b, interval);
+	jbuf_puts(b, ",\"mechanism\":");
+	jbuf_string(b, fr->mechanism, strlen(fr->mechanism));
+	json_count(b, "lost", true, fr->lost);
 	if (fr->stacks)
-		output_json_stacks_status(f, fr->stacks);
-	fputs(",\"processes\":[", f);
+		output_json_stacks_status(b, fr->stacks);
+	jbuf_puts(b, ",\"processes\":[");
 	for (i = 0; i < fr->nrows; i++) {
 		if (i)
-			fputc(',', f);
-		json_proc(f, fr, &fr->rows[i]);
+			jbuf_putc(b, ',');
+		json_proc(b, fr, &fr->rows[i]);
 	}
-	fputc(']', f);
-	json_groups(f, fr);
+	jbuf_putc(b, ']');
+	json_groups(b, fr);
 	if (fr->usdt || fr->nkprobes)
-		json_markers(f, fr);
-	fputs("}\n", f);
+		json_markers(b, fr);
+	jbuf_puts(b, "}\n");
+}
+
+/* The frame as exactly one line of JSON on f: 0, or -ENOMEM with nothing
+ * written when the line could not be made. */
+int output_json(FILE *f, const struct frame *fr)
+{
+	struct jbuf b = { 0 };
+	int e = 0;
+
+	output_json_buf(&b, fr);
+	if (b.failed)
+		e = -ENOMEM;
+	else
+		fwrite(b.s, 1, b.len, f);
+	jbuf_free(&b);
+	return e;
 }
 
 /* "what PID: label N<sep>label N ... slot0 N", p's copies split by kind k

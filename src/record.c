@@ -119,13 +119,14 @@ static char *format_lines(struct record_sink *r, const struct frame *fr, size_t 
 				sysconf(_SC_CLK_TCK) };
 	char *buf = NULL;
 	FILE *m = open_memstream(&buf, len);
+	bool bad;
 
 	if (!m)
 		return NULL;
 	if (r->header_due)
 		record_header(m, &w, fr, r->opt);
-	output_json(m, fr);
-	if (fclose(m)) {
+	bad = output_json(m, fr) != 0; /* fclose must run whatever it says */
+	if (fclose(m) || bad) {
 		free(buf);
 		return NULL;
 	}

@@ -275,6 +275,32 @@ static enum region_kind kind_of(__u32 k)
 	}
 }
 
+/* Delete the keys of r from region map fd: in one system call where the
+ * kernel can (exited processes leave several counters each, and a busy
+ * machine has exits every tick), key by key where not. */
+static void delete_keys(int fd, const struct regions *r)
+{
+	struct cowtop_region_key *keys;
+	__u32 count = (__u32)r->n;
+	size_t i;
+
+	if (!r->n)
+		return;
+	keys = malloc(r->n * sizeof(*keys));
+	if (keys) {
+		for (i = 0; i < r->n; i++)
+			keys[i] = r->v[i].key;
+		/* ENOENT stops a batch: a key gone meanwhile leaves the rest */
+		if (bpf_map_delete_batch(fd, keys, &count, NULL) == 0) {
+			free(keys);
+			return;
+		}
+		free(keys);
+	}
+	for (i = 0; i < r->n; i++)
+		bpf_map_delete_elem(fd, &r->v[i].key);
+}
+
 /* Call fn for every (process, region) counter, pending copies included,
  * then drop the counters of the pids forgotten since the last walk. */
 int tracer__for_each_region(struct tracer *t, tracer_region_fn fn, void *ctx)
@@ -299,8 +325,7 @@ int tracer__for_each_region(struct tracer *t, tracer_region_fn fn, void *ctx)
 
 		fn(&tr, ctx);
 	}
-	for (i = 0; i < gone.n; i++)
-		bpf_map_delete_elem(fd, &gone.v[i].key);
+	delete_keys(fd, &gone);
 	if (!e)
 		t->ndrop = 0; /* else a pid's counters may have been missed: try again */
 	free(r.v);

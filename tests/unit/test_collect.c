@@ -805,6 +805,52 @@ static void test_regions_unnamed_and_full(void **state)
 		assert_true(p->split[SPLIT_REGION].v[i] != 4);
 }
 
+/* A short-lived child that brought a file copies were made in, exited:
+ * file slot of its copies this frame (-1 when left to "other"). */
+static int exited_child_slot(struct fixture *f, int pid, unsigned long long start)
+{
+	struct proc *p;
+	int i;
+
+	queue(f, TRACER_FORK, pid, 50, start, 0, "awk");
+	queue(f, TRACER_EXIT, pid, 50, start, 3, "awk");
+	region_put(f, pid, REGION_FILE, 0xfe, 0, 332835, 3);
+	collect__tick(&f->c, 1.0);
+	p = model__find(f->m, pid, start);
+	assert_non_null(p);
+	for (i = SPLIT_REGION_FILES; i < SPLIT_SLOTS; i++)
+		if (p->split[SPLIT_REGION].v[i] == 3)
+			return i;
+	return -1;
+}
+
+/* Exited processes that bring a file nobody maps try to name it less and
+ * less often (a shell loop would read the maps of its ancestors every
+ * tick), while a live process's copies still name it at once. */
+static void test_regions_exited_back_off(void **state)
+{
+	struct fixture *f = *state;
+	struct proc *p;
+	int libc;
+
+	proc_put(f, 50, 1, "sh", 'S', 1000);
+	maps_put(f, 50, "");
+	collect__watch(&f->c, &(struct proc_stat){ .pid = 50, .ppid = 1, .start_time = 1000 });
+	assert_int_equal(exited_child_slot(f, 51, 1001), -1); /* tick 1: tried, next at 2 */
+	assert_int_equal(exited_child_slot(f, 52, 1002), -1); /* tick 2: tried, next at 4 */
+	maps_put(f, 50, MAPS_LIBC);
+	assert_int_equal(exited_child_slot(f, 53, 1003), -1); /* tick 3: not tried */
+	proc_put(f, 54, 50, "awk", 'S', 1004);
+	maps_put(f, 54, MAPS_LIBC);
+	collect__watch(&f->c, &(struct proc_stat){ .pid = 54, .ppid = 50, .start_time = 1004 });
+	region_put(f, 54, REGION_FILE, 0xfe, 0, 332835, 5);
+	collect__tick(&f->c, 1.0);
+	p = model__find(f->m, 54, 1004);
+	libc = model__add_label(f->m, SPLIT_REGION, "file:libc.so.6");
+	assert_int_equal(p->split[SPLIT_REGION].v[libc], 5);
+	assert_int_equal(exited_child_slot(f, 55, 1005), libc); /* named for good */
+}
+
 /* The launched command's regions are held until its exec. */
 static void test_regions_held_for_launch(void **state)
 {
@@ -838,6 +884,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_regions_named_by_kernel, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_regions_unnamed_and_full, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_regions_held_for_launch, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_regions_exited_back_off, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

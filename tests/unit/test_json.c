@@ -2,6 +2,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
 #endif
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -360,6 +361,118 @@ static void test_invisible_escaped(void **state)
 		check(cases[i].s, cases[i].len, cases[i].want);
 }
 
+/* The integer formatters write what printf writes, edges included. */
+static void test_fmt_int(void **state)
+{
+	static const unsigned long long u[] = {
+		0, 1, 9, 10, 99, 100, 4294967295ULL, 4294967296ULL, 9999999999999999999ULL,
+		10000000000000000000ULL, 18446744073709551615ULL,
+	};
+	static const long long s[] = {
+		0, 1, -1, -9, -10, 2147483647LL, -2147483648LL, 9223372036854775807LL,
+		-9223372036854775807LL - 1,
+	};
+	char got[JSON_INT_MAX], want[64];
+	unsigned long long x = 88172645463325252ULL;
+	size_t i, n;
+
+	(void)state;
+	for (i = 0; i < sizeof(u) / sizeof(u[0]); i++) {
+		n = json_fmt_u64(got, u[i]);
+		snprintf(want, sizeof(want), "%llu", u[i]);
+		assert_string_equal(got, want);
+		assert_int_equal(n, strlen(want));
+	}
+	for (i = 0; i < sizeof(s) / sizeof(s[0]); i++) {
+		n = json_fmt_i64(got, s[i]);
+		snprintf(want, sizeof(want), "%lld", s[i]);
+		assert_string_equal(got, want);
+		assert_int_equal(n, strlen(want));
+	}
+	for (i = 0; i < 100000; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		json_fmt_u64(got, x >> (i % 64));
+		snprintf(want, sizeof(want), "%llu", x >> (i % 64));
+		assert_string_equal(got, want);
+		json_fmt_i64(got, (long long)x);
+		snprintf(want, sizeof(want), "%lld", (long long)x);
+		assert_string_equal(got, want);
+	}
+}
+
+/* json_fmt_fixed of v with d decimals is what snprintf's "%.*f" gives. */
+static void check_fixed(double v, int d)
+{
+	char got[512], want[512];
+	size_t n = json_fmt_fixed(got, sizeof(got), v, d);
+
+	snprintf(want, sizeof(want), "%.*f", d, v);
+	if (strcmp(got, want) != 0)
+		fail_msg("%.17g with %d decimals: got %s, printf says %s", v, d, got, want);
+	assert_int_equal(n, strlen(want));
+}
+
+/* Fixed-point doubles: zeros, exact ties (half to even), integers,
+ * the largest values, subnormals, NaN and infinities, and random ones. */
+static void test_fmt_fixed(void **state)
+{
+	static const double v[] = {
+		0.0, -0.0, 0.5, 1.5, 2.5, 0.125, 0.375, 0.05, 0.15, 0.25, 0.35, 1e-7, 5e-7,
+		0.0005, 0.0015, 0.9999995, 9.95, 99.995, 1.0, 123456789.0, 4503599627370495.5,
+		9007199254740993.0, 18446744073709549568.0, 18446744073709551616.0, 1e300,
+		-1.5, -0.001, 4.9406564584124654e-324, 2.2250738585072014e-308, 1e-20, 3e-19,
+		NAN, -NAN, INFINITY, -INFINITY, 1.7976931348623157e308,
+	};
+	unsigned long long x = 2463534242ULL, bits;
+	size_t i;
+	int d;
+	double r;
+
+	(void)state;
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		for (d = 0; d <= 9; d++)
+			check_fixed(v[i], d);
+	for (i = 0; i < 200000; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		/* rates, ages, percents and seconds; ties on a grid of 2^-k */
+		r = (double)(x % 100000000) / (double)(1ULL << (x >> 59));
+		check_fixed(r, (int)(i % 10));
+		bits = x >> 2; /* any positive double below 2^64, by its bits */
+		memcpy(&r, &bits, sizeof(r));
+		if (r < 0x1p64)
+			check_fixed(r, (int)(i % 10));
+	}
+}
+
+/* The text buffer grows, keeps every byte, and empties for reuse. */
+static void test_jbuf(void **state)
+{
+	struct jbuf b = { 0 };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 10000; i++) {
+		jbuf_u64(&b, i);
+		jbuf_putc(&b, ',');
+	}
+	assert_false(b.failed);
+	assert_int_equal(b.len, strlen(b.s));
+	assert_memory_equal(b.s, "0,1,2,", 6);
+	assert_memory_equal(b.s + b.len - 5, "9999,", 5);
+	jbuf_reset(&b);
+	assert_int_equal(b.len, 0);
+	jbuf_puts(&b, "{\"x\":");
+	jbuf_i64(&b, -3);
+	jbuf_putc(&b, ',');
+	jbuf_fixed(&b, 0.125, 2);
+	jbuf_putc(&b, ',');
+	jbuf_string(&b, "a\"b", 3);
+	jbuf_putc(&b, '}');
+	assert_string_equal(b.s, "{\"x\":-3,0.12,\"a\\\"b\"}");
+	jbuf_free(&b);
+	assert_null(b.s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -367,6 +480,9 @@ int main(void)
 		cmocka_unit_test(test_random_round_trip),
 		cmocka_unit_test(test_code_points_round_trip),
 		cmocka_unit_test(test_invisible_escaped),
+		cmocka_unit_test(test_fmt_int),
+		cmocka_unit_test(test_fmt_fixed),
+		cmocka_unit_test(test_jbuf),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

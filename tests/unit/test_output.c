@@ -14,6 +14,12 @@ static void text(FILE *f, const struct frame *fr)
 	output_text(f, fr, NULL);
 }
 
+/* The JSON line, which must be made. */
+static void json(FILE *f, const struct frame *fr)
+{
+	assert_int_equal(output_json(f, fr), 0);
+}
+
 /* The text table with the regions lines. */
 static void text_regions(FILE *f, const struct frame *fr)
 {
@@ -69,7 +75,7 @@ static struct model *sample(void)
 static void test_json_one_line_escaped(void **state)
 {
 	struct model *m = sample();
-	char *s = render(m, output_json);
+	char *s = render(m, json);
 
 	(void)state;
 	assert_non_null(strstr(s, "\"lost\":3"));
@@ -108,7 +114,7 @@ static void test_exit_causes(void **state)
 	model__set_exit(c, 0, false); /* still running: not shown */
 	model__find(m, 100, 50)->forked = 4;
 	model__find(m, 100, 50)->reaped = 2;
-	s = render(m, output_json);
+	s = render(m, json);
 	assert_non_null(strstr(s, "\"pid\":101,\"ppid\":100"));
 	assert_non_null(strstr(s, "\"exit\":null"));
 	assert_non_null(strstr(s, "\"comm\":\"gone\"")); /* marked exited with no status */
@@ -154,7 +160,7 @@ static void test_cmdline(void **state)
 	(void)state;
 	assert_non_null(p);
 	model__set_cmdline(p, "unicorn worker[2] \x1b[2J", 22);
-	s = render(m, output_json);
+	s = render(m, json);
 	assert_non_null(strstr(s, "\"cmdline\":\"unicorn worker[2] \\u001b[2J\""));
 	assert_non_null(strstr(s, "\"cmdline\":\"\""));
 	free(s);
@@ -182,7 +188,7 @@ static void test_text_totals(void **state)
 static void test_tiny_interval_never_zero(void **state)
 {
 	struct model *m = sample();
-	char *s = render_over(m, 0.0004, output_json);
+	char *s = render_over(m, 0.0004, json);
 
 	(void)state;
 	assert_non_null(strstr(s, "\"interval\":0.0004,"));
@@ -190,7 +196,7 @@ static void test_tiny_interval_never_zero(void **state)
 	s = render_over(m, 0.0004, text);
 	assert_non_null(strstr(s, "interval 0.0004s "));
 	free(s);
-	s = render_over(m, 2.5, output_json);
+	s = render_over(m, 2.5, json);
 	assert_non_null(strstr(s, "\"interval\":2.500,"));
 	free(s);
 	model__free(m);
@@ -201,7 +207,7 @@ static void test_tiny_interval_never_zero(void **state)
 static void test_rss_vsz_unknown_until_read(void **state)
 {
 	struct model *m = sample();
-	char *s = render(m, output_json);
+	char *s = render(m, json);
 
 	(void)state;
 	assert_non_null(strstr(s, "\"pid\":100,"));
@@ -269,7 +275,7 @@ static struct model *sample_regions(void)
 static void test_json_regions(void **state)
 {
 	struct model *m = sample_regions();
-	char *s = render(m, output_json);
+	char *s = render(m, json);
 
 	(void)state;
 	assert_non_null(strstr(s, "\"pid\":101,"));
@@ -330,7 +336,7 @@ static struct model *sample_read(void)
 static void test_json_unread_is_null(void **state)
 {
 	struct model *m = sample();
-	char *s = render(m, output_json);
+	char *s = render(m, json);
 
 	(void)state;
 	assert_non_null(strstr(s, "\"vsz_kib\":0,\"pss_kib\":null,\"pss_anon_kib\":null,\"uss_kib\":null,"
@@ -354,7 +360,7 @@ static void test_json_unread_is_null(void **state)
 static void test_json_memory_figures(void **state)
 {
 	struct model *m = sample_read();
-	char *s = render(m, output_json);
+	char *s = render(m, json);
 
 	(void)state;
 	assert_non_null(strstr(s, "\"pss_kib\":2500,\"pss_anon_kib\":2000,\"uss_kib\":1024,"
