@@ -156,112 +156,13 @@ need()
 	command -v "$cmd" >/dev/null || die "$pkg is installed but $cmd is still not found"
 }
 
-# Write and build the idle-process helper: "cpu-idle N" forks N children
+# Build the idle-process helper (bench/idle.c): "idle N" forks N children
 # that pause(), prints "ready" once they all exist, and on SIGTERM, SIGINT
 # or SIGHUP kills and reaps them. Children die with it in any case.
 build_helper()
 {
-	cat >"$tmp/cpu-idle.c" <<'EOF'
-#define _GNU_SOURCE
-#include <errno.h>
-#include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-/* Kill and reap the first n children in kids. */
-static void reap(const pid_t *kids, long n)
-{
-	long i;
-
-	for (i = 0; i < n; i++)
-		kill(kids[i], SIGKILL);
-	while (wait(NULL) > 0 || errno == EINTR)
-		;
-}
-
-int main(int argc, char **argv)
-{
-	pid_t parent = getpid(), pid, *kids;
-	sigset_t set;
-	long n, i;
-	char *end;
-	int sig;
-
-	if (argc != 2 || (n = strtol(argv[1], &end, 10)) < 0 || *end) {
-		fprintf(stderr, "usage: cpu-idle N\n");
-		return 2;
-	}
-	kids = calloc((size_t)n + 1, sizeof(*kids));
-	if (!kids) {
-		perror("calloc");
-		return 1;
-	}
-	sigemptyset(&set);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGHUP);
-	sigprocmask(SIG_BLOCK, &set, NULL);
-	for (i = 0; i < n; i++) {
-		pid = fork();
-		if (pid < 0) {
-			fprintf(stderr, "fork %ld of %ld: %s\n", i + 1, n, strerror(errno));
-			reap(kids, i);
-			return 1;
-		}
-		if (pid == 0) {
-			sigprocmask(SIG_UNBLOCK, &set, NULL);
-			prctl(PR_SET_PDEATHSIG, SIGKILL);
-			if (getppid() != parent)
-				_exit(0);
-			for (;;)
-				pause();
-		}
-		kids[i] = pid;
-	}
-	printf("ready %ld\n", n);
-	fflush(stdout);
-	while (sigwait(&set, &sig) != 0)
-		;
-	reap(kids, n);
-	return 0;
-}
-EOF
-	"${CC:-cc}" -O2 -Wall -o "$tmp/cpu-idle" "$tmp/cpu-idle.c" 2>"$tmp/cc.err" ||
+	"${CC:-cc}" -O2 -Wall -o "$tmp/cpu-idle" "$(dirname "$0")/idle.c" 2>"$tmp/cc.err" ||
 		die "cannot build the idle-process helper with ${CC:-cc}: $(head -n 5 "$tmp/cc.err")"
-}
-
-# Print the number of processes on the machine.
-nprocs()
-{
-	local d n=0
-
-	for d in /proc/[0-9]*; do
-		n=$((n + 1))
-	done
-	echo "$n"
-}
-
-# Make room for $1 more processes: the soft limit on processes, and
-# kernel.pid_max (raised for the run, put back on exit).
-raise_limits()
-{
-	local want=$(($(nprocs) + $1 + 1000)) max
-
-	if [ "$(ulimit -S -u)" != unlimited ] && [ "$(ulimit -S -u)" -lt "$want" ]; then
-		ulimit -S -u unlimited 2>/dev/null || ulimit -S -u "$(ulimit -H -u)" ||
-			die "cannot raise the limit on processes (ulimit -u) to $want"
-	fi
-	max=$(cat /proc/sys/kernel/pid_max)
-	if [ "$max" -lt $((want * 2)) ]; then
-		note "raising kernel.pid_max from $max to $((want * 2)) for the run"
-		[ -n "$pid_max_was" ] || pid_max_was=$max
-		echo $((want * 2)) >/proc/sys/kernel/pid_max ||
-			die "cannot raise kernel.pid_max to $((want * 2))"
-	fi
 }
 
 # Start $1 idle processes and wait until they all exist.

@@ -46,6 +46,14 @@ seconds_arg()
 	echo "$2"
 }
 
+# Print the number of processes on the machine.
+nprocs()
+{
+	local pids=(/proc/[0-9]*)
+
+	echo "${#pids[@]}"
+}
+
 # Is process $1 alive (and not a zombie)?
 alive()
 {
@@ -100,4 +108,25 @@ pause_for()
 	nap_pid=$!
 	wait "$nap_pid"
 	nap_pid=
+}
+
+# The sourcing script sets pid_max_was= and puts kernel.pid_max back to it
+# on exit when it is set.
+# Make room for $1 more processes: the soft limit on processes, and
+# kernel.pid_max (raised for the run, put back on exit).
+raise_limits()
+{
+	local want=$(($(nprocs) + $1 + 1000)) max
+
+	if [ "$(ulimit -S -u)" != unlimited ] && [ "$(ulimit -S -u)" -lt "$want" ]; then
+		ulimit -S -u unlimited 2>/dev/null || ulimit -S -u "$(ulimit -H -u)" ||
+			die "cannot raise the limit on processes (ulimit -u) to $want"
+	fi
+	max=$(cat /proc/sys/kernel/pid_max)
+	if [ "$max" -lt $((want * 2)) ]; then
+		note "raising kernel.pid_max from $max to $((want * 2)) for the run"
+		[ -n "$pid_max_was" ] || pid_max_was=$max
+		echo $((want * 2)) >/proc/sys/kernel/pid_max ||
+			die "cannot raise kernel.pid_max to $((want * 2))"
+	fi
 }
