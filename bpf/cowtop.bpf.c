@@ -589,6 +589,19 @@ out:
 	return 0;
 }
 
+/* What a counted copy adds besides its process's count: its region (kind,
+ * OTHER when not classified), a stack sample, its phase. Inlined in both the
+ * hot path and alloc_slow. */
+static __always_inline void count_split(struct bpf_raw_tracepoint_args *ctx, struct cowtop_slot *s,
+					struct task_struct *task, __u32 kind, __u64 pages)
+{
+	region_add(s, task, kind, pages);
+	if (stacks_every && stack_sampled(stacks_every))
+		stack_count(ctx, s->tgid, pages, stacks_every);
+	if (usdt_enabled)
+		phase_count(s->tgid, s->tid, pages);
+}
+
 /* The rare kinds of allocation in a flagged fault: a first write to a page
  * not present (counted only in a private file mapping), a zero fill, a copy
  * by a kernel-mode write, or a copy by a process this CPU's slot did not
@@ -628,11 +641,7 @@ static __noinline int alloc_slow(struct bpf_raw_tracepoint_args *ctx, struct cow
 	} else {
 		acc_add(s, s->tgid, pages);
 	}
-	region_add(s, task, kind, pages);
-	if (stacks_every && stack_sampled(stacks_every))
-		stack_count(ctx, s->tgid, pages, stacks_every);
-	if (usdt_enabled)
-		phase_count(s->tgid, s->tid, pages);
+	count_split(ctx, s, task, kind, pages);
 	return 0;
 }
 
@@ -668,14 +677,8 @@ int on_mm_page_alloc(struct bpf_raw_tracepoint_args *ctx)
 		return alloc_slow(ctx, s, task, flag);
 	/* The hot path: this process copied on this CPU last time too. */
 	s->acc = acc + pages;
-	if (regions_enabled) {
-		kind = classify(s, task);
-		region_add(s, task, kind, pages);
-	}
-	if (stacks_every && stack_sampled(stacks_every))
-		stack_count(ctx, s->tgid, pages, stacks_every);
-	if (usdt_enabled)
-		phase_count(s->tgid, s->tid, pages);
+	kind = regions_enabled ? classify(s, task) : COWTOP_REGION_OTHER;
+	count_split(ctx, s, task, kind, pages);
 	return 0;
 }
 
