@@ -153,6 +153,10 @@ struct css_set {
 	struct cgroup *dfl_cgrp;                /* the cgroup v2 one */
 } __attribute__((preserve_access_index));
 
+struct sched_entity {
+	__u64 sum_exec_runtime; /* ns on a CPU, updated as the task runs */
+} __attribute__((preserve_access_index));
+
 struct task_struct {
 	unsigned int __state;
 	unsigned int flags;
@@ -168,6 +172,7 @@ struct task_struct {
 	struct signal_struct *signal;
 	struct mm_struct *mm;
 	struct css_set *cgroups;
+	struct sched_entity se;
 } __attribute__((preserve_access_index));
 
 /* The task iterator's context (bpf/iter.bpf.c). */

@@ -53,6 +53,7 @@ struct cowtop_proc {
 	__u32 flags;     /* COWTOP_PROC_* */
 	__u64 reclaims;  /* direct-reclaim stalls (global or memory cgroup) of its threads */
 	__u64 reclaim_ns; /* their total length */
+	__u64 seen;      /* task iterator: digest of the figures it last wrote; 0 none */
 };
 
 #define COWTOP_PROC_OOM 1  /* chosen by the OOM killer (oom:mark_victim) */

@@ -8,7 +8,13 @@
  *
  * A process whose leader thread has exited while others still run has no
  * address space in its leader: a second record then carries the figures of
- * a thread that has one (COWTOP_TASK_THREAD). */
+ * a thread that has one (COWTOP_TASK_THREAD).
+ *
+ * Told to (changed_only), it writes only the processes whose figures may
+ * have changed since it last wrote them: a digest of the figures and of the
+ * leader's run time is kept in the process's map entry. A process that has
+ * not run keeps its name; its size can still change (reclaim), which the
+ * passes of every process user space asks for now and then catch. */
 #include "core.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
@@ -22,6 +28,9 @@ const volatile __u32 mm_anonpages = 1;
 const volatile __u32 mm_shmempages = 3;
 
 #include "shared.bpf.h" /* the process map, mm_counter() */
+
+/* Set by user space before each read: write only changed processes. */
+volatile bool changed_only = false;
 
 /* /proc's state letter of task (fs/proc/array.c: the highest bit of the
  * reported state, an idle kernel thread as I). */
@@ -42,13 +51,29 @@ static __always_inline char state_letter(struct task_struct *task)
 	return letters[idx];
 }
 
+/* A digest of what a leader's record says besides its name, and of the
+ * time the leader has run (only a running task renames itself: /proc's
+ * comm is writable by the task's own thread group only): equal digests,
+ * nothing to write. Never 0 (an entry's "none yet"). */
+static __always_inline __u64 digest(const struct cowtop_task_rec *r, struct task_struct *leader)
+{
+	__u64 h = r->rss * 0x9e3779b97f4a7c15ULL;
+
+	h ^= (r->vm + 0x632be59bd9b4e019ULL) * 0xbf58476d1ce4e5b9ULL;
+	h ^= ((__u64)r->ppid << 32 | (__u64)r->flags << 8 | (__u8)r->state) * 0x94d049bb133111ebULL;
+	h ^= leader->se.sum_exec_runtime * 0xd6e8feb86659fd93ULL;
+	return h | 1;
+}
+
 SEC("iter/task")
 int dump_procs(struct bpf_iter__task *ctx)
 {
 	struct task_struct *task = ctx->task, *leader;
 	struct cowtop_task_rec r = {};
+	struct cowtop_proc *e;
 	struct mm_struct *mm;
 	__u32 tgid;
+	__u64 d;
 
 	if (!task)
 		return 0;
@@ -60,7 +85,8 @@ int dump_procs(struct bpf_iter__task *ctx)
 			return 0; /* the leader's record says it all */
 		r.flags = COWTOP_TASK_THREAD;
 	}
-	if (!bpf_map_lookup_elem(&procs, &tgid))
+	e = bpf_map_lookup_elem(&procs, &tgid);
+	if (!e)
 		return 0;
 	if (leader->flags & PF_KTHREAD)
 		r.flags |= COWTOP_TASK_KTHREAD;
@@ -73,6 +99,13 @@ int dump_procs(struct bpf_iter__task *ctx)
 		r.rss = mm_counter(mm, mm_filepages) + mm_counter(mm, mm_anonpages) +
 			mm_counter(mm, mm_shmempages);
 		r.vm = mm->total_vm;
+	}
+	/* A thread's record (rare: an exited leader) is always written. */
+	if (!(r.flags & COWTOP_TASK_THREAD)) {
+		d = digest(&r, leader);
+		if (changed_only && e->seen == d)
+			return 0;
+		e->seen = d;
 	}
 	/* The whole array: the kernel keeps comm NUL-terminated and padded
 	 * (strscpy_pad), and a fixed-size read costs less than a string

@@ -640,14 +640,17 @@ static void on_task(const struct tracer_task *k, void *ctx)
 }
 
 /* Whether p's figures are fresh this tick: from the task walk when it saw
- * p, else from /proc, read when p is due, or at once when the walk missed
- * a process the kernel side holds (the task iterator passes over pid 1 on
- * some kernels; /proc decides whether it has gone). -1: not due, left as it
- * is. */
-static int refresh_one(struct collect *c, struct proc *p, bool walked)
+ * p; unchanged when a walk of changed processes only (partial) passed over
+ * a process it had already written; else from /proc, read when p is due,
+ * or at once when a walk of every process missed one the kernel side holds
+ * (the task iterator passes over pid 1 on some kernels; /proc decides
+ * whether it has gone). -1: not due, left as it is. */
+static int refresh_one(struct collect *c, struct proc *p, bool walked, bool partial)
 {
 	if (walked && p->track.walked == c->ticks + 1)
 		return 1;
+	if (partial && p->track.in_kernel && p->track.read)
+		return -1;
 	if (!(walked && p->track.in_kernel) && !due(c, p))
 		return -1;
 	return refresh_from_proc(c, p);
@@ -658,16 +661,23 @@ static int refresh_one(struct collect *c, struct proc *p, bool walked)
  * the final counts. That record is written before the process leaves /proc,
  * so it has been read by the next frame: a process still gone then, with no
  * exit seen, exited unseen (before cowtop's exit program was attached), and
- * is marked exited with the counts it has. */
+ * is marked exited with the counts it has.
+ *
+ * The task walk writes only the processes that ran or changed since it last
+ * wrote them, but every process once in COLLECT_SLOW_TICKS ticks: a size
+ * changed by reclaim, a name written from outside, an entry the walk no
+ * longer finds, show then. An idle process costs a map lookup and a few
+ * reads in the kernel, and nothing here. */
 static void refresh_all(struct collect *c)
 {
-	bool walked = c->tracer && tracer__for_each_task(c->tracer, on_task, c) == 0;
+	bool full = c->ticks % COLLECT_SLOW_TICKS == 1;
+	bool walked = c->tracer && tracer__for_each_task(c->tracer, !full, on_task, c) == 0;
 	size_t i;
 	struct proc *p;
 	int fresh;
 
 	for (i = 0; (p = model__at(c->model, i)); i++) {
-		if (p->exited || (fresh = refresh_one(c, p, walked)) < 0)
+		if (p->exited || (fresh = refresh_one(c, p, walked, walked && !full)) < 0)
 			continue;
 		if (fresh)
 			p->track.gone = 0;

@@ -146,9 +146,11 @@ int tracer__epoll_fd(struct tracer *t);
 int tracer__drain(struct tracer *t);
 int tracer__for_each(struct tracer *t, tracer_proc_fn fn, void *ctx);
 /* Every watched process as /proc would show it, in one read of the kernel
- * side's task iterator: leaders first, then the thread records. -ENOTSUP
+ * side's task iterator: leaders first, then the thread records. With
+ * changed_only, only the processes that ran or whose figures changed since
+ * the iterator last wrote them (a thread record always comes). -ENOTSUP
  * when there is no iterator (read /proc then), or -errno. */
-int tracer__for_each_task(struct tracer *t, tracer_task_fn fn, void *ctx);
+int tracer__for_each_task(struct tracer *t, bool changed_only, tracer_task_fn fn, void *ctx);
 /* Every (process, region) counter, forgotten processes' included until
  * this walk, which then drops them (tracer__forget only queues that). */
 int tracer__for_each_region(struct tracer *t, tracer_region_fn fn, void *ctx);

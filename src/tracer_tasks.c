@@ -103,7 +103,7 @@ static struct tracer_task task_of(const struct tracer *t, const struct cowtop_ta
 	return tt;
 }
 
-int tracer__for_each_task(struct tracer *t, tracer_task_fn fn, void *ctx)
+int tracer__for_each_task(struct tracer *t, bool changed_only, tracer_task_fn fn, void *ctx)
 {
 	const struct cowtop_task_rec *v;
 	ssize_t len;
@@ -112,6 +112,7 @@ int tracer__for_each_task(struct tracer *t, tracer_task_fn fn, void *ctx)
 
 	if (!t->iter)
 		return -ENOTSUP;
+	t->iter->bss->changed_only = changed_only;
 	len = read_tasks(t);
 	if (len < 0)
 		return (int)len;

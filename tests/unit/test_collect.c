@@ -40,7 +40,9 @@ struct tracer {
 	int ndropped;
 	int held;                /* pid whose regions are held until its exec */
 	struct tracer_task tasks[FAKE_MAX]; /* what the task iterator would read */
+	bool quiet[FAKE_MAX];    /* ... and which of them a walk of changed ones skips */
 	int ntasks;
+	int walks, partial_walks; /* walks so far, and of them of changed ones only */
 	bool iterator;           /* there is one (else: -ENOTSUP, /proc is read) */
 	struct { unsigned long long dev, ino; const char *name; } files[FAKE_MAX];
 	int nfiles;              /* file names the kernel side kept */
@@ -61,15 +63,19 @@ int tracer__file_name(struct tracer *t, unsigned long long dev, unsigned long lo
 	return -ENOENT;
 }
 
-/* The fake task iterator: its records in the order given. */
-int tracer__for_each_task(struct tracer *t, tracer_task_fn fn, void *ctx)
+/* The fake task iterator: its records in the order given, but for the
+ * quiet ones when only the changed are asked for. */
+int tracer__for_each_task(struct tracer *t, bool changed_only, tracer_task_fn fn, void *ctx)
 {
 	int i;
 
 	if (!t->iterator)
 		return -ENOTSUP;
+	t->walks++;
+	t->partial_walks += changed_only;
 	for (i = 0; i < t->ntasks; i++)
-		fn(&t->tasks[i], ctx);
+		if (!(changed_only && t->quiet[i]))
+			fn(&t->tasks[i], ctx);
 	return 0;
 }
 
@@ -384,6 +390,16 @@ static void task_put(struct fixture *f, int pid, int ppid, unsigned long long st
 	snprintf(f->t.tasks[f->t.ntasks - 1].comm, TRACER_COMM_LEN, "%s", comm);
 }
 
+/* Tick until n more walks of every process have been made. */
+static void full_walks(struct fixture *f, int n)
+{
+	int want = f->t.walks - f->t.partial_walks + n, ticks = 0;
+
+	while (f->t.walks - f->t.partial_walks < want && ticks++ <= n * COLLECT_SLOW_TICKS)
+		collect__tick(&f->c, 1.0);
+	assert_int_equal(f->t.walks - f->t.partial_walks, want);
+}
+
 /* With a task iterator, the processes the kernel side holds take their
  * figures from it, not from /proc; a thread's record gives the figures of
  * a process whose leader exited; one the walk no longer sees has gone. */
@@ -413,20 +429,64 @@ static void test_task_walk(void **state)
 	assert_int_equal(b->rss_kib, 7000);
 	assert_false(b->exited);
 	/* beta leaves the walk, and /proc (and its exit record never came):
-	 * gone after two */
+	 * gone after the second walk of every process */
 	f->t.ntasks = 1;
 	proc_drop(f, 41);
-	collect__tick(&f->c, 1.0);
+	full_walks(f, 1);
 	assert_false(b->exited);
-	collect__tick(&f->c, 1.0);
+	full_walks(f, 1);
 	assert_true(b->exited);
 	assert_false(a->exited);
 	/* a process the walk misses but /proc has (pid 1 on some kernels) lives */
 	f->t.ntasks = 0;
-	collect__tick(&f->c, 1.0);
-	collect__tick(&f->c, 1.0);
+	full_walks(f, 2);
 	assert_false(a->exited);
 	assert_int_equal(a->state, 'S');
+}
+
+/* A walk of changed processes only: a process it passes over keeps its
+ * figures, read neither from it nor from /proc, until the next walk of
+ * every process, which comes within COLLECT_SLOW_TICKS ticks; one it
+ * writes is fresh at once. */
+static void test_task_walk_changed(void **state)
+{
+	struct fixture *f = *state;
+	struct proc *idle, *busy;
+	int ticks = 0, partial;
+
+	proc_put(f, 50, 1, "idle", 'S', 1100);
+	proc_put(f, 51, 1, "busy", 'S', 1101);
+	collect__watch(&f->c, &(struct proc_stat){ .pid = 50, .ppid = 1, .start_time = 1100 });
+	collect__watch(&f->c, &(struct proc_stat){ .pid = 51, .ppid = 1, .start_time = 1101 });
+	map_put(f, 50, 1, 1100, 0, false);
+	map_put(f, 51, 1, 1101, 0, false);
+	f->t.iterator = true;
+	task_put(f, 50, 1, 1100, 'S', 100, false, "idle");
+	task_put(f, 51, 1, 1101, 'S', 200, false, "busy");
+	collect__want(&f->c, NULL, 0, true); /* every process wanted each tick */
+	full_walks(f, 1);
+	idle = model__find(f->m, 50, 1100);
+	busy = model__find(f->m, 51, 1101);
+	assert_int_equal(idle->rss_kib, 100);
+	/* reclaim shrinks the idle one, which does not run; the busy one runs */
+	f->t.tasks[0].rss_kib = 60;
+	f->t.quiet[0] = true;
+	f->t.tasks[1].rss_kib = 300;
+	proc_put(f, 50, 1, "idle", 'D', 1100); /* /proc, if read, would say D */
+	partial = f->t.partial_walks;
+	collect__tick(&f->c, 1.0);
+	assert_int_equal(f->t.partial_walks, partial + 1);
+	assert_int_equal(busy->rss_kib, 300);
+	assert_int_equal(idle->rss_kib, 100);
+	assert_int_equal(idle->state, 'S');
+	while (idle->rss_kib != 60 && ticks < COLLECT_SLOW_TICKS) {
+		collect__tick(&f->c, 1.0);
+		ticks++;
+	}
+	assert_int_equal(idle->rss_kib, 60);
+	assert_int_equal(idle->state, 'S'); /* from the walk, never /proc */
+	assert_true(ticks > 1);
+	assert_false(idle->exited);
 }
 
 /* The exit record of a child is read before its fork record: it stays
@@ -869,6 +929,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_watch_gone_keeps_name, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_want_rows, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_task_walk, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_task_walk_changed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exit_before_fork, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pid_reuse, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lost_records, setup, teardown),
