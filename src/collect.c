@@ -604,15 +604,20 @@ void collect__want(struct collect *c, const int *pids, size_t n, bool all)
 		qsort(c->want, c->nwant, sizeof(*c->want), cmp_int);
 }
 
-/* Whether p is read from /proc this tick: when every process is wanted,
- * when p is, when only /proc can tell that it has gone (the kernel side
- * does not hold it), when it was never read, and the others once in
- * COLLECT_SLOW_TICKS (staggered by pid, so that the reads spread). */
+/* Whether a view wants p's figures at every tick (a row on screen). */
+static bool wanted(const struct collect *c, const struct proc *p)
+{
+	return c->want_all ||
+	       (c->nwant && bsearch(&p->pid, c->want, c->nwant, sizeof(*c->want), cmp_int));
+}
+
+/* Whether p is read from /proc this tick: when it is wanted, when only
+ * /proc can tell that it has gone (the kernel side does not hold it), when
+ * it was never read, and the others once in COLLECT_SLOW_TICKS (staggered
+ * by pid, so that the reads spread). */
 static bool due(const struct collect *c, const struct proc *p)
 {
-	if (c->want_all || !p->track.in_kernel || !p->track.read)
-		return true;
-	if (c->nwant && bsearch(&p->pid, c->want, c->nwant, sizeof(*c->want), cmp_int))
+	if (!p->track.in_kernel || !p->track.read || wanted(c, p))
 		return true;
 	return (c->ticks + (unsigned)p->pid) % COLLECT_SLOW_TICKS == 0;
 }
@@ -639,21 +644,53 @@ static void on_task(const struct tracer_task *k, void *ctx)
 	p->track.walked = c->ticks + 1;
 }
 
+/* How a tick's task walk went. */
+enum walk_kind {
+	WALK_NONE,    /* no iterator, or it failed: /proc for what is due */
+	WALK_ALL,     /* every process the kernel side holds */
+	WALK_CHANGED, /* those that ran or changed since the walk wrote them */
+	WALK_SKIPPED, /* none: the rows on screen are read from /proc */
+};
+
 /* Whether p's figures are fresh this tick: from the task walk when it saw
- * p; unchanged when a walk of changed processes only (partial) passed over
- * a process it had already written; else from /proc, read when p is due,
- * or at once when a walk of every process missed one the kernel side holds
- * (the task iterator passes over pid 1 on some kernels; /proc decides
- * whether it has gone). -1: not due, left as it is. */
-static int refresh_one(struct collect *c, struct proc *p, bool walked, bool partial)
+ * p; left as they are when a walk of changed processes passed over a
+ * process it had written before, or when no walk was made and no view
+ * wants p now (the next walk of every process reads it); else from /proc,
+ * read when p is due, or at once when a walk of every process missed one
+ * the kernel side holds (the task iterator passes over pid 1 on some
+ * kernels; /proc decides whether it has gone). -1: left as it is. */
+static int refresh_one(struct collect *c, struct proc *p, enum walk_kind walk)
 {
-	if (walked && p->track.walked == c->ticks + 1)
+	bool written = p->track.in_kernel && p->track.read;
+
+	if (p->track.walked == c->ticks + 1)
 		return 1;
-	if (partial && p->track.in_kernel && p->track.read)
+	if ((walk == WALK_CHANGED && written) || (walk == WALK_SKIPPED && written && !wanted(c, p)))
 		return -1;
-	if (!(walked && p->track.in_kernel) && !due(c, p))
+	if (!(walk == WALK_ALL && p->track.in_kernel) && !due(c, p))
 		return -1;
 	return refresh_from_proc(c, p);
+}
+
+/* This tick's task walk. Every process once in COLLECT_SLOW_TICKS ticks:
+ * a size changed by reclaim, or an entry the walk no longer finds, shows
+ * then. In between, when a view needs every process, only the processes
+ * that ran or changed: an idle one costs a map lookup and a few reads in
+ * the kernel, and nothing here. When only the rows on screen are needed,
+ * no walk at all (it visits every task of the machine): /proc is read for
+ * those rows. */
+static enum walk_kind walk_tasks(struct collect *c)
+{
+	bool all = c->ticks % COLLECT_SLOW_TICKS == 1 || !c->walks;
+
+	if (!c->tracer)
+		return WALK_NONE;
+	if (!all && !c->want_all)
+		return WALK_SKIPPED;
+	c->walks = tracer__for_each_task(c->tracer, !all, on_task, c) == 0;
+	if (!c->walks)
+		return WALK_NONE;
+	return all ? WALK_ALL : WALK_CHANGED;
 }
 
 /* Read /proc for every live process that is due. One gone from /proc is marked exited
@@ -661,23 +698,16 @@ static int refresh_one(struct collect *c, struct proc *p, bool walked, bool part
  * the final counts. That record is written before the process leaves /proc,
  * so it has been read by the next frame: a process still gone then, with no
  * exit seen, exited unseen (before cowtop's exit program was attached), and
- * is marked exited with the counts it has.
- *
- * The task walk writes only the processes that ran or changed since it last
- * wrote them, but every process once in COLLECT_SLOW_TICKS ticks: a size
- * changed by reclaim, a name written from outside, an entry the walk no
- * longer finds, show then. An idle process costs a map lookup and a few
- * reads in the kernel, and nothing here. */
+ * is marked exited with the counts it has. */
 static void refresh_all(struct collect *c)
 {
-	bool full = c->ticks % COLLECT_SLOW_TICKS == 1;
-	bool walked = c->tracer && tracer__for_each_task(c->tracer, !full, on_task, c) == 0;
+	enum walk_kind walk = walk_tasks(c);
 	size_t i;
 	struct proc *p;
 	int fresh;
 
 	for (i = 0; (p = model__at(c->model, i)); i++) {
-		if (p->exited || (fresh = refresh_one(c, p, walked, walked && !full)) < 0)
+		if (p->exited || (fresh = refresh_one(c, p, walk)) < 0)
 			continue;
 		if (fresh)
 			p->track.gone = 0;

@@ -44,6 +44,7 @@ struct collect {
 	bool launched_execd;      /* ... and it has exec'd */
 	bool saw_fork;            /* a watched process forked */
 	unsigned ticks;
+	bool walks;               /* the last task walk worked: an iterator is there */
 	struct statfds *statfds;  /* kept /proc/PID/stat files; NULL before the first read */
 	/* What the views need from /proc (collect__want): every process each
 	 * tick, or only these (sorted), the rest every COLLECT_SLOW_TICKS. */

@@ -400,6 +400,46 @@ static void full_walks(struct fixture *f, int n)
 	assert_int_equal(f->t.walks - f->t.partial_walks, want);
 }
 
+/* With a task iterator and only the rows on screen wanted, the walk of
+ * every task is made once in COLLECT_SLOW_TICKS ticks and no other: in
+ * between, the row on screen is read from /proc at every tick, the other
+ * is left as it is until the next walk gives its figures. */
+static void test_want_rows_walked(void **state)
+{
+	struct fixture *f = *state;
+	struct proc *on, *off;
+	int shown = 30, ticks = 0, walks;
+
+	proc_put(f, 30, 1, "shown", 'S', 900);
+	proc_put(f, 31, 1, "hidden", 'S', 901);
+	collect__watch(&f->c, &(struct proc_stat){ .pid = 30, .ppid = 1, .start_time = 900 });
+	collect__watch(&f->c, &(struct proc_stat){ .pid = 31, .ppid = 1, .start_time = 901 });
+	map_put(f, 30, 1, 900, 0, false);
+	map_put(f, 31, 1, 901, 0, false);
+	f->t.iterator = true;
+	task_put(f, 30, 1, 900, 'S', 100, false, "shown");
+	task_put(f, 31, 1, 901, 'S', 100, false, "hidden");
+	collect__want(&f->c, &shown, 1, false);
+	full_walks(f, 1);
+	on = model__find(f->m, 30, 900);
+	off = model__find(f->m, 31, 901);
+	walks = f->t.walks;
+	proc_put(f, 30, 1, "shown", 'R', 900);
+	proc_put(f, 31, 1, "hidden", 'R', 901); /* /proc: never read for it */
+	f->t.tasks[0].state = 'R';
+	f->t.tasks[1].state = 'D';
+	while (off->state != 'D' && ticks < COLLECT_SLOW_TICKS) {
+		collect__tick(&f->c, 1.0);
+		assert_int_equal(on->state, 'R');
+		assert_int_equal(off->state, f->t.walks > walks ? 'D' : 'S');
+		ticks++;
+	}
+	assert_int_equal(off->state, 'D');
+	assert_int_equal(f->t.walks, walks + 1);
+	assert_int_equal(f->t.partial_walks, 0);
+	assert_true(ticks > 1);
+}
+
 /* With a task iterator, the processes the kernel side holds take their
  * figures from it, not from /proc; a thread's record gives the figures of
  * a process whose leader exited; one the walk no longer sees has gone. */
@@ -930,6 +970,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_want_rows, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_task_walk, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_task_walk_changed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_want_rows_walked, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exit_before_fork, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pid_reuse, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lost_records, setup, teardown),
