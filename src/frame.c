@@ -66,7 +66,9 @@ static int take_procs(struct frame *f, struct model *m, const struct view_opts *
 {
 	size_t i, n = model__count(m);
 
-	f->procs = array(n, sizeof(*f->procs));
+	/* Not zeroed: every element is written next (5,000 processes make
+	 * 6 MB, zeroed for nothing at every tick). */
+	f->procs = malloc((n ? n : 1) * sizeof(*f->procs));
 	if (!f->procs)
 		return -ENOMEM;
 	for (i = 0; i < n; i++)
