@@ -133,11 +133,12 @@ static void present(struct app *a, double interval)
 	char err[512];
 
 	st.bpf_stats = tracer__bpf_run_seconds(a->tracer, &st.bpf_run_seconds) == 0;
-	vo.no_rows = true;
+	vo.no_rows = vo.no_groups = true;
 	for (s = a->sinks; s; s = s->next) {
 		if (s->history > vo.hist)
 			vo.hist = s->history;
 		vo.no_rows = vo.no_rows && s->own_rows;
+		vo.no_groups = vo.no_groups && s->own_groups;
 	}
 	f = frame__build(a->model, &st, &vo, &a->marks_shown);
 	if (!f)
@@ -182,16 +183,17 @@ static void close_sinks(struct app *a, bool flush)
 	a->sinks = NULL;
 }
 
-/* Whether every process's /proc figures are needed at each tick: a view
- * other than the screen shows them all, or the screen sorts by one. */
-static bool needs_every_proc(const struct app *a)
+/* Whether every process needs reading from source (TUI_SOURCE_STAT: /proc
+ * stat each tick; TUI_SOURCE_SMAPS: smaps_rollup on the sampler's budget): a
+ * view other than the screen shows them all, or the screen sorts by them. */
+static bool needs_every_proc(const struct app *a, unsigned source)
 {
 	const struct sink *s;
 
 	for (s = a->sinks; s; s = s->next)
 		if (!s->screen_only)
 			return true;
-	return a->tui && tui__sorts_by_proc(a->tui);
+	return a->tui && (tui__sort_sources(a->tui) & source);
 }
 
 /* Tell the collector and the sampler what the views show: the rows on
@@ -201,9 +203,8 @@ static void want(struct app *a)
 	int pids[COLLECT_WANT_MAX];
 	size_t n = a->tui ? tui__visible(a->tui, pids, COLLECT_WANT_MAX) : 0;
 
-	collect__want(&a->collect, pids, n, needs_every_proc(a));
-	if (a->tui)
-		sampler__want(a->sampler, pids, n);
+	collect__want(&a->collect, pids, n, needs_every_proc(a, TUI_SOURCE_STAT));
+	sampler__want(a->sampler, pids, n, needs_every_proc(a, TUI_SOURCE_SMAPS));
 }
 
 /* Close an interval: collect, sample, present, forget what was shown exited. */

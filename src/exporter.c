@@ -248,6 +248,7 @@ int exporter_sink_open(const struct sink_env *env, struct sink **out, int *statu
 	}
 	e->base.ops = &exporter_ops;
 	e->base.own_rows = true; /* the metrics lay the tree out by pid themselves */
+	e->base.own_groups = true; /* ... and sum their groups themselves */
 	e->timerfd = -1;
 	e->listenfd = listen_on(o->listen_addr, o->listen_port);
 	if (e->listenfd < 0) {

@@ -205,7 +205,53 @@ static int take_groups(struct frame *f)
 		f->ngroups += f->groups[f->ngroups].workers > 0;
 	}
 	free(rows);
+	f->grouped = f->ngroups > 0;
 	return 0;
+}
+
+/* Sum the groups of a frame built without them; see frame.h. */
+int frame__groups(struct frame *f)
+{
+	return f->groups ? 0 : take_groups(f);
+}
+
+/* Whether some watched root has a live descendant, from the tree: a live
+ * process below a root. */
+static int grouped_by_tree(struct frame *f)
+{
+	struct row *rows;
+	long n = tree_of(f, 0, &rows), i;
+
+	if (n < 0)
+		return (int)n;
+	for (i = 0; i < n && !f->grouped; i++)
+		f->grouped = rows[i].depth > 0 && !rows[i].p->exited;
+	free(rows);
+	return 0;
+}
+
+/* Whether some watched root has a live descendant, without summing the
+ * groups: a live process whose parent is held. The model's pid index
+ * answers at once, usually at the first process; only when the process it
+ * finds under a parent's pid cannot be the parent (it started later: the
+ * pid was reused) does the answer take the tree. */
+static int take_grouped(struct frame *f, struct model *m)
+{
+	bool unsure = false;
+	const struct proc *p, *q;
+	size_t i;
+
+	for (i = 0; i < f->nprocs; i++) {
+		p = &f->procs[i];
+		if (p->exited || !(q = model__find(m, p->ppid, 0)))
+			continue;
+		if (q->pid != p->pid && q->start_time <= p->start_time) {
+			f->grouped = true;
+			return 0;
+		}
+		unsure = true;
+	}
+	return unsure ? grouped_by_tree(f) : 0;
 }
 
 /* The group of focus_pid's subtree, or of member's watched root. */
@@ -320,7 +366,7 @@ static void take_status(struct frame *f, const struct frame_status *st)
 }
 
 /* Build the frame of the model now, rows laid out as vo says (NULL: a tree
- * by copy rate). */
+ * by copy rate), its groups summed unless vo says no_groups. */
 struct frame *frame__build(struct model *m, const struct frame_status *st,
 			   const struct view_opts *vo, unsigned long long *cursor)
 {
@@ -342,7 +388,7 @@ struct frame *frame__build(struct model *m, const struct frame_status *st,
 	if (!e)
 		e = take_log(f, m);
 	if (!e)
-		e = take_groups(f);
+		e = vo && vo->no_groups ? take_grouped(f, m) : take_groups(f);
 	if (!e && st && st->stacks && !(f->stacks = stacks__snap(st->stacks)))
 		e = -ENOMEM;
 	if (e) {
@@ -356,7 +402,8 @@ struct frame *frame__build(struct model *m, const struct frame_status *st,
 
 /* Finish a frame whose status, processes, labels and probe hits were put
  * in by its maker (a replayed recording: f from calloc, refs 1; what it
- * holds is freed by frame__free): rows as vo says, groups and totals.
+ * holds is freed by frame__free): rows as vo says, groups (unless vo says
+ * no_groups) and totals.
  * 0 or -errno. */
 int frame__finish(struct frame *f, const struct view_opts *vo)
 {
@@ -364,9 +411,8 @@ int frame__finish(struct frame *f, const struct view_opts *vo)
 
 	take_history(f, vo);
 	e = lay_out(f, vo);
-
 	if (!e)
-		e = take_groups(f);
+		e = vo && vo->no_groups ? grouped_by_tree(f) : take_groups(f);
 	if (!e)
 		take_totals(f, 0, 0); /* a recording keeps no totals of forgotten processes */
 	return e;

@@ -92,8 +92,11 @@ struct frame {
 	                               none when they say no_rows */
 	size_t nrows;
 	struct frame_totals totals; /* computed once, here */
-	struct frame_group *groups; /* watched roots with a live descendant, by pid */
+	struct frame_group *groups; /* watched roots with a live descendant, by pid;
+				       NULL until summed (view_opts.no_groups) */
 	size_t ngroups;
+	bool grouped;               /* some watched root has a live descendant: whether
+				       ngroups > 0, known even before they are summed */
 	unsigned long long mem_available_kib; /* 0 unknown */
 	struct psi psi;             /* the machine's memory pressure; negative unknown */
 
@@ -117,6 +120,11 @@ struct frame {
 struct frame *frame__build(struct model *m, const struct frame_status *st,
 			   const struct view_opts *vo, unsigned long long *cursor);
 int frame__finish(struct frame *f, const struct view_opts *vo); /* a frame put together by hand */
+/* Sum the groups of a frame built without them (view_opts.no_groups), the
+ * same as a frame built with them has; nothing when it has them already.
+ * The one change a frame takes once built: most frames of the full screen
+ * are never asked. 0 or -ENOMEM. */
+int frame__groups(struct frame *f);
 struct frame *frame__hold(struct frame *f);   /* one more reference */
 void frame__free(struct frame *f);            /* drop one; NULL is fine */
 const char *frame_lost_kind_name(enum lost_kind k); /* "ringbuf", "map_full", ... */

@@ -40,6 +40,7 @@ struct sampler {
 	struct want *want;      /* by position, one per pid */
 	struct want *want_pid;  /* the same, by pid, for lookups */
 	size_t nwant;
+	bool want_all;          /* the others too, on what is left */
 	struct turn *turns;     /* scratch of a run */
 	size_t cap;
 };
@@ -86,6 +87,7 @@ struct sampler *sampler__new_opts(struct model *m, int procfd, const struct samp
 	s->procfd = procfd;
 	s->cgroupfd = o->cgroupfd;
 	s->budget = o->budget_pct / 100;
+	s->want_all = true;
 	s->clock = o->clock ? *o->clock : real_clock;
 	return s;
 }
@@ -143,12 +145,13 @@ static int want_by_pos(const void *a, const void *b)
 }
 
 /* Take the pids to read first; see sampler.h. Out of memory, none is. */
-void sampler__want(struct sampler *s, const int *pids, size_t n)
+void sampler__want(struct sampler *s, const int *pids, size_t n, bool all)
 {
 	struct want *w = n ? malloc(n * sizeof(*w)) : NULL;
 	struct want *by_pid = n ? malloc(n * sizeof(*by_pid)) : NULL;
 	size_t i, k = 0;
 
+	s->want_all = all;
 	free(s->want);
 	free(s->want_pid);
 	s->want = s->want_pid = NULL;
@@ -266,14 +269,14 @@ static int turn_order(const void *a, const void *b)
 }
 
 /* Read the processes not wanted, oldest reading first, while there is
- * credit. */
+ * credit, when some view needs them all. */
 static void read_oldest(struct sampler *s)
 {
 	size_t i, n = 0, count = model__count(s->m);
 	struct proc *p;
 	struct turn *t;
 
-	if (s->credit <= 0 || count == 0)
+	if (!s->want_all || s->credit <= 0 || count == 0)
 		return;
 	if (count > s->cap) {
 		t = realloc(s->turns, count * sizeof(*t));

@@ -2,13 +2,14 @@
  * tick, on a budget of CPU time. Each run it reads MemAvailable, the memory
  * cgroup of every root (a live process whose parent is not a live process
  * of the model), then smaps_rollup of the processes wanted (the rows on
- * screen, the selection), then of the ones with the oldest reading, until
- * the budget is spent. A smaps_rollup read walks every page table of the
+ * screen, the selection), then, when a view needs every process's reading,
+ * of the ones with the oldest reading, until the budget is spent. A smaps_rollup read walks every page table of the
  * process: about 36 us of CPU for a small process, about 10 ms for one with
  * 1 GiB resident, on the machines cowtop was measured on. */
 #ifndef COWTOP_SAMPLER_H
 #define COWTOP_SAMPLER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct model;
@@ -34,9 +35,11 @@ struct sampler *sampler__new(struct model *m, int procfd, double budget_pct);
 struct sampler *sampler__new_opts(struct model *m, int procfd, const struct sampler_opts *o);
 void sampler__free(struct sampler *s);
 
-/* Read these pids first (the rows on screen); duplicates count once. The
- * list is kept until the next call. */
-void sampler__want(struct sampler *s, const int *pids, size_t n);
+/* Read these pids first (the rows on screen); duplicates count once. all:
+ * then the others too, oldest reading first, on what is left of the budget
+ * (a view shows or sorts by every process's reading); else only these. The
+ * list is kept until the next call; a new sampler reads all. */
+void sampler__want(struct sampler *s, const int *pids, size_t n, bool all);
 
 /* One run, once per tick of interval seconds: spends budget_pct% of
  * interval of CPU time. A run that overshoots (one process can cost more

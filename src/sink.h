@@ -32,8 +32,9 @@ struct sink_ops {
 struct sink {
 	const struct sink_ops *ops;
 	struct sink *next; /* the app's list */
-	/* It shows /proc's figures (RSS, VSZ, state) only of the rows on
-	 * screen: the others may be read less often. */
+	/* It shows /proc's figures (RSS, VSZ, state, and smaps_rollup's
+	 * shared, USS, PSS) only of the rows on screen: the others may be
+	 * read less often, or their smaps_rollup not at all. */
 	bool screen_only;
 	/* Newest history values of each process it draws (sparklines): a
 	 * frame copies no more than the sinks ask for. 0: none. */
@@ -41,6 +42,9 @@ struct sink {
 	/* It lays the frame's processes out itself (its own sort, filter,
 	 * focus): the frame's rows are of no use to it. */
 	bool own_rows;
+	/* It reads no group of the frame, or sums them itself when it needs
+	 * them (frame__groups): a frame sums none for it. */
+	bool own_groups;
 };
 
 /* Say something that is not fatal (a full disk) where the user sees it:

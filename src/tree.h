@@ -26,6 +26,7 @@ struct view_opts {
 	int focus_pid; /* 0: everything; else only this process's subtree */
 	int hist;      /* newest history values a frame keeps of each process (0: none) */
 	bool no_rows;  /* a frame lays out no rows: its views lay out their own */
+	bool no_groups; /* a frame sums no groups: frame__groups does when a view needs them */
 };
 
 /* One line of a view: a process with its place in the tree. */

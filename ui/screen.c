@@ -61,7 +61,7 @@ void screen_phase_line(const struct view *v, bool utf8, struct line *l)
 /* Whether the screen has a group line: when some watched root has workers. */
 bool screen_has_group(const struct view *v)
 {
-	return v->f && v->f->ngroups > 0;
+	return v->f && v->f->grouped; /* its groups may not be summed */
 }
 
 /* Append a size from smaps, "-" when nothing was read. */

@@ -96,19 +96,25 @@ static void snapshot_cmdlines(const struct view *v, FILE *f)
 	}
 }
 
-/* Every group of the frame, after a blank line and a title. */
-static void snapshot_groups(const struct view *v, struct line *scratch, FILE *f)
+/* Every group of the frame, after a blank line and a title; the screen's
+ * frames are built without them, so they are summed now. 0 or -ENOMEM. */
+static int snapshot_groups(const struct view *v, struct line *scratch, FILE *f)
 {
 	size_t k;
 
-	if (!v->f || !v->f->ngroups)
-		return;
+	if (!v->f)
+		return 0;
+	if (frame__groups(v->f))
+		return -ENOMEM;
+	if (!v->f->ngroups)
+		return 0;
 	fputs("\ngroups: each watched root with its workers\n", f);
 	for (k = 0; k < v->f->ngroups; k++) {
 		line_clear(scratch);
 		screen_group_text(v->f, &v->f->groups[k], v->utf8, scratch);
 		put_trimmed(f, scratch);
 	}
+	return 0;
 }
 
 /* The header, its oldest reading taken over every row, and the group line. */
@@ -155,9 +161,10 @@ char *snapshot_text(const struct view *v, const struct header_info *hi, int cols
 		put_trimmed(f, &scratch);
 	}
 	snapshot_phases(v, &scratch, f);
-	snapshot_groups(v, &scratch, f);
+	e = snapshot_groups(v, &scratch, f);
 	snapshot_cmdlines(v, f);
-	e = snapshot_regions(v, cols, f);
+	if (!e)
+		e = snapshot_regions(v, cols, f);
 	if (fclose(f) || e) {
 		free(buf);
 		return NULL;

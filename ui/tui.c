@@ -268,6 +268,7 @@ struct sink *tui__sink(struct tui *t)
 	t->sink.ops = &tui_sink_ops;
 	t->sink.screen_only = true;
 	t->sink.own_rows = true;
+	t->sink.own_groups = true; /* summed when a snapshot is written */
 	if (!t->sink.history)
 		t->sink.history = SERIES_CAP; /* until the first draw knows the width */
 	return &t->sink;
@@ -290,23 +291,27 @@ void tui__resize(struct tui *t)
 	draw(t);
 }
 
-/* The live processes on screen, the selection first: whose memory to read
- * first. Returns how many pids were put (at most max). */
-/* Whether the order of the rows needs /proc's figures of every process:
- * sorting by a column the kernel side does not give. */
-bool tui__sorts_by_proc(const struct tui *t)
+/* What the order of the rows needs read of every process, beyond what the
+ * kernel side gives (copies, tree, name): RSS and VSZ come from /proc/PID/stat
+ * (read every tick), shared, USS and PSS from smaps_rollup (on the sampler's
+ * budget). The other keys need only the rows on screen. */
+unsigned tui__sort_sources(const struct tui *t)
 {
 	switch (t->v.vo.sort) {
-	case SORT_COW_RATE:
-	case SORT_COW:
-	case SORT_PID:
-	case SORT_COMM:
-		return false;
+	case SORT_RSS:
+	case SORT_VSZ:
+		return TUI_SOURCE_STAT;
+	case SORT_SHARED:
+	case SORT_USS:
+	case SORT_PSS:
+		return TUI_SOURCE_SMAPS;
 	default:
-		return true;
+		return 0;
 	}
 }
 
+/* The live processes on screen, the selection first: whose memory to read
+ * first. Returns how many pids were put (at most max). */
 size_t tui__visible(const struct tui *t, int *pids, size_t max)
 {
 	if (!t)

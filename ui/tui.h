@@ -40,7 +40,13 @@ void tui__notice(struct tui *t, const char *msg); /* a warning on the status lin
 enum tui_action tui__input(struct tui *t);
 double tui__delay(const struct tui *t);
 size_t tui__visible(const struct tui *t, int *pids, size_t max);
-bool tui__sorts_by_proc(const struct tui *t);
+/* What the order of the rows needs read of every process (a mask; 0: the
+ * rows on screen are enough). */
+enum tui_source {
+	TUI_SOURCE_STAT = 1 << 0,  /* /proc/PID/stat each tick: RSS, VSZ */
+	TUI_SOURCE_SMAPS = 1 << 1, /* smaps_rollup on the sampler's budget: shared, USS, PSS */
+};
+unsigned tui__sort_sources(const struct tui *t);
 bool tui__stacks(const struct tui *t);
 /* Replay: the time key last pressed (CMD_PAUSE, CMD_STEP_*, CMD_MARK_*,
  * CMD_JUMP with what was typed in *arg, CMD_FASTER, CMD_SLOWER). */

@@ -443,6 +443,90 @@ static void test_group_of(void **state)
 	model__free(m);
 }
 
+/* Two groups are the same, figure by figure. */
+static void same_group(const struct frame_group *a, const struct frame_group *b)
+{
+	assert_int_equal(a->root_pid, b->root_pid);
+	assert_int_equal(a->root_start, b->root_start);
+	assert_int_equal(a->workers, b->workers);
+	assert_int_equal(a->workers_read, b->workers_read);
+	assert_int_equal(a->unread, b->unread);
+	assert_int_equal(a->pss_kib, b->pss_kib);
+	assert_int_equal(a->uss_kib, b->uss_kib);
+	assert_int_equal(a->root_rss_kib, b->root_rss_kib);
+	assert_int_equal(a->root_mem_known, b->root_mem_known);
+	assert_int_equal(a->worker_uss_mean_kib, b->worker_uss_mean_kib);
+	assert_int_equal(a->worker_uss_max_kib, b->worker_uss_max_kib);
+	assert_int_equal(a->cow, b->cow);
+	assert_true(a->rate == b->rate);
+	assert_int_equal(a->headroom, b->headroom);
+	assert_int_equal(a->headroom_cgroup, b->headroom_cgroup);
+	assert_int_equal(a->memcg.limit_kib, b->memcg.limit_kib);
+	assert_int_equal(a->memcg.usage_kib, b->memcg.usage_kib);
+	assert_true(a->smaps_age == b->smaps_age);
+	assert_int_equal(a->forked, b->forked);
+	assert_int_equal(a->reaped, b->reaped);
+}
+
+/* Frame f, built without groups, knows whether it has some (grouped), and
+ * frame__groups sums them as a frame built with them has them (once). */
+static void check_groups_on_demand(struct model *m, bool grouped)
+{
+	static const struct frame_status st = { .time = 100.0 };
+	struct view_opts vo = { .sort = SORT_COW, .no_rows = true, .no_groups = true };
+	struct frame *f = frame__build(m, &st, &vo, NULL);
+	struct frame *all = frame__build(m, &st, NULL, NULL);
+	struct frame_group *g;
+	size_t i;
+
+	assert_non_null(f);
+	assert_non_null(all);
+	assert_null(f->groups);
+	assert_int_equal(f->ngroups, 0);
+	assert_int_equal(f->grouped, grouped);
+	assert_int_equal(all->grouped, grouped);
+	assert_int_equal(all->ngroups > 0, grouped);
+	assert_int_equal(frame__groups(f), 0);
+	assert_non_null(f->groups);
+	assert_int_equal(f->ngroups, all->ngroups);
+	for (i = 0; i < f->ngroups; i++)
+		same_group(&f->groups[i], &all->groups[i]);
+	g = f->groups;
+	assert_int_equal(frame__groups(f), 0); /* summed once */
+	assert_ptr_equal(f->groups, g);
+	assert_int_equal(f->grouped, grouped);
+	frame__free(f);
+	frame__free(all);
+}
+
+/* Frames for views that sum no groups have none until asked: the screen
+ * asks only when a snapshot is written. */
+static void test_groups_on_demand(void **state)
+{
+	struct model *m = prefork();
+
+	(void)state;
+	check_groups_on_demand(m, true);
+	model__free(m);
+
+	m = model__new(); /* no root with a live worker */
+	add(m, 200, 1, 200, "alone", 0);
+	add(m, 300, 1, 300, "widow", 0);
+	model__mark_exited(add(m, 301, 300, 301, "dead", 0), 1.0);
+	check_groups_on_demand(m, false);
+
+	/* pid 40 reused: the live 40 started after 50, so 50's parent is
+	 * the exited 40 (a group with 50 its worker); with that one gone,
+	 * 50 is a root of its own and no group is left. */
+	model__mark_exited(add(m, 40, 1, 10, "parent", 0), 1.0);
+	add(m, 50, 40, 20, "child", 0);
+	add(m, 40, 1, 30, "newer", 0);
+	check_groups_on_demand(m, true);
+	assert_int_equal(model__remove_exited(m, 2.0), 2); /* the old 40, and 301 */
+	check_groups_on_demand(m, false);
+	model__free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -457,6 +541,7 @@ int main(void)
 		cmocka_unit_test(test_groups),
 		cmocka_unit_test(test_headroom_unknown_and_full),
 		cmocka_unit_test(test_group_of),
+		cmocka_unit_test(test_groups_on_demand),
 		cmocka_unit_test(test_region_labels),
 		cmocka_unit_test(test_split_parts),
 	};

@@ -195,12 +195,12 @@ static void test_order(void **state)
 
 	(void)state;
 	add_procs(w, NPROCS);
-	sampler__want(w->s, want, sizeof(want) / sizeof(want[0]));
+	sampler__want(w->s, want, sizeof(want) / sizeof(want[0]), true);
 	sampler__run(w->s, INTERVAL);
 	assert_int_equal(nread(w), 4);
 	assert_true(read_at(w, 15) > 0 && read_at(w, 15) < read_at(w, 3));
 	assert_true(read_at(w, 3) < read_at(w, 1) && read_at(w, 1) < read_at(w, 2));
-	sampler__want(w->s, NULL, 0);
+	sampler__want(w->s, NULL, 0, true);
 	sampler__run(w->s, INTERVAL);
 	assert_int_equal(nread(w), 8);
 	assert_true(read_at(w, 4) > read_at(w, 15) && read_at(w, 6) > 0 && read_at(w, 7) > 0);
@@ -209,6 +209,31 @@ static void test_order(void **state)
 	sampler__run(w->s, INTERVAL);
 	assert_int_equal(nread(w), NPROCS);
 	assert_true(read_at(w, 15) > read_at(w, 20) && read_at(w, 3) > read_at(w, 15));
+	world_free(w);
+}
+
+/* Told to read only the wanted (the full screen sorting by a key the
+ * kernel side gives), the sampler reads them and no other process, with
+ * budget left for all; told all, it reads the others too. */
+static void test_only_wanted(void **state)
+{
+	static const int want[] = { 7, 3 };
+	struct world *w = world_new(100, 1 * MS, -1);
+
+	(void)state;
+	add_procs(w, NPROCS);
+	sampler__want(w->s, want, 2, false);
+	sampler__run(w->s, INTERVAL);
+	sampler__run(w->s, INTERVAL);
+	assert_int_equal(nread(w), 2);
+	assert_true(read_at(w, 7) > 0 && read_at(w, 3) > read_at(w, 7));
+	assert_true(read_at(w, 1) == 0 && read_at(w, 2) == 0);
+	assert_int_equal(model__mem_available(w->m), 4321);
+	/* MemAvailable and the two, twice. */
+	assert_true(sampler__spent(w->s) > 5.99 * MS && sampler__spent(w->s) < 6.01 * MS);
+	sampler__want(w->s, want, 2, true);
+	sampler__run(w->s, INTERVAL);
+	assert_int_equal(nread(w), NPROCS);
 	world_free(w);
 }
 
@@ -276,7 +301,7 @@ static void test_off(void **state)
 
 	(void)state;
 	add_procs(w, NPROCS);
-	sampler__want(w->s, want, 1);
+	sampler__want(w->s, want, 1, true);
 	sampler__run(w->s, INTERVAL);
 	sampler__run(w->s, INTERVAL);
 	assert_int_equal(nread(w), 0);
@@ -332,6 +357,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_budget),
 		cmocka_unit_test(test_order),
+		cmocka_unit_test(test_only_wanted),
 		cmocka_unit_test(test_skipped),
 		cmocka_unit_test(test_debt_and_savings),
 		cmocka_unit_test(test_off),

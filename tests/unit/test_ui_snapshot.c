@@ -281,7 +281,8 @@ static const char *line_at(const char *s, int i)
 }
 
 /* master(100) -> busy(101), idle(102); busy copied 30 pages, 20 in a phase,
- * 24 in the heap. */
+ * 24 in the heap. Built as the screen's frames are: without groups, which
+ * the group line and the snapshot sum when they need them. */
 static struct frame *sample_frame(void)
 {
 	static const struct frame_status st = {
@@ -309,7 +310,7 @@ static struct frame *sample_frame(void)
 	model__set_mem_available(m, 1024 * 1024);
 	model__tick(m, 1.0);
 	f = frame__build(m, &st, &(struct view_opts){ .sort = SORT_COW_RATE, .tree = true,
-						     .hist = SERIES_CAP }, NULL);
+						     .hist = SERIES_CAP, .no_groups = true }, NULL);
 	model__free(m);
 	assert_non_null(f);
 	return f;
