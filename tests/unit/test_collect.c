@@ -266,6 +266,14 @@ static struct tracer_proc *map_put(struct fixture *f, int pid, int ppid, unsigne
 	return &f->t.map[f->t.nmap++];
 }
 
+/* A process of init's in /proc, watched, with an entry in the kernel's map. */
+static void watch_held(struct fixture *f, int pid, const char *comm, unsigned long long start)
+{
+	proc_put(f, pid, 1, comm, 'S', start);
+	collect__watch(&f->c, &(struct proc_stat){ .pid = pid, .ppid = 1, .start_time = start });
+	map_put(f, pid, 1, start, 0, false);
+}
+
 static int setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
@@ -350,12 +358,8 @@ static void test_want_rows(void **state)
 	struct proc *on, *off;
 	int shown = 30, ticks = 0;
 
-	proc_put(f, 30, 1, "shown", 'S', 900);
-	proc_put(f, 31, 1, "hidden", 'S', 901);
-	collect__watch(&f->c, &(struct proc_stat){ .pid = 30, .ppid = 1, .start_time = 900 });
-	collect__watch(&f->c, &(struct proc_stat){ .pid = 31, .ppid = 1, .start_time = 901 });
-	map_put(f, 30, 1, 900, 0, false);
-	map_put(f, 31, 1, 901, 0, false);
+	watch_held(f, 30, "shown", 900);
+	watch_held(f, 31, "hidden", 901);
 	collect__tick(&f->c, 1.0);
 	on = model__find(f->m, 30, 900);
 	off = model__find(f->m, 31, 901);
@@ -410,12 +414,8 @@ static void test_want_rows_walked(void **state)
 	struct proc *on, *off;
 	int shown = 30, ticks = 0, walks;
 
-	proc_put(f, 30, 1, "shown", 'S', 900);
-	proc_put(f, 31, 1, "hidden", 'S', 901);
-	collect__watch(&f->c, &(struct proc_stat){ .pid = 30, .ppid = 1, .start_time = 900 });
-	collect__watch(&f->c, &(struct proc_stat){ .pid = 31, .ppid = 1, .start_time = 901 });
-	map_put(f, 30, 1, 900, 0, false);
-	map_put(f, 31, 1, 901, 0, false);
+	watch_held(f, 30, "shown", 900);
+	watch_held(f, 31, "hidden", 901);
 	f->t.iterator = true;
 	task_put(f, 30, 1, 900, 'S', 100, false, "shown");
 	task_put(f, 31, 1, 901, 'S', 100, false, "hidden");
@@ -448,12 +448,8 @@ static void test_task_walk(void **state)
 	struct fixture *f = *state;
 	struct proc *a, *b;
 
-	proc_put(f, 40, 1, "alpha", 'S', 1000);
-	proc_put(f, 41, 1, "beta", 'S', 1001);
-	collect__watch(&f->c, &(struct proc_stat){ .pid = 40, .ppid = 1, .start_time = 1000 });
-	collect__watch(&f->c, &(struct proc_stat){ .pid = 41, .ppid = 1, .start_time = 1001 });
-	map_put(f, 40, 1, 1000, 0, false);
-	map_put(f, 41, 1, 1001, 0, false);
+	watch_held(f, 40, "alpha", 1000);
+	watch_held(f, 41, "beta", 1001);
 	f->t.iterator = true;
 	task_put(f, 40, 7, 1000, 'R', 5000, false, "alpha2");
 	task_put(f, 41, 1, 1001, 'Z', 0, false, "beta");
@@ -494,12 +490,8 @@ static void test_task_walk_changed(void **state)
 	struct proc *idle, *busy;
 	int ticks = 0, partial;
 
-	proc_put(f, 50, 1, "idle", 'S', 1100);
-	proc_put(f, 51, 1, "busy", 'S', 1101);
-	collect__watch(&f->c, &(struct proc_stat){ .pid = 50, .ppid = 1, .start_time = 1100 });
-	collect__watch(&f->c, &(struct proc_stat){ .pid = 51, .ppid = 1, .start_time = 1101 });
-	map_put(f, 50, 1, 1100, 0, false);
-	map_put(f, 51, 1, 1101, 0, false);
+	watch_held(f, 50, "idle", 1100);
+	watch_held(f, 51, "busy", 1101);
 	f->t.iterator = true;
 	task_put(f, 50, 1, 1100, 'S', 100, false, "idle");
 	task_put(f, 51, 1, 1101, 'S', 200, false, "busy");
