@@ -69,6 +69,10 @@ __u64 first_clone_taken = 0;
  * handler and by user space (the array is memory-mapped), cleared at exit.
  * Tgids beyond the bitmap alias; a stale or aliased bit only costs a lookup. */
 __u64 watch_bits[COWTOP_WATCH_WORDS] = {};
+/* The processes whose map entry changed since user space last looked, one
+ * bit a tgid as in watch_bits: between its reads of the whole map, user
+ * space reads only these (and the ones in the per-CPU slots). */
+__u64 changed_bits[COWTOP_WATCH_WORDS] = {};
 
 #include "shared.bpf.h" /* the process map, mm_counter() */
 
@@ -179,6 +183,17 @@ static __always_inline void watch_bit(__u32 tgid, bool on)
 		__sync_fetch_and_and(w, ~bit);
 }
 
+/* Say that tgid's entry changed. Tested first: the bit is most often set
+ * already, and a plain load costs less than an atomic operation. */
+static __always_inline void mark_changed(__u32 tgid)
+{
+	__u64 *w = &changed_bits[(tgid / 64) % COWTOP_WATCH_WORDS];
+	__u64 bit = 1ULL << (tgid % 64);
+
+	if (!(*w & bit))
+		__sync_fetch_and_or(w, bit);
+}
+
 /* Count one loss of kind idx. */
 static __always_inline void stat_inc(__u32 idx)
 {
@@ -203,6 +218,7 @@ static __always_inline struct cowtop_proc *proc_add(__u32 tgid, __u32 ppid, __u6
 
 	if (err && err != -17 /* EEXIST */)
 		stat_inc(COWTOP_STAT_MAP_FULL);
+	mark_changed(tgid);
 	return bpf_map_lookup_elem(&procs, &tgid);
 }
 
@@ -242,8 +258,10 @@ static __always_inline void slot_settle(struct cowtop_slot *s)
 		p = proc_get(s->tgid);
 	else
 		p = bpf_map_lookup_elem(&procs, &s->tgid);
-	if (p)
+	if (p) {
 		__sync_fetch_and_add(&p->counts.reuse, 1);
+		mark_changed(s->tgid);
+	}
 }
 
 /* Common fault handler: settle the previous fault, flag this one if it is a
@@ -322,8 +340,10 @@ static __always_inline void acc_flush(__u64 acc)
 	if (!COWTOP_ACC_COUNT(acc))
 		return;
 	p = bpf_map_lookup_elem(&procs, &tgid);
-	if (p)
+	if (p) {
 		__sync_fetch_and_add(&p->counts.cow, COWTOP_ACC_COUNT(acc));
+		mark_changed(tgid);
+	}
 }
 
 /* Count pages copied by tgid on this CPU: in the slot while the same
@@ -633,11 +653,13 @@ static __noinline int alloc_slow(struct bpf_raw_tracepoint_args *ctx, struct cow
 		return 0;
 	if (gfp & gfp_zero) {
 		__sync_fetch_and_add(&p->counts.zero_fill, pages);
+		mark_changed(s->tgid);
 		return 0;
 	}
 	if (s->kernel) {
 		__sync_fetch_and_add(&p->counts.cow, pages);
 		__sync_fetch_and_add(&p->counts.cow_kernel, pages);
+		mark_changed(s->tgid);
 	} else {
 		acc_add(s, s->tgid, pages);
 	}
@@ -873,6 +895,7 @@ int on_process_exit(struct bpf_raw_tracepoint_args *ctx)
 		regions_at_exit(tgid);
 	p->exit_code = BPF_CORE_READ(task, exit_code);
 	p->exited = 1;
+	mark_changed(tgid);
 	watch_bit(tgid, false);
 	/* The record has the final counts: the entry goes now, here, so that
 	 * user space never deletes by pid an entry that a new process on the
@@ -1009,6 +1032,7 @@ int on_oom_victim(struct bpf_raw_tracepoint_args *ctx)
 	if (!p)
 		return 0;
 	__sync_fetch_and_or(&p->flags, COWTOP_PROC_OOM);
+	mark_changed(tgid);
 	emit_mem(COWTOP_EV_OOM, tgid, BPF_CORE_READ(task, pid), 0, anon_pages(task));
 	return 0;
 }
@@ -1064,6 +1088,7 @@ static __always_inline int reclaim_end(void)
 		return 0;
 	__sync_fetch_and_add(&p->reclaims, 1);
 	__sync_fetch_and_add(&p->reclaim_ns, ns);
+	mark_changed(tgid);
 	emit_mem(COWTOP_EV_RECLAIM, tgid, tid, kind, ns);
 	return 0;
 }
@@ -1116,6 +1141,7 @@ int on_cgroup_attach(struct bpf_raw_tracepoint_args *ctx)
 		flush_everywhere(tgid);
 		__sync_fetch_and_or(&p->flags, COWTOP_PROC_LEFT);
 		p->exited = 1;
+		mark_changed(tgid);
 		watch_bit(tgid, false);
 		emit(COWTOP_EV_LEAVE, tgid, task, p, COWTOP_INHERITED_UNKNOWN);
 	}

@@ -550,7 +550,6 @@ static void collect_regions(struct collect *c)
 	struct region_walk w = { .c = c };
 	size_t i, j;
 
-	c->ticks++;
 	tracer__for_each_region(c->tracer, on_region, &w);
 	if (w.n > 1) /* qsort wants an array, even an empty one */
 		qsort(w.v, w.n, sizeof(*w.v), cmp_part);
@@ -564,6 +563,14 @@ static void collect_regions(struct collect *c)
 	free(w.v);
 }
 
+/* Whether this tick reads every process the kernel side holds (its
+ * entry, its task), not only those that changed: once in
+ * COLLECT_SLOW_TICKS, the first tick included. */
+static bool whole_tick(const struct collect *c)
+{
+	return c->ticks % COLLECT_SLOW_TICKS == 1;
+}
+
 /* Read every counter the kernel holds into the model. */
 static void collect_counts(struct collect *c)
 {
@@ -572,9 +579,12 @@ static void collect_counts(struct collect *c)
 
 	if (!c->tracer)
 		return;
+	c->ticks++;
 	if (tracer__has_phases(c->tracer))
 		tracer__for_each_phase(c->tracer, on_phase, c);
-	tracer__for_each(c->tracer, on_counts, &w);
+	/* Between reads of every entry, only those that changed: an idle
+	 * process's copies and exit are not read again. */
+	tracer__for_each(c->tracer, !whole_tick(c), on_counts, &w);
 	/* Exit records of processes the walk just found exited: take them
 	 * now, while those processes are still in the model, so that they do
 	 * not come back as new exits in the next frame. */
@@ -681,7 +691,7 @@ static int refresh_one(struct collect *c, struct proc *p, enum walk_kind walk)
  * those rows. */
 static enum walk_kind walk_tasks(struct collect *c)
 {
-	bool all = c->ticks % COLLECT_SLOW_TICKS == 1 || !c->walks;
+	bool all = whole_tick(c) || !c->walks;
 
 	if (!c->tracer)
 		return WALK_NONE;

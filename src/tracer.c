@@ -419,6 +419,8 @@ int tracer__watch(struct tracer *t, int pid, int ppid, unsigned long long start)
 	/* The BPF side updates the same words atomically: do likewise. */
 	__atomic_fetch_or(&t->skel->bss->watch_bits[(key / 64) % COWTOP_WATCH_WORDS],
 			  1ULL << (key % 64), __ATOMIC_SEQ_CST);
+	__atomic_fetch_or(&t->skel->bss->changed_bits[(key / 64) % COWTOP_WATCH_WORDS],
+			  1ULL << (key % 64), __ATOMIC_SEQ_CST);
 	return 0;
 }
 

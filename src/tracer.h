@@ -144,7 +144,9 @@ int tracer__forget(struct tracer *t, int pid, unsigned long long start);
 void tracer__hold_regions(struct tracer *t, int pid);
 int tracer__epoll_fd(struct tracer *t);
 int tracer__drain(struct tracer *t);
-int tracer__for_each(struct tracer *t, tracer_proc_fn fn, void *ctx);
+/* Every process the kernel side counts, or (changed_only) those whose
+ * entries changed since the last call and those with copies pending. */
+int tracer__for_each(struct tracer *t, bool changed_only, tracer_proc_fn fn, void *ctx);
 /* Every watched process as /proc would show it, in one read of the kernel
  * side's task iterator: leaders first, then the thread records. With
  * changed_only, only the processes that ran or whose figures changed since

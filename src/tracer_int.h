@@ -26,6 +26,7 @@ struct tracer {
 	unsigned long long page_kib;    /* kernel page counts to KiB */
 	double boot_to_unix;            /* add to CLOCK_BOOTTIME seconds for unix time */
 	int ncpus;
+	size_t nentries;         /* entries of the process map at its last whole read */
 	struct bpf_link **links; /* USDT attachments, one uprobe per site */
 	size_t nlinks, links_cap;
 	bool uprobe_multi;       /* the kernel has multi-uprobe links: these instead */

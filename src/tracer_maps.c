@@ -24,6 +24,14 @@ static __u64 pending(const struct cowtop_slot *slots, int ncpus, __u32 pid)
 	return n;
 }
 
+/* Order pids. */
+static int cmp_u32(const void *x, const void *y)
+{
+	__u32 a = *(const __u32 *)x, b = *(const __u32 *)y;
+
+	return (a > b) - (a < b);
+}
+
 /* A whole hash map as read: n entries, keys and values in two arrays. */
 struct dump {
 	void *keys, *vals;
@@ -108,24 +116,131 @@ static void dump_free(struct dump *d)
 	free(d->vals);
 }
 
-/* Call fn for every process with counters in the kernel, pending copies
+/* Take the pids whose entries changed since the last call, clearing their
+ * bits (all of them: a whole read follows when there are too many): up to
+ * max into *out (to free). Their number, or -E2BIG past max, -ENOMEM. */
+static long take_changed(struct tracer *t, __u32 **out, size_t max)
+{
+	__u64 *bits = t->skel->bss->changed_bits, x;
+	size_t w, n = 0, cap = 0;
+	bool over = false;
+	__u32 *v = NULL, *nv;
+
+	for (w = 0; w < COWTOP_WATCH_WORDS; w++) {
+		if (!__atomic_load_n(&bits[w], __ATOMIC_RELAXED))
+			continue;
+		x = __atomic_exchange_n(&bits[w], 0, __ATOMIC_SEQ_CST);
+		for (; x && !over; x &= x - 1) {
+			if (n == max) {
+				over = true;
+				break;
+			}
+			if (n == cap) {
+				cap = cap ? cap * 2 : 64;
+				nv = realloc(v, cap * sizeof(*v));
+				if (!nv) {
+					free(v);
+					return -ENOMEM;
+				}
+				v = nv;
+			}
+			v[n++] = (__u32)(w * 64 + (size_t)__builtin_ctzll(x));
+		}
+	}
+	if (over) {
+		free(v);
+		return -E2BIG;
+	}
+	*out = v;
+	return (long)n;
+}
+
+/* The entries of pids, and of the processes pending in slots, into d (to
+ * free, dump_free); a pid with no entry any more is left out. */
+static int dump_pids(struct tracer *t, const __u32 *pids, size_t n,
+		     const struct cowtop_slot *slots, int ncpus, struct dump *d)
+{
+	int fd = bpf_map__fd(t->skel->maps.procs), c;
+	size_t i;
+	__u32 pid;
+
+	*d = (struct dump){ .ksz = sizeof(__u32), .vsz = sizeof(struct cowtop_proc) };
+	for (i = 0; i < n + (size_t)ncpus; i++) {
+		if (i < n) {
+			pid = pids[i];
+		} else {
+			c = (int)(i - n);
+			pid = COWTOP_ACC_TGID(slots[c].acc);
+			if (!COWTOP_ACC_COUNT(slots[c].acc) || bsearch(&pid, pids, n, sizeof(*pids), cmp_u32))
+				continue; /* nothing pending, or read already */
+		}
+		if (d->n == d->cap && dump_grow(d))
+			return -ENOMEM;
+		if (bpf_map_lookup_elem(fd, &pid, (char *)d->vals + d->n * d->vsz) == 0)
+			((__u32 *)d->keys)[d->n++] = pid;
+	}
+	return 0;
+}
+
+/* The per-CPU slots of pending copies into slots; false when unread. */
+static bool read_slots(struct tracer *t, struct cowtop_slot *slots)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.slots), &zero, slots) == 0;
+}
+
+/* Read the entries: every one, or (changed_only) those whose bits say
+ * they changed and those with copies pending in a slot, unless there are
+ * so many that reading every one costs less. */
+static int dump_procs(struct tracer *t, bool changed_only, int ncpus, struct dump *d)
+{
+	size_t most = t->nentries / 4 > 64 ? t->nentries / 4 : 64;
+	struct cowtop_slot *slots = NULL;
+	__u32 *pids = NULL;
+	long n = take_changed(t, &pids, changed_only ? most : 0);
+	int e;
+
+	if (changed_only && n >= 0) {
+		slots = calloc(ncpus, sizeof(*slots));
+		e = slots ? 0 : -ENOMEM;
+		if (!e && !read_slots(t, slots))
+			memset(slots, 0, ncpus * sizeof(*slots));
+		if (!e)
+			e = dump_pids(t, pids, (size_t)n, slots, ncpus, d);
+		free(slots);
+		free(pids);
+		return e;
+	}
+	free(pids);
+	if (n == -ENOMEM)
+		return (int)n;
+	e = map_dump(bpf_map__fd(t->skel->maps.procs), sizeof(__u32), sizeof(struct cowtop_proc), d);
+	if (!e)
+		t->nentries = d->n;
+	return e;
+}
+
+/* Call fn for every process with counters in the kernel (changed_only:
+ * for those whose counters changed since the last call), pending copies
  * included. The slots are read after the map: a flush in between can make
- * one frame short, never count a copy twice. */
-int tracer__for_each(struct tracer *t, tracer_proc_fn fn, void *ctx)
+ * one frame short, never count a copy twice. A flush sets the process's
+ * changed bit after adding to its counters, and the bits are cleared
+ * before the counters are read, so a change is never missed: at worst
+ * read twice. */
+int tracer__for_each(struct tracer *t, bool changed_only, tracer_proc_fn fn, void *ctx)
 {
 	int ncpus = t->ncpus > 0 ? t->ncpus : 1;
 	struct cowtop_slot *slots = calloc(ncpus, sizeof(*slots));
-	struct dump d;
-	__u32 zero = 0;
+	struct dump d = { 0 };
 	bool have_slots;
 	size_t i;
 	int e;
 
 	if (!slots)
 		return -ENOMEM;
-	e = map_dump(bpf_map__fd(t->skel->maps.procs), sizeof(__u32), sizeof(struct cowtop_proc), &d);
-	have_slots = !e && d.n > 0 &&
-		     bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.slots), &zero, slots) == 0;
+	e = dump_procs(t, changed_only, ncpus, &d);
+	have_slots = !e && d.n > 0 && read_slots(t, slots);
 	for (i = 0; !e && i < d.n; i++) {
 		__u32 pid = ((const __u32 *)d.keys)[i];
 		const struct cowtop_proc *v = &((const struct cowtop_proc *)d.vals)[i];
@@ -192,13 +307,6 @@ static int cmp_region(const void *x, const void *y)
 	return (a->ino > b->ino) - (a->ino < b->ino);
 }
 
-/* Order pids. */
-static int cmp_u32(const void *x, const void *y)
-{
-	__u32 a = *(const __u32 *)x, b = *(const __u32 *)y;
-
-	return (a > b) - (a < b);
-}
 
 /* Read the region map; keys of queued (forgotten) pids go to *gone too. */
 static int read_regions(struct tracer *t, struct regions *r, struct regions *gone)

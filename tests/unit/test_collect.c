@@ -23,7 +23,9 @@
 /* The kernel side as the collector sees it. */
 struct tracer {
 	struct tracer_proc map[FAKE_MAX]; /* the counter map */
+	bool map_quiet[FAKE_MAX]; /* ... entries a read of the changed ones skips */
 	int nmap;
+	int reads, partial_reads; /* reads of the map, and of them of changed entries only */
 	struct tracer_event queue[FAKE_MAX]; /* ring-buffer records not yet drained */
 	int nqueue;
 	struct tracer_hit hits[FAKE_MAX];
@@ -122,13 +124,17 @@ int tracer__drain(struct tracer *t)
 	return 0;
 }
 
-/* Every entry of the fake map. */
-int tracer__for_each(struct tracer *t, tracer_proc_fn fn, void *ctx)
+/* Every entry of the fake map, but for the quiet ones when only the
+ * changed are asked for. */
+int tracer__for_each(struct tracer *t, bool changed_only, tracer_proc_fn fn, void *ctx)
 {
 	int i;
 
+	t->reads++;
+	t->partial_reads += changed_only;
 	for (i = 0; i < t->nmap; i++)
-		fn(&t->map[i], ctx);
+		if (!(changed_only && t->map_quiet[i]))
+			fn(&t->map[i], ctx);
 	return 0;
 }
 
@@ -141,8 +147,10 @@ int tracer__forget(struct tracer *t, int pid, unsigned long long start)
 	t->forgot[t->nforgot++].start = start;
 	t->dropped[t->ndropped++] = pid;
 	for (i = 0; i < t->nmap; i++)
-		if (!(t->map[i].pid == pid && t->map[i].start == start))
+		if (!(t->map[i].pid == pid && t->map[i].start == start)) {
+			t->map_quiet[j] = t->map_quiet[i];
 			t->map[j++] = t->map[i];
+		}
 	t->nmap = j;
 	return 0;
 }
@@ -402,6 +410,41 @@ static void full_walks(struct fixture *f, int n)
 	while (f->t.walks - f->t.partial_walks < want && ticks++ <= n * COLLECT_SLOW_TICKS)
 		collect__tick(&f->c, 1.0);
 	assert_int_equal(f->t.walks - f->t.partial_walks, want);
+}
+
+/* Between reads of every entry, the map is read for changed entries only:
+ * an entry the kernel did not flag keeps its counts in the model until the
+ * next read of every entry, within COLLECT_SLOW_TICKS ticks; a flagged one
+ * is read at once. */
+static void test_changed_counts(void **state)
+{
+	struct fixture *f = *state;
+	struct tracer_proc *qk, *bk;
+	struct proc *quiet, *busy;
+	int ticks = 0, partial;
+
+	watch_held(f, 60, "quiet", 1200);
+	watch_held(f, 61, "busy", 1201);
+	qk = &f->t.map[0];
+	bk = &f->t.map[1];
+	while (f->t.reads - f->t.partial_reads < 1)
+		collect__tick(&f->c, 1.0);
+	quiet = model__find(f->m, 60, 1200);
+	busy = model__find(f->m, 61, 1201);
+	qk->counts.cow = 7;
+	f->t.map_quiet[0] = true;
+	bk->counts.cow = 9;
+	partial = f->t.partial_reads;
+	collect__tick(&f->c, 1.0);
+	assert_int_equal(f->t.partial_reads, partial + 1);
+	assert_int_equal(busy->counts.cow, 9);
+	assert_int_equal(quiet->counts.cow, 0);
+	while (quiet->counts.cow != 7 && ticks < COLLECT_SLOW_TICKS) {
+		collect__tick(&f->c, 1.0);
+		ticks++;
+	}
+	assert_int_equal(quiet->counts.cow, 7);
+	assert_true(ticks > 1);
 }
 
 /* With a task iterator and only the rows on screen wanted, the walk of
@@ -963,6 +1006,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_task_walk, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_task_walk_changed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_want_rows_walked, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_changed_counts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exit_before_fork, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pid_reuse, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lost_records, setup, teardown),
