@@ -11,6 +11,9 @@
 #       session of fixed size
 #   (c) htop -d 10 in a detached tmux session of the same size
 #   (d) the full-screen cowtop watching one small tree (-p PID of a sleep)
+#   (e) with --compare PATH: (a) run by another cowtop build
+#   (f) with --compare PATH: (b) run by that build, so that a change is
+#       measured before and after in the same run, as ratios
 #
 # --variants runs only some of them (the budget lines need all four).
 # Each variant is started, left alone for a warm-up, then its utime+stime
@@ -19,7 +22,7 @@
 # not a test: it prints figures and never fails on them.
 #
 # Usage: sudo bench/cpu.sh [--window S] [--rounds K] [--counts "N ..."]
-#                          [--warmup S] [--variants LETTERS]
+#                          [--warmup S] [--variants LETTERS] [--compare PATH]
 # Environment: COWTOP  cowtop binary (default ./cowtop)
 #              CC      compiler for the idle-process helper (default cc)
 set -euo pipefail
@@ -32,7 +35,8 @@ window=15
 warmup=3
 rounds=3
 counts="1000 5000"
-variants_arg=abcd
+variants_arg=
+compare=		# the other build of --compare, if any
 cols=200
 lines=50
 cowtop=${COWTOP:-./cowtop}
@@ -54,11 +58,14 @@ usage()
 {
 	cat <<EOF
 usage: $prog [--window S] [--rounds K] [--counts "N ..."] [--warmup S] [--variants LETTERS]
+       [--compare PATH]
   --window S     seconds of CPU accounting per run (default $window)
   --rounds K     measured rounds, each runs every variant once (default $rounds)
   --counts LIST  numbers of extra idle processes, one pass each (default "$counts")
   --warmup S     seconds a tool runs before its window opens (default $warmup)
-  --variants L   only these variants, letters among a b c d (default $variants_arg)
+  --variants L   only these variants, letters among a b c d e f (default abcd,
+                 and ef with --compare)
+  --compare PATH also run (a) and (b) with the cowtop at PATH: (e) and (f)
 environment: COWTOP (default ./cowtop), CC (default cc)
 EOF
 }
@@ -81,8 +88,8 @@ variants_of()
 {
 	local v out=
 
-	[[ $1 =~ ^[a-d]+$ ]] || die "--variants needs letters among a b c d, got '$1'"
-	for v in a b c d; do
+	[[ $1 =~ ^[a-f]+$ ]] || die "--variants needs letters among a b c d e f, got '$1'"
+	for v in a b c d e f; do
 		[[ $1 == *$v* ]] && out+=$v
 	done
 	echo "$out"
@@ -182,6 +189,15 @@ start_idle()
 	die "the idle processes were not all started after $ready_timeout s"
 }
 
+# The cowtop that variant $1 runs: the --compare build for (e) and (f).
+build_of()
+{
+	case $1 in
+	e|f)	echo "$compare" ;;
+	*)	echo "$cowtop" ;;
+	esac
+}
+
 # Start variant $1; set run_pid (the process measured) and term_pid (the
 # tmux server, for the TUI variants).
 start_variant()
@@ -189,13 +205,13 @@ start_variant()
 	run_pid=
 	term_pid=
 	case $1 in
-	a)
-		"$cowtop" -b -d 1 -f json >/dev/null 2>"$tmp/tool.err" &
+	a|e)
+		"$(build_of "$1")" -b -d 1 -f json >/dev/null 2>"$tmp/tool.err" &
 		tool_pid=$!
 		run_pid=$tool_pid
 		return
 		;;
-	b)	tm new-session -d -s bench -x "$cols" -y "$lines" "$cowtop" -d 1 ;;
+	b|f)	tm new-session -d -s bench -x "$cols" -y "$lines" "$(build_of "$1")" -d 1 ;;
 	c)	tm new-session -d -s bench -x "$cols" -y "$lines" \
 			env HTOPRC="$tmp/htoprc" htop -d 10 ;;
 	d)	tm new-session -d -s bench -x "$cols" -y "$lines" \
@@ -271,6 +287,24 @@ report_line()
 			(t == "-" ? t : sprintf("%.2f", t)) }'
 }
 
+# Print this build against the --compare one, for count $1: the ratio of
+# the medians of each pair measured.
+report_compare()
+{
+	local n=$1 pair x y
+
+	for pair in ae bf; do
+		x=${pair:0:1} y=${pair:1:1}
+		if [ ! -s "$tmp/$n.$x.pct" ] || [ ! -s "$tmp/$n.$y.pct" ]; then
+			continue
+		fi
+		awk -v x="$(median "$tmp/$n.$x.pct")" -v y="$(median "$tmp/$n.$y.pct")" \
+		    -v l="$x" -v r="$y" 'BEGIN {
+			printf "    this build against --compare: (%s)/(%s) = %s\n", l, r,
+				(y > 0 ? sprintf("%.2f", x / y) : "-") }'
+	done
+}
+
 # Print the budget lines for count $1.
 report_budgets()
 {
@@ -299,6 +333,8 @@ while [ $# -gt 0 ]; do
 	--rounds)	rounds=$(count_arg "$1" "${2-}"); shift ;;
 	--counts)	counts=$(counts_arg "${2-}"); shift ;;
 	--variants)	variants_arg=$(variants_of "${2-}"); shift ;;
+	--compare)	[ $# -ge 2 ] || die "--compare needs a path"
+			compare=$2; shift ;;
 	-h|--help)	usage; exit 0 ;;
 	*)		usage >&2; exit 2 ;;
 	esac
@@ -310,6 +346,17 @@ done
 [ -x "$cowtop" ] || die "cowtop at '$cowtop' is not executable"
 case $cowtop in */*) ;; *) cowtop=./$cowtop ;; esac
 cowtop=$(cd "$(dirname "$cowtop")" && pwd)/$(basename "$cowtop")
+if [ -n "$compare" ]; then
+	if [ ! -f "$compare" ] || [ ! -x "$compare" ]; then
+		die "--compare: no executable cowtop at '$compare'"
+	fi
+	case $compare in */*) ;; *) compare=./$compare ;; esac
+	compare=$(cd "$(dirname "$compare")" && pwd)/$(basename "$compare")
+	[ -n "$variants_arg" ] || variants_arg=abcdef
+fi
+[ -n "$variants_arg" ] || variants_arg=abcd
+[[ $variants_arg != *[ef]* || -n $compare ]] || die "variants e and f need --compare PATH"
+
 [ -n "${EPOCHREALTIME-}" ] || die "needs bash 5 or later (EPOCHREALTIME)"
 
 trap cleanup EXIT
@@ -362,6 +409,8 @@ declare -A label=(
 	[b]="(b) cowtop full screen, every process"
 	[c]="(c) htop -d 10"
 	[d]="(d) cowtop full screen, -p one sleep"
+	[e]="(e) = (a) by the --compare cowtop"
+	[f]="(f) = (b) by the --compare cowtop"
 )
 for p in "${pass[@]}"; do
 	n=${p%%:*}
@@ -370,7 +419,8 @@ for p in "${pass[@]}"; do
 	for v in "${variants[@]}"; do
 		report_line "${label[$v]}" "$n" "$v"
 	done
-	if [ "$variants_arg" = abcd ]; then
+	if [[ $variants_arg == abcd* ]]; then
 		report_budgets "$n" # the budgets compare variants with each other
 	fi
+	report_compare "$n"
 done
