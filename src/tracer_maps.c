@@ -171,7 +171,8 @@ static int dump_pids(struct tracer *t, const __u32 *pids, size_t n,
 		} else {
 			c = (int)(i - n);
 			pid = COWTOP_ACC_TGID(slots[c].acc);
-			if (!COWTOP_ACC_COUNT(slots[c].acc) || bsearch(&pid, pids, n, sizeof(*pids), cmp_u32))
+			if (!COWTOP_ACC_COUNT(slots[c].acc) ||
+			    (n && bsearch(&pid, pids, n, sizeof(*pids), cmp_u32)))
 				continue; /* nothing pending, or read already */
 		}
 		if (d->n == d->cap && dump_grow(d))
