@@ -192,24 +192,21 @@ static bool read_slots(struct tracer *t, struct cowtop_slot *slots)
 }
 
 /* Read the entries: every one, or (changed_only) those whose bits say
- * they changed and those with copies pending in a slot, unless there are
- * so many that reading every one costs less. */
-static int dump_procs(struct tracer *t, bool changed_only, int ncpus, struct dump *d)
+ * they changed and those with copies pending in a slot (slots: the
+ * caller's buffer for ncpus, read here first), unless there are so many
+ * that reading every one costs less. */
+static int dump_procs(struct tracer *t, bool changed_only, struct cowtop_slot *slots, int ncpus,
+		      struct dump *d)
 {
 	size_t most = t->nentries / 4 > 64 ? t->nentries / 4 : 64;
-	struct cowtop_slot *slots = NULL;
 	__u32 *pids = NULL;
 	long n = take_changed(t, &pids, changed_only ? most : 0);
 	int e;
 
 	if (changed_only && n >= 0) {
-		slots = calloc(ncpus, sizeof(*slots));
-		e = slots ? 0 : -ENOMEM;
-		if (!e && !read_slots(t, slots))
+		if (!read_slots(t, slots))
 			memset(slots, 0, ncpus * sizeof(*slots));
-		if (!e)
-			e = dump_pids(t, pids, (size_t)n, slots, ncpus, d);
-		free(slots);
+		e = dump_pids(t, pids, (size_t)n, slots, ncpus, d);
 		free(pids);
 		return e;
 	}
@@ -240,7 +237,8 @@ int tracer__for_each(struct tracer *t, bool changed_only, tracer_proc_fn fn, voi
 
 	if (!slots)
 		return -ENOMEM;
-	e = dump_procs(t, changed_only, ncpus, &d);
+	e = dump_procs(t, changed_only, slots, ncpus, &d);
+	/* Again, after the entries: the pending copies to add to them. */
 	have_slots = !e && d.n > 0 && read_slots(t, slots);
 	for (i = 0; !e && i < d.n; i++) {
 		__u32 pid = ((const __u32 *)d.keys)[i];
