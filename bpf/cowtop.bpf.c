@@ -73,6 +73,18 @@ __u64 watch_bits[COWTOP_WATCH_WORDS] = {};
  * bit a tgid as in watch_bits: between its reads of the whole map, user
  * space reads only these (and the ones in the per-CPU slots). */
 __u64 changed_bits[COWTOP_WATCH_WORDS] = {};
+/* Set after every add to the region map, or to the phase map, and cleared
+ * by user space before it reads that map: a map nothing was added to since
+ * is not read again (a read walks every bucket, empty ones included). */
+__u32 regions_dirty = 0, phases_dirty = 0;
+
+/* Say *flag after a map write: a load, and a store only when user space
+ * has cleared it, so a busy path does not keep taking the line. */
+static __always_inline void set_dirty(__u32 *flag)
+{
+	if (!*flag)
+		*flag = 1;
+}
 
 #include "shared.bpf.h" /* the process map, mm_counter() */
 
@@ -324,10 +336,12 @@ static __always_inline void phase_count(__u32 tgid, __u32 tid, __u64 pages)
 		bpf_map_update_elem(&phase_cow, &key, &zero, BPF_NOEXIST);
 		n = bpf_map_lookup_elem(&phase_cow, &key);
 	}
-	if (n)
+	if (n) {
 		__sync_fetch_and_add(n, pages);
-	else
+		set_dirty(&phases_dirty);
+	} else {
 		stat_inc(COWTOP_STAT_PHASE_FULL);
+	}
 }
 
 /* Add the pending copies packed in acc to their process, if it is still in
@@ -492,8 +506,10 @@ static __always_inline void region_flush(struct cowtop_region_key *key, __u64 st
 		}
 		n = bpf_map_lookup_elem(&region_cow, key);
 	}
-	if (n)
+	if (n) {
 		__sync_fetch_and_add(n, pages);
+		set_dirty(&regions_dirty);
+	}
 }
 
 /* The copy changed the pending region key, or the VMA cache was refilled:

@@ -543,6 +543,14 @@ static int cmp_part(const void *x, const void *y)
 	return (a->slot > b->slot) - (a->slot < b->slot);
 }
 
+/* Whether this tick reads every process the kernel side holds (its
+ * entry, its task, its region and phase counters), not only those that changed: once in
+ * COLLECT_SLOW_TICKS, the first tick included. */
+static bool whole_tick(const struct collect *c)
+{
+	return c->ticks % COLLECT_SLOW_TICKS == 1;
+}
+
 /* Read the copies per region into the model. Several files may share a
  * label (same name, other directory): their counts add up in its slot. */
 static void collect_regions(struct collect *c)
@@ -550,7 +558,8 @@ static void collect_regions(struct collect *c)
 	struct region_walk w = { .c = c };
 	size_t i, j;
 
-	tracer__for_each_region(c->tracer, on_region, &w);
+	/* Unless this tick reads everything, none when nothing changed. */
+	tracer__for_each_region(c->tracer, !whole_tick(c), on_region, &w);
 	if (w.n > 1) /* qsort wants an array, even an empty one */
 		qsort(w.v, w.n, sizeof(*w.v), cmp_part);
 	for (i = 0; i < w.n; i = j) {
@@ -563,14 +572,6 @@ static void collect_regions(struct collect *c)
 	free(w.v);
 }
 
-/* Whether this tick reads every process the kernel side holds (its
- * entry, its task), not only those that changed: once in
- * COLLECT_SLOW_TICKS, the first tick included. */
-static bool whole_tick(const struct collect *c)
-{
-	return c->ticks % COLLECT_SLOW_TICKS == 1;
-}
-
 /* Read every counter the kernel holds into the model. */
 static void collect_counts(struct collect *c)
 {
@@ -581,7 +582,7 @@ static void collect_counts(struct collect *c)
 		return;
 	c->ticks++;
 	if (tracer__has_phases(c->tracer))
-		tracer__for_each_phase(c->tracer, on_phase, c);
+		tracer__for_each_phase(c->tracer, !whole_tick(c), on_phase, c);
 	/* Between reads of every entry, only those that changed: an idle
 	 * process's copies and exit are not read again. */
 	tracer__for_each(c->tracer, !whole_tick(c), on_counts, &w);

@@ -380,6 +380,7 @@ void tracer__free(struct tracer *t)
 	free(t->links);
 	tracer_usdt_free(t);
 	free(t->drop);
+	free(t->region_slots);
 	ring_buffer__free(t->rb);
 	tracer_tasks_free(t);
 	cowtop_bpf__destroy(t->skel);

@@ -154,8 +154,10 @@ int tracer__for_each(struct tracer *t, bool changed_only, tracer_proc_fn fn, voi
  * when there is no iterator (read /proc then), or -errno. */
 int tracer__for_each_task(struct tracer *t, bool changed_only, tracer_task_fn fn, void *ctx);
 /* Every (process, region) counter, forgotten processes' included until
- * this walk, which then drops them (tracer__forget only queues that). */
-int tracer__for_each_region(struct tracer *t, tracer_region_fn fn, void *ctx);
+ * this walk, which then drops them (tracer__forget only queues that).
+ * With changed_only, none when nothing was added to them, pending or
+ * counted, and no process was forgotten since the last call. */
+int tracer__for_each_region(struct tracer *t, bool changed_only, tracer_region_fn fn, void *ctx);
 /* The name the kernel side kept of the file dev:ino (user-space dev_t)
  * when it first classified a copy there, into buf; -ENOENT when none. */
 int tracer__file_name(struct tracer *t, unsigned long long dev, unsigned long long ino, char *buf,
@@ -191,7 +193,9 @@ int tracer__attach_usdt(struct tracer *t, const char *path, const char *provider
 /* Take down what one tracer__attach_usdt attached (res->attached). */
 void tracer__detach_usdt(struct tracer *t, struct tracer_usdt_result *res);
 bool tracer__has_phases(const struct tracer *t);
-int tracer__for_each_phase(struct tracer *t, tracer_split_fn fn, void *ctx);
+/* Every (process, phase) copy counter; with changed_only, none when
+ * nothing was added to them since the last call. */
+int tracer__for_each_phase(struct tracer *t, bool changed_only, tracer_split_fn fn, void *ctx);
 void tracer__phases_of(struct tracer *t, int pid, unsigned long long out[PHASE_MAX]);
 
 /* Copies by code path (--stacks). */

@@ -35,6 +35,10 @@ struct tracer {
 	struct cowtop_usdt_spec *specs; /* what usdt_specs holds, [0, nspecs) */
 	__u32 nspecs;
 	__u32 *drop;             /* forgotten pids whose region counters go at the next walk */
+	/* The per-CPU slots as the last read of the region map added their
+	 * pending counts; that read, and the last one of the phase map, done. */
+	struct cowtop_slot *region_slots;
+	bool regions_read, phases_read;
 	size_t ndrop, drop_cap;
 	struct iter_bpf *iter;   /* the task iterator; NULL when this kernel cannot run it */
 	struct bpf_link *iter_link;

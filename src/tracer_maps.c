@@ -348,8 +348,10 @@ static int add_pending_regions(struct tracer *t, struct regions *r)
 	size_t sorted = r->n;
 	__u32 zero = 0;
 
-	if (!a || !b || bpf_map_lookup_elem(fd, &zero, a) || bpf_map_lookup_elem(fd, &zero, b))
+	if (!a || !b || bpf_map_lookup_elem(fd, &zero, a) || bpf_map_lookup_elem(fd, &zero, b)) {
+		e = -ENOMEM;
 		goto out;
+	}
 	if (r->n > 1)
 		qsort(r->v, r->n, sizeof(*r->v), cmp_region);
 	for (c = 0; c < ncpus && !e; c++) {
@@ -364,10 +366,36 @@ static int add_pending_regions(struct tracer *t, struct regions *r)
 		else
 			e = regions_push(r, &a[c].rkey, a[c].rcount);
 	}
+	if (!e) { /* what the next call compares with (a CPU left out differs) */
+		free(t->region_slots);
+		t->region_slots = a;
+		a = NULL;
+	}
 out:
 	free(a);
 	free(b);
 	return e;
+}
+
+/* Whether the region counts pending in the slots are those the last read
+ * added (a flush from a slot to the map sets regions_dirty). */
+static bool pending_regions_same(struct tracer *t)
+{
+	int ncpus = t->ncpus > 0 ? t->ncpus : 1, c;
+	struct cowtop_slot now[ncpus];
+	__u32 zero = 0;
+
+	if (!t->region_slots ||
+	    bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.slots), &zero, now))
+		return false;
+	for (c = 0; c < ncpus; c++) {
+		const struct cowtop_slot *x = &now[c], *y = &t->region_slots[c];
+
+		if (x->rgen != y->rgen || x->rcount != y->rcount || x->rstart != y->rstart ||
+		    memcmp(&x->rkey, &y->rkey, sizeof(x->rkey)))
+			return false;
+	}
+	return true;
 }
 
 /* A region kind of the kernel's in cowtop's own type. */
@@ -410,12 +438,18 @@ static void delete_keys(int fd, const struct regions *r)
 
 /* Call fn for every (process, region) counter, pending copies included,
  * then drop the counters of the pids forgotten since the last walk. */
-int tracer__for_each_region(struct tracer *t, tracer_region_fn fn, void *ctx)
+int tracer__for_each_region(struct tracer *t, bool changed_only, tracer_region_fn fn, void *ctx)
 {
 	int fd = bpf_map__fd(t->skel->maps.region_cow), e;
 	struct regions r = { 0 }, gone = { 0 };
+	/* Cleared before the map is read: an add during the read sets it
+	 * again, and the next call reads the map again. */
+	bool dirty = __atomic_exchange_n(&t->skel->bss->regions_dirty, 0, __ATOMIC_SEQ_CST);
 	size_t i;
 
+	if (changed_only && !dirty && !t->ndrop && t->regions_read && pending_regions_same(t))
+		return 0;
+	t->regions_read = false;
 	if (t->ndrop > 1) /* qsort wants an array, even an empty one */
 		qsort(t->drop, t->ndrop, sizeof(*t->drop), cmp_u32);
 	e = read_regions(t, &r, &gone);
@@ -433,8 +467,10 @@ int tracer__for_each_region(struct tracer *t, tracer_region_fn fn, void *ctx)
 		fn(&tr, ctx);
 	}
 	delete_keys(fd, &gone);
-	if (!e)
+	if (!e) {
 		t->ndrop = 0; /* else a pid's counters may have been missed: try again */
+		t->regions_read = true;
+	}
 	free(r.v);
 	free(gone.v);
 	return e;
@@ -506,12 +542,19 @@ int tracer__bpf_run_seconds(struct tracer *t, double *seconds)
 }
 
 /* Call fn for every (process, phase) copy counter held in the kernel. */
-int tracer__for_each_phase(struct tracer *t, tracer_split_fn fn, void *ctx)
+int tracer__for_each_phase(struct tracer *t, bool changed_only, tracer_split_fn fn, void *ctx)
 {
+	/* Cleared before the read, as for the region map. */
+	bool dirty = __atomic_exchange_n(&t->skel->bss->phases_dirty, 0, __ATOMIC_SEQ_CST);
 	struct dump d;
 	size_t i;
-	int e = map_dump(bpf_map__fd(t->skel->maps.phase_cow), sizeof(struct cowtop_phase_key),
-			 sizeof(__u64), &d);
+	int e;
+
+	if (changed_only && !dirty && t->phases_read)
+		return 0;
+	e = map_dump(bpf_map__fd(t->skel->maps.phase_cow), sizeof(struct cowtop_phase_key),
+		     sizeof(__u64), &d);
+	t->phases_read = !e;
 
 	for (i = 0; !e && i < d.n; i++) {
 		const struct cowtop_phase_key *k = &((const struct cowtop_phase_key *)d.keys)[i];
