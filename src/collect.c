@@ -49,10 +49,14 @@ static int read_stat(struct collect *c, int pid, struct proc_stat *st)
 }
 
 /* Read p's command line when it may have changed: in its first
- * COLLECT_CMDLINE_READS refreshes after it was found, exec'd or renamed
- * (a preforking server's worker rewrites its argv right after fork, and
- * most title setters also change comm, which stat gives for free). Then
- * never again: a title rewritten without a rename is not seen. */
+ * COLLECT_CMDLINE_READS reads after cowtop saw it fork or exec (a
+ * preforking server's worker rewrites its argv right after fork), or
+ * after it was found or renamed, those of them within as many ticks
+ * (most title setters also change comm, which stat gives for free).
+ * Then never again: a title rewritten without a rename is not seen. A
+ * process found idle is read once, not again by the whole walks ten ticks
+ * apart: 5,000 of them found at start cost a command line each, not
+ * three. */
 static void refresh_cmdline(struct collect *c, struct proc *p, const char *comm, bool kthread)
 {
 	char buf[PROC_CMDLINE_MAX];
@@ -62,6 +66,12 @@ static void refresh_cmdline(struct collect *c, struct proc *p, const char *comm,
 		p->track.cmdline_reads = 0;
 	if (p->track.cmdline_reads >= COLLECT_CMDLINE_READS || kthread)
 		return;
+	if (!p->track.cmdline_reads) {
+		p->track.cmdline_tick = c->ticks;
+	} else if (!p->track.born && c->ticks - p->track.cmdline_tick >= COLLECT_CMDLINE_READS) {
+		p->track.cmdline_reads = COLLECT_CMDLINE_READS;
+		return;
+	}
 	p->track.cmdline_reads++;
 	n = procfs_read_cmdline(c->procfd, p->pid, buf, sizeof(buf));
 	if (n > 0)
@@ -186,6 +196,7 @@ static void on_fork(struct collect *c, struct proc *p, const struct tracer_event
 
 	model__set_parent(p, e->ppid);
 	model__set_inherited(p, e->inherited_kib);
+	p->track.born = true;
 	if (parent && parent != p)
 		parent->forked++;
 	c->saw_fork = true;
@@ -195,6 +206,7 @@ static void on_fork(struct collect *c, struct proc *p, const struct tracer_event
 static void on_exec(struct collect *c, struct proc *p, const struct tracer_event *e)
 {
 	p->track.cmdline_reads = 0; /* a new program, new arguments */
+	p->track.born = true;
 	model__forget_cmdline(p);      /* the old ones are not its any more */
 	model__forget_mem(p);
 	if (c->on_exec)

@@ -13,7 +13,7 @@
 #include "tracer.h"
 
 #define COLLECT_LINGER_MAX 1024 /* exited processes kept on screen at most (newest) */
-#define COLLECT_CMDLINE_READS 3 /* refreshes that read a command line after start, exec or rename */
+#define COLLECT_CMDLINE_READS 3 /* ticks that read a command line after start, exec or rename */
 #define COLLECT_FILES 1024      /* files (device, inode) whose region slot is remembered */
 #define COLLECT_WANT_MAX 256    /* processes a view can ask to have read every tick */
 #define COLLECT_FILE_BACKOFF 32 /* at most this many ticks between tries to name a

@@ -65,6 +65,8 @@ struct proc_track {
 	bool read;           /* /proc was read for it at least once */
 	unsigned walked;     /* 1 + the collector's tick of the last task walk that saw it */
 	unsigned char cmdline_reads; /* of its command line since it started, exec'd or renamed */
+	unsigned cmdline_tick;       /* the collector's tick of the first of them */
+	bool born;                   /* seen forked or exec'd: all of those reads count */
 };
 
 /* One process: public data, read by everyone, written only through model__*

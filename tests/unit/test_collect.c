@@ -566,6 +566,77 @@ static void test_task_walk_changed(void **state)
 	assert_false(idle->exited);
 }
 
+/* DIR/PID/cmdline: the process's arguments, NUL-separated. */
+static void cmdline_put(struct fixture *f, int pid, const char *arg0, const char *arg1)
+{
+	char path[128];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/%d/cmdline", f->dir, pid);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fprintf(fp, "%s%c%s%c", arg0, 0, arg1, 0);
+	fclose(fp);
+}
+
+/* A command line is read when its process is found, and again only at
+ * reads within COLLECT_CMDLINE_READS ticks of that, or after a rename: a
+ * process that retitles itself soon after runs, and the walk of changed
+ * processes reads it; an idle one is not read again by the whole walks.
+ * One seen forked has its first reads whenever they come: a new worker
+ * off screen is read only by whole walks. */
+static void test_cmdline_reads(void **state)
+{
+	struct fixture *f = *state;
+	struct proc *idle, *busy, *child;
+
+	watch_held(f, 70, "idle", 1300);
+	watch_held(f, 71, "busy", 1301);
+	cmdline_put(f, 70, "idle", "one");
+	cmdline_put(f, 71, "busy", "one");
+	f->t.iterator = true;
+	task_put(f, 70, 1, 1300, 'S', 100, false, "idle");
+	task_put(f, 71, 1, 1301, 'S', 100, false, "busy");
+	collect__want(&f->c, NULL, 0, true);
+	full_walks(f, 1);
+	idle = model__find(f->m, 70, 1300);
+	busy = model__find(f->m, 71, 1301);
+	assert_string_equal(idle->cmdline, "idle one");
+	assert_string_equal(busy->cmdline, "busy one");
+	/* both retitle; only the busy one runs, and is read the next tick */
+	cmdline_put(f, 70, "idle", "two");
+	cmdline_put(f, 71, "busy", "two");
+	f->t.quiet[0] = true;
+	collect__tick(&f->c, 1.0);
+	assert_string_equal(busy->cmdline, "busy two");
+	assert_string_equal(idle->cmdline, "idle one");
+	/* a worker forks off the idle one, and is read at once */
+	proc_put(f, 72, 70, "idle", 'S', 1400);
+	cmdline_put(f, 72, "idle", "one");
+	map_put(f, 72, 70, 1400, 0, false);
+	task_put(f, 72, 70, 1400, 'S', 100, false, "idle");
+	queue(f, TRACER_FORK, 72, 70, 1400, 0, "idle");
+	collect__tick(&f->c, 1.0);
+	child = model__find(f->m, 72, 1400);
+	assert_non_null(child);
+	assert_string_equal(child->cmdline, "idle one");
+	/* it retitles, and stays idle: the next whole walk, ten ticks on,
+	 * reads its title, and the idle one's stat only */
+	cmdline_put(f, 72, "idle", "worker");
+	f->t.quiet[2] = true;
+	full_walks(f, 1);
+	assert_string_equal(idle->cmdline, "idle one");
+	assert_string_equal(child->cmdline, "idle worker");
+	/* past its window, the busy one is not read again either... */
+	cmdline_put(f, 71, "busy", "three");
+	collect__tick(&f->c, 1.0);
+	assert_string_equal(busy->cmdline, "busy two");
+	/* ... until it renames itself */
+	snprintf(f->t.tasks[1].comm, TRACER_COMM_LEN, "%s", "busy:w1");
+	collect__tick(&f->c, 1.0);
+	assert_string_equal(busy->cmdline, "busy three");
+}
+
 /* The exit record of a child is read before its fork record: it stays
  * exited with its final counts (the fork's older counts do not move them
  * back), and it still hangs under its parent. */
@@ -1008,6 +1079,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_task_walk, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_task_walk_changed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_want_rows_walked, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cmdline_reads, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_changed_counts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exit_before_fork, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pid_reuse, setup, teardown),
