@@ -351,11 +351,14 @@ const char *proc_exit_reason(const struct proc *p, char *buf, size_t cap)
 	return buf;
 }
 
-/* Take a reading of p's smaps_rollup made at unix time when. */
+/* Take a reading of p's smaps_rollup made at unix time when; what p's
+ * RSS and copies were then is kept with it. */
 void model__set_smaps(struct proc *p, const struct smaps *s, double when)
 {
 	p->smaps = *s;
 	p->smaps_time = when;
+	p->smaps_rss_kib = p->rss_kib;
+	p->smaps_cow = p->counts.cow;
 }
 
 /* Take the anonymous memory p inherited from its parent at fork. */

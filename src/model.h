@@ -90,6 +90,7 @@ struct proc {
 	                                  in the model, what the views draw in a frame */
 	struct smaps smaps;
 	double smaps_time;             /* unix seconds of the reading; 0: never read */
+	unsigned long long smaps_rss_kib, smaps_cow; /* rss_kib and counts.cow at the reading */
 	long long inherited_kib;       /* anonymous RSS of the parent at fork, KiB; -1 unknown
 	                                  (found already running, or not told yet) */
 	struct memcg memcg;            /* read for group roots only */

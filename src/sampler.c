@@ -245,15 +245,29 @@ static void read_roots(struct sampler *s)
 	}
 }
 
-/* Read the wanted processes, in the order given, while there is credit. */
+/* Whether p's reading stands: younger than SAMPLER_FRESH seconds (*now:
+ * the wall clock, read once a run, at the first need), and p has neither
+ * copied nor changed its RSS since. */
+static bool still_fresh(struct sampler *s, const struct proc *p, double *now)
+{
+	if (!p->smaps_time || p->rss_kib != p->smaps_rss_kib || p->counts.cow != p->smaps_cow)
+		return false;
+	if (!*now)
+		*now = s->clock.wall(s->clock.arg);
+	return *now - p->smaps_time < SAMPLER_FRESH;
+}
+
+/* Read the wanted processes, in the order given, while there is credit;
+ * those whose reading still stands are passed over. */
 static void read_wanted(struct sampler *s)
 {
+	double now = 0;
 	struct proc *p;
 	size_t i;
 
 	for (i = 0; i < s->nwant && s->credit > 0; i++) {
 		p = model__find_live(s->m, s->want[i].pid);
-		if (p && has_memory(p))
+		if (p && has_memory(p) && !still_fresh(s, p, &now))
 			read_smaps(s, p);
 	}
 }

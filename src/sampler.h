@@ -35,6 +35,12 @@ struct sampler *sampler__new(struct model *m, int procfd, double budget_pct);
 struct sampler *sampler__new_opts(struct model *m, int procfd, const struct sampler_opts *o);
 void sampler__free(struct sampler *s);
 
+/* A wanted process is read again at every run only while it copies or
+ * its RSS changes; else when its reading is this many seconds old. What
+ * moves an idle process's PSS and USS is other processes (a sibling that
+ * copies, or exits, shares a page less): that shows this late. */
+#define SAMPLER_FRESH 5.0
+
 /* Read these pids first (the rows on screen); duplicates count once. all:
  * then the others too, oldest reading first, on what is left of the budget
  * (a view shows or sorts by every process's reading); else only these. The

@@ -229,11 +229,49 @@ static void test_only_wanted(void **state)
 	assert_true(read_at(w, 7) > 0 && read_at(w, 3) > read_at(w, 7));
 	assert_true(read_at(w, 1) == 0 && read_at(w, 2) == 0);
 	assert_int_equal(model__mem_available(w->m), 4321);
-	/* MemAvailable and the two, twice. */
-	assert_true(sampler__spent(w->s) > 5.99 * MS && sampler__spent(w->s) < 6.01 * MS);
+	/* MemAvailable and the two, then MemAvailable alone: their readings
+	 * stand (see test_wanted_fresh). */
+	assert_true(sampler__spent(w->s) > 3.99 * MS && sampler__spent(w->s) < 4.01 * MS);
 	sampler__want(w->s, want, 2, true);
 	sampler__run(w->s, INTERVAL);
 	assert_int_equal(nread(w), NPROCS);
+	world_free(w);
+}
+
+/* A wanted process is read again at the next run only if it copied or
+ * its RSS changed since its reading, or once the reading is SAMPLER_FRESH
+ * seconds old. */
+static void test_wanted_fresh(void **state)
+{
+	static const int want[] = { 7, 3 };
+	struct world *w = world_new(100, 1 * MS, -1);
+	struct proc *a, *b;
+	double a0, b0;
+
+	(void)state;
+	add_procs(w, NPROCS);
+	a = model__find_live(w->m, 7);
+	b = model__find_live(w->m, 3);
+	sampler__want(w->s, want, 2, false);
+	sampler__run(w->s, INTERVAL);
+	a0 = read_at(w, 7);
+	b0 = read_at(w, 3);
+	assert_true(a0 > 0 && b0 > 0);
+	sampler__run(w->s, INTERVAL);
+	assert_true(read_at(w, 7) == a0 && read_at(w, 3) == b0);
+	/* 7 grows; 3 copies a page */
+	model__set_mem(a, 'S', a->rss_kib + 4, a->vsz_kib + 4);
+	sampler__run(w->s, INTERVAL);
+	assert_true(read_at(w, 7) > a0 && read_at(w, 3) == b0);
+	a0 = read_at(w, 7);
+	b->counts.cow++;
+	sampler__run(w->s, INTERVAL);
+	assert_true(read_at(w, 7) == a0 && read_at(w, 3) > b0);
+	b0 = read_at(w, 3);
+	/* neither changes, and their readings grow old */
+	w->clock.wall += SAMPLER_FRESH;
+	sampler__run(w->s, INTERVAL);
+	assert_true(read_at(w, 7) > a0 && read_at(w, 3) > b0);
 	world_free(w);
 }
 
@@ -358,6 +396,7 @@ int main(void)
 		cmocka_unit_test(test_budget),
 		cmocka_unit_test(test_order),
 		cmocka_unit_test(test_only_wanted),
+		cmocka_unit_test(test_wanted_fresh),
 		cmocka_unit_test(test_skipped),
 		cmocka_unit_test(test_debt_and_savings),
 		cmocka_unit_test(test_off),
