@@ -16,10 +16,17 @@ void series__init_store(struct series *s, struct series_store *st)
 	series__init(s, st->v, st->mark, SERIES_CAP);
 }
 
-/* The storage index of the i-th value, 0 being the oldest held. */
+/* The storage index of the i-th value, 0 being the oldest held (i below
+ * len). With len <= cap that is below twice cap, so one subtraction wraps
+ * it, not a division, on a path that runs twice per process per tick. A
+ * constant tail (series__copy_tail) holds len values in one slot. */
 static size_t slot(const struct series *s, size_t i)
 {
-	return ((size_t)s->head + s->cap - s->len + i) % s->cap;
+	size_t k = (size_t)s->head + s->cap - s->len + i;
+
+	if (s->len > s->cap)
+		return 0;
+	return k >= s->cap ? k - s->cap : k;
 }
 
 size_t series__tail_room(const struct series *s, size_t n)
@@ -70,7 +77,7 @@ void series__push_marked(struct series *s, double v, unsigned char mark)
 		return;
 	s->v[s->head] = f;
 	s->mark[s->head] = mark;
-	s->head = (unsigned short)((s->head + 1) % s->cap);
+	s->head = (unsigned short)(s->head + 1u == s->cap ? 0 : s->head + 1u);
 	if (s->len < s->cap)
 		s->len++;
 	s->same = mark ? 0 : run ? s->same + 1 : 1;
