@@ -1,5 +1,6 @@
 /* Frames: what every view shows of one tick, copied out of the model. */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,18 +30,32 @@ static int lay_out(struct frame *f, const struct view_opts *vo)
 	return 0;
 }
 
+/* Values of history a frame copies of each process for vo. */
+static size_t hist_values(const struct view_opts *vo)
+{
+	return vo && vo->hist > 0 ? (size_t)(vo->hist < SERIES_CAP ? vo->hist : SERIES_CAP) : 0;
+}
+
+/* The storage p's histories take in a frame keeping n values. */
+static size_t hist_room(const struct proc *p, size_t n)
+{
+	return n ? series__tail_room(&p->rate, n) + series__tail_room(&p->shared, n) : 0;
+}
+
 /* Give the processes copied in histories of their own: the newest vo->hist
  * values of the ones they point at (the model's, a recording's), or none.
  * Most views draw no history, and the screen only as many values as it has
  * columns for; an idle process's history is one value repeated, kept once.
- * Copying the whole of every history each tick was most of a frame. */
-static void take_history(struct frame *f, const struct view_opts *vo)
+ * Copying the whole of every history each tick was most of a frame.
+ * room: the sum of hist_room over the processes, when the caller counted
+ * it (SIZE_MAX: count it here). */
+static void take_history(struct frame *f, const struct view_opts *vo, size_t room)
 {
-	size_t n = vo && vo->hist > 0 ? (size_t)(vo->hist < SERIES_CAP ? vo->hist : SERIES_CAP) : 0;
-	size_t i, room = 0, at = 0, r;
+	size_t n = hist_values(vo), i, at = 0, r;
 
-	for (i = 0; n && i < f->nprocs; i++)
-		room += series__tail_room(&f->procs[i].rate, n) + series__tail_room(&f->procs[i].shared, n);
+	if (room == SIZE_MAX)
+		for (i = 0, room = 0; i < f->nprocs; i++)
+			room += hist_room(&f->procs[i], n);
 	if (room) {
 		f->hist_v = array(room, sizeof(*f->hist_v));
 		f->hist_mark = array(room, sizeof(*f->hist_mark));
@@ -64,17 +79,19 @@ static void take_history(struct frame *f, const struct view_opts *vo)
 /* Copy the processes and lay them out as rows. */
 static int take_procs(struct frame *f, struct model *m, const struct view_opts *vo)
 {
-	size_t i, n = model__count(m);
+	size_t i, n = model__count(m), hist = hist_values(vo), room = 0;
 
 	/* Not zeroed: every element is written next (5,000 processes make
 	 * 6 MB, zeroed for nothing at every tick). */
 	f->procs = malloc((n ? n : 1) * sizeof(*f->procs));
 	if (!f->procs)
 		return -ENOMEM;
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		f->procs[i] = *model__at(m, i);
+		room += hist_room(&f->procs[i], hist); /* while the row is in cache */
+	}
 	f->nprocs = n;
-	take_history(f, vo);
+	take_history(f, vo, room);
 	return lay_out(f, vo);
 }
 
@@ -409,7 +426,7 @@ int frame__finish(struct frame *f, const struct view_opts *vo)
 {
 	int e;
 
-	take_history(f, vo);
+	take_history(f, vo, SIZE_MAX);
 	e = lay_out(f, vo);
 	if (!e)
 		e = vo && vo->no_groups ? grouped_by_tree(f) : take_groups(f);
