@@ -298,6 +298,42 @@ static void lay_rows(struct layout *L, const struct view_opts *o)
 			walk_subtree(L, L->sorted[i].idx);
 }
 
+/* The view order of a layout sorted by pid, from by_pid (sorted) without
+ * a second sort: what qsort_r with view_cmp gives, its merge sort being
+ * stable. A pid held twice (reused) keeps its processes in procs order. */
+static void sorted_by_pid(struct layout *L, bool reverse)
+{
+	size_t i, j, n = L->n;
+	struct view_key k;
+
+	for (i = 0; i < n; i++)
+		L->sorted[i] = (struct view_key){ .pid = L->by_pid[i].pid, .idx = L->by_pid[i].idx };
+	for (i = 1; i < n; i++) { /* runs of one pid are short: insertion */
+		k = L->sorted[i];
+		for (j = i; j > 0 && L->sorted[j - 1].pid == k.pid && L->sorted[j - 1].idx > k.idx; j--)
+			L->sorted[j] = L->sorted[j - 1];
+		L->sorted[j] = k;
+	}
+	if (!reverse)
+		return;
+	for (i = 0; i < n / 2; i++) { /* pids descending; then each run back */
+		k = L->sorted[i];
+		L->sorted[i] = L->sorted[n - 1 - i];
+		L->sorted[n - 1 - i] = k;
+	}
+	for (i = 0; i < n; i = j) {
+		size_t a, b;
+
+		for (j = i + 1; j < n && L->sorted[j].pid == L->sorted[i].pid; j++)
+			;
+		for (a = i, b = j - 1; a < b; a++, b--) {
+			k = L->sorted[a];
+			L->sorted[a] = L->sorted[b];
+			L->sorted[b] = k;
+		}
+	}
+}
+
 /* Lay out n processes as rows, tree or flat, sorted by the view's key. */
 long tree_layout(const struct proc *procs, size_t n, const struct view_opts *o, struct row *out)
 {
@@ -314,12 +350,16 @@ long tree_layout(const struct proc *procs, size_t n, const struct view_opts *o, 
 		free(L.by_pid);
 		return -ENOMEM;
 	}
-	for (i = 0; i < n; i++) {
-		L.sorted[i] = view_key_of(&procs[i], (long)i, o);
+	for (i = 0; i < n; i++)
 		L.by_pid[i] = (struct pid_key){ procs[i].pid, (long)i, procs[i].start_time };
-	}
-	qsort_r(L.sorted, n, sizeof(*L.sorted), view_cmp, &ctx);
 	qsort(L.by_pid, n, sizeof(*L.by_pid), key_cmp);
+	if (o->sort == SORT_PID) { /* the group line's layout, every draw */
+		sorted_by_pid(&L, o->reverse);
+	} else {
+		for (i = 0; i < n; i++)
+			L.sorted[i] = view_key_of(&procs[i], (long)i, o);
+		qsort_r(L.sorted, n, sizeof(*L.sorted), view_cmp, &ctx);
+	}
 	link_tree(&L);
 	lay_rows(&L, o);
 	free(L.node);
