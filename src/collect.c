@@ -556,8 +556,8 @@ static int cmp_part(const void *x, const void *y)
 }
 
 /* Whether this tick reads every process the kernel side holds (its
- * entry, its task, its region and phase counters), not only those that changed: once in
- * COLLECT_SLOW_TICKS, the first tick included. */
+ * entry, its task, its region and phase counters), not only those that
+ * changed: once in COLLECT_SLOW_TICKS, the first tick included. */
 static bool whole_tick(const struct collect *c)
 {
 	return c->ticks % COLLECT_SLOW_TICKS == 1;

@@ -349,7 +349,8 @@ static int add_pending_regions(struct tracer *t, struct regions *r)
 	__u32 zero = 0;
 
 	if (!a || !b || bpf_map_lookup_elem(fd, &zero, a) || bpf_map_lookup_elem(fd, &zero, b)) {
-		e = -ENOMEM;
+		free(t->region_slots); /* pending counts left out: the next call reads again */
+		t->region_slots = NULL;
 		goto out;
 	}
 	if (r->n > 1)
