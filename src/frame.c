@@ -76,6 +76,53 @@ static void take_history(struct frame *f, const struct view_opts *vo, size_t roo
 	}
 }
 
+/* The process array of the frame freed last, kept for the next one built.
+ * Each tick builds a frame of about as many processes as the last and
+ * frees an older one: 6 MB at 5,000 processes. Allocated afresh each
+ * time, a frame held longer (a paused screen) made the allocator leave a
+ * frame-sized hole that was never given back: 6.5 MiB more resident. */
+static struct {
+	struct proc *procs;
+	size_t cap;
+} spare;
+
+/* An array for n processes (*cap: room for how many), not zeroed. The
+ * spare if it fits and is not much larger; else a new one, with room to
+ * grow, so that the spare keeps fitting while the count creeps up. */
+static struct proc *procs_array(size_t n, size_t *cap)
+{
+	struct proc *procs;
+
+	if (spare.procs && spare.cap >= n && spare.cap / 2 <= n + 64) {
+		procs = spare.procs;
+		*cap = spare.cap;
+		spare.procs = NULL;
+		return procs;
+	}
+	*cap = n + n / 64 + 16;
+	return malloc(*cap * sizeof(*procs));
+}
+
+/* Give back f's process array: kept as the spare when it is the larger. */
+static void drop_procs(struct frame *f)
+{
+	if (!f->procs_cap || (spare.procs && spare.cap >= f->procs_cap)) {
+		free(f->procs);
+		return;
+	}
+	free(spare.procs);
+	spare.procs = f->procs;
+	spare.cap = f->procs_cap;
+}
+
+/* Free the spare process array (at exit: nothing holds it). */
+void frame__drop_spare(void)
+{
+	free(spare.procs);
+	spare.procs = NULL;
+	spare.cap = 0;
+}
+
 /* Copy the processes and lay them out as rows. */
 static int take_procs(struct frame *f, struct model *m, const struct view_opts *vo)
 {
@@ -83,7 +130,7 @@ static int take_procs(struct frame *f, struct model *m, const struct view_opts *
 
 	/* Not zeroed: every element is written next (5,000 processes make
 	 * 6 MB, zeroed for nothing at every tick). */
-	f->procs = malloc((n ? n : 1) * sizeof(*f->procs));
+	f->procs = procs_array(n, &f->procs_cap);
 	if (!f->procs)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
@@ -450,7 +497,7 @@ void frame__free(struct frame *f)
 
 	if (!f || --f->refs > 0)
 		return;
-	free(f->procs);
+	drop_procs(f);
 	free(f->hist_v);
 	free(f->hist_mark);
 	free(f->rows);

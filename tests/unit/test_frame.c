@@ -290,6 +290,53 @@ static void test_hold_and_free(void **state)
 	assert_null(frame__hold(NULL));
 }
 
+/* A frame's process array is used again by the next frame built once its
+ * frame is freed, never while it is held; a much larger one is not kept
+ * for a much smaller model. */
+static void test_procs_reused(void **state)
+{
+	struct model *m = sample(), *big = model__new();
+	struct frame *f, *g, *h;
+	const struct proc *was;
+	void *other;
+	size_t cap;
+	int i;
+
+	(void)state;
+	f = frame__build(m, NULL, NULL, NULL);
+	was = f->procs;
+	cap = f->procs_cap;
+	frame__free(f);
+	other = malloc(cap * sizeof(struct proc)); /* would take the array, were it freed */
+	assert_non_null(other);
+	g = frame__build(m, NULL, NULL, NULL);
+	assert_ptr_equal(g->procs, was);
+	free(other);
+	frame__hold(g);
+	frame__free(g);
+	h = frame__build(m, NULL, NULL, NULL);
+	assert_ptr_not_equal(h->procs, g->procs);
+	assert_int_equal(h->nprocs, 3);
+	assert_string_equal(h->procs[1].comm, "busy");
+	assert_string_equal(g->procs[1].comm, "busy");
+	frame__free(g);
+	frame__free(h);
+
+	for (i = 0; i < 300; i++)
+		add(big, 1000 + i, 1, 1000 + i, "idle", 0);
+	model__tick(big, 1.0);
+	f = frame__build(big, NULL, NULL, NULL);
+	assert_true(f->procs_cap >= 300);
+	frame__free(f);
+	f = frame__build(m, NULL, NULL, NULL);
+	assert_true(f->procs_cap < 300);
+	assert_string_equal(f->procs[2].comm, "gone");
+	frame__free(f);
+	frame__drop_spare();
+	model__free(big);
+	model__free(m);
+}
+
 /* An empty model makes an empty frame, not a failure. */
 static void test_empty(void **state)
 {
@@ -544,6 +591,7 @@ int main(void)
 		cmocka_unit_test(test_groups_on_demand),
 		cmocka_unit_test(test_region_labels),
 		cmocka_unit_test(test_split_parts),
+		cmocka_unit_test(test_procs_reused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
