@@ -108,7 +108,8 @@ static void header_psi(const struct header_info *h, struct line *l)
 }
 
 /* Copy stacks, when on: what a capture costs each copy, as the kernel
- * measured it, and the sampling. */
+ * measured it, the sampling, and the captures that failed (their copies
+ * are in no site), in warning colour. */
 static void header_stacks(const struct header_info *h, struct line *l)
 {
 	char buf[64];
@@ -122,6 +123,9 @@ static void header_stacks(const struct header_info *h, struct line *l)
 	if (h->stacks_every > 1)
 		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), " (1 in %u)", h->stacks_every);
 	put_field(l, "stacks on:", buf, false);
+	if (h->stacks_failed)
+		line_add(l, ROLE_WARN, ", %llu capture%s failed", h->stacks_failed,
+			 h->stacks_failed == 1 ? "" : "s");
 }
 
 /* The total rate and copies, in pages or in bytes. */
@@ -176,6 +180,7 @@ void header_take_frame(struct header_info *h, const struct frame *f)
 	h->lost = f->lost;
 	h->stacks_every = f->stacks ? f->stacks->every : 0;
 	h->stacks_us = f->stacks ? f->stacks->us_per_copy : -1;
+	h->stacks_failed = f->stacks ? f->stacks->failed : 0;
 	h->command_done = f->command_done;
 	h->command_status = f->command_status;
 	h->watched = f->totals.watched;

@@ -29,6 +29,8 @@ struct header_info {
 	double smaps_age;           /* ... and this is the oldest's age, seconds */
 	unsigned stacks_every;      /* copy stacks: 0 off, else 1 copy in N */
 	double stacks_us;           /* ... their measured cost per capture; < 0 unknown */
+	unsigned long long stacks_failed; /* ... captures that failed (stack table full,
+					     a hash collision, an unreadable stack) */
 	bool paused;
 	const char *replay;         /* replaying: where in the recording; NULL live */
 	bool command_done;

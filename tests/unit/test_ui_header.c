@@ -213,6 +213,36 @@ static void test_oldest_reading(void **state)
 	free(l);
 }
 
+/* Copy stacks: the cost, the sampling, and failed captures in warning
+ * colour, only when there are some. */
+static void test_stacks(void **state)
+{
+	struct header_info h = info();
+	struct line *l = calloc(HEADER_LINES, sizeof(*l));
+	int i;
+
+	(void)state;
+	assert_non_null(l);
+	header_build(&h, l);
+	for (i = 0; i < HEADER_LINES; i++)
+		assert_null(strstr(l[i].text, "stacks on"));
+	h.stacks_every = 4;
+	h.stacks_us = 0.5;
+	header_build(&h, l);
+	for (i = 0; i < HEADER_LINES && !strstr(l[i].text, "stacks on"); i++)
+		;
+	assert_true(i < HEADER_LINES);
+	assert_non_null(strstr(l[i].text, "stacks on: +0.50 us/copy (1 in 4)"));
+	assert_null(strstr(l[i].text, "failed"));
+	h.stacks_failed = 1;
+	header_build(&h, l);
+	assert_non_null(strstr(l[i].text, "(1 in 4), 1 capture failed"));
+	h.stacks_failed = 12;
+	header_build(&h, l);
+	assert_true(role_at(&l[i], "12 captures failed", ROLE_WARN));
+	free(l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -224,6 +254,7 @@ int main(void)
 		cmocka_unit_test(test_probes_only_when_attached),
 		cmocka_unit_test(test_oldest_reading),
 		cmocka_unit_test(test_memory_pressure),
+		cmocka_unit_test(test_stacks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
