@@ -197,7 +197,12 @@ test_batch_job_control() {
 	t kill-session -t "$SESSION" 2>/dev/null || true
 	t new-session -d -s "$SESSION" -x 150 -y 40 "bash --norc --noprofile -i"
 	sleep 0.5
-	t send-keys -t "$SESSION" "'$COWTOP' -b -d 1 -- sh -c 'echo \$\$ >$WORK/$name.pid; trap \"exit 5\" INT; while :; do sleep 0.2; done'" Enter
+	# The loop forks its sleeps into the background and waits: dash runs a
+	# command in the foreground with vfork, and a Ctrl-Z that stops the
+	# child between its vfork and its exec leaves the shell waiting for it
+	# uninterruptibly, never stopped (the job wedges the same way with no
+	# cowtop in between).
+	t send-keys -t "$SESSION" "'$COWTOP' -b -d 1 -- sh -c 'echo \$\$ >$WORK/$name.pid; trap \"exit 5\" INT; while :; do sleep 0.2 & wait; done'" Enter
 	eventually 10 test -s "$WORK/$name.pid" || die "$name: the command did not start"
 	sleep 1
 	keys C-z
