@@ -321,8 +321,10 @@ static __always_inline bool in_user_fault(struct task_struct *task)
 	return BPF_CORE_READ_BITFIELD(task, in_user_fault);
 }
 
-/* Credit pages copied by thread tid to the phase it has open, if any. */
-static __always_inline void phase_count(__u32 tgid, __u32 tid, __u64 pages)
+/* Credit pages copied by thread tid of task's process to the phase it has
+ * open, if any. */
+static __always_inline void phase_count(struct task_struct *task, __u32 tgid, __u32 tid,
+					__u64 pages)
 {
 	__u32 *phase = bpf_map_lookup_elem(&thread_phase, &tid);
 	struct cowtop_phase_key key = { .tgid = tgid };
@@ -331,6 +333,7 @@ static __always_inline void phase_count(__u32 tgid, __u32 tid, __u64 pages)
 	if (!phase)
 		return;
 	key.phase = *phase;
+	key.start = task->group_leader->start_boottime / ns_per_tick;
 	n = bpf_map_lookup_elem(&phase_cow, &key);
 	if (!n) {
 		bpf_map_update_elem(&phase_cow, &key, &zero, BPF_NOEXIST);
@@ -546,6 +549,7 @@ static __noinline void region_switch(struct cowtop_slot *s, struct task_struct *
 	s->rkey.dev = dev;
 	s->rkey.ino = ino;
 	s->rstart = task->group_leader->start_boottime;
+	s->rkey.start = s->rstart / ns_per_tick;
 	s->rcount = pages;
 	asm volatile("" ::: "memory");
 	s->rgen++;
@@ -635,7 +639,7 @@ static __always_inline void count_split(struct bpf_raw_tracepoint_args *ctx, str
 	if (stacks_every && stack_sampled(stacks_every))
 		stack_count(ctx, s->tgid, pages, stacks_every);
 	if (usdt_enabled)
-		phase_count(s->tgid, s->tid, pages);
+		phase_count(task, s->tgid, s->tid, pages);
 }
 
 /* The rare kinds of allocation in a flagged fault: a first write to a page

@@ -102,10 +102,13 @@ enum cowtop_probe_kind {
 	COWTOP_PROBE_END = 2,   /* closes it */
 };
 
-/* Key of the per-process, per-phase copy counters. */
+/* Key of the per-process, per-phase copy counters. start tells the
+ * processes of a reused pid apart. */
 struct cowtop_phase_key {
 	__u32 tgid;
 	__u32 phase;
+	__u64 start; /* the group leader's start time, clock ticks since boot (as
+			/proc/PID/stat's field 22) */
 };
 
 /* Where a copied page was: the kind of memory region (VMA) holding it. */
@@ -123,6 +126,7 @@ struct cowtop_region_key {
 	__u32 kind; /* enum cowtop_region */
 	__u64 dev;  /* FILE only: the kernel's dev_t of the file (major << 20 | minor) */
 	__u64 ino;  /* FILE only: its inode number */
+	__u64 start; /* as in cowtop_phase_key: a reused pid's process has its own */
 };
 
 /* The name of a file copies were counted in (its last path component, as

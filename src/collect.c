@@ -117,7 +117,7 @@ static void take_final_phases(struct collect *c, struct proc *p)
 
 	if (!c->tracer || !tracer__has_phases(c->tracer))
 		return;
-	tracer__phases_of(c->tracer, p->pid, ph);
+	tracer__phases_of(c->tracer, p->pid, p->start_time, ph);
 	for (i = 1; i < PHASE_MAX; i++)
 		model__set_split(p, SPLIT_PHASE, i, ph[i]);
 }
@@ -378,12 +378,16 @@ static void on_counts(const struct tracer_proc *k, void *ctx)
 	}
 }
 
-/* One per-phase counter of a live process. */
-static void on_phase(int pid, int phase, unsigned long long pages, void *ctx)
+/* One per-phase counter of a live process (not of an older one that had
+ * its pid). */
+static void on_phase(int pid, unsigned long long start, int phase, unsigned long long pages,
+		     void *ctx)
 {
 	struct collect *c = ctx;
 	struct proc *p = model__find_live(c->model, pid);
 
+	if (p && p->start_time != start)
+		return;
 	if (p && phase > 0 && phase < PHASE_MAX)
 		model__set_split(p, SPLIT_PHASE, phase, pages);
 }
@@ -510,7 +514,8 @@ struct region_walk {
 };
 
 /* One (process, region) counter: find its process (live, or exited this
- * frame) and its slot. Files unnamed yet are left to "other". */
+ * frame; the one of its start time, on a reused pid) and its slot. Files
+ * unnamed yet are left to "other". */
 static void on_region(const struct tracer_region *r, void *ctx)
 {
 	static const int fixed[] = {
@@ -518,11 +523,9 @@ static void on_region(const struct tracer_region *r, void *ctx)
 		[REGION_ANON] = SPLIT_REGION_ANON,
 	};
 	struct region_walk *w = ctx;
-	struct proc *p = model__find_live(w->c->model, r->pid);
+	struct proc *p = model__find(w->c->model, r->pid, r->start);
 	int slot = 0;
 
-	if (!p)
-		p = model__find(w->c->model, r->pid, 0);
 	if (!p || r->kind == REGION_OTHER)
 		return;
 	if (r->kind == REGION_FILE)

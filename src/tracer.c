@@ -425,10 +425,10 @@ int tracer__watch(struct tracer *t, int pid, int ppid, unsigned long long start)
 	return 0;
 }
 
-/* Drop the per-phase counters of pid. */
-static void forget_phases(struct tracer *t, __u32 pid)
+/* Drop the per-phase counters of pid's process that started at start. */
+static void forget_phases(struct tracer *t, __u32 pid, __u64 start)
 {
-	struct cowtop_phase_key k = { .tgid = pid };
+	struct cowtop_phase_key k = { .tgid = pid, .start = start };
 	int fd = bpf_map__fd(t->skel->maps.phase_cow);
 
 	if (!t->skel->rodata->usdt_enabled)
@@ -443,26 +443,28 @@ void tracer__hold_regions(struct tracer *t, int pid)
 	__atomic_store_n(&t->skel->bss->region_hold, (__u32)pid, __ATOMIC_SEQ_CST);
 }
 
-/* Queue pid's region counters to go after the next region walk: their keys
- * are only found by walking the whole map, once a tick for every pid. */
-static void forget_regions(struct tracer *t, __u32 pid)
+/* Queue the region counters of pid's process that started at start to go
+ * after the next region walk: their keys are only found by walking the
+ * whole map, once a tick for every process. */
+static void forget_regions(struct tracer *t, __u32 pid, __u64 start)
 {
 	if (t->ndrop == t->drop_cap) {
 		size_t cap = t->drop_cap ? t->drop_cap * 2 : 64;
-		__u32 *v = realloc(t->drop, cap * sizeof(*v));
+		struct tracer_gone *v = realloc(t->drop, cap * sizeof(*v));
 
 		if (!v)
 			return; /* they stay; the next forget of a pid tries again */
 		t->drop = v;
 		t->drop_cap = cap;
 	}
-	t->drop[t->ndrop++] = pid;
+	t->drop[t->ndrop++] = (struct tracer_gone){ pid, start };
 }
 
-/* Drop pid's counters if they still belong to the process that started at
- * start (clock ticks). The kernel side drops the entry itself at an exit
- * whose record went out: then only the phase and region counters are left.
- * An entry with another start time is a new process's on the reused pid. */
+/* Drop the counters of pid's process that started at start (clock ticks).
+ * Its phase and region counters carry its start time: they go whoever
+ * holds the pid now. The kernel side drops the process entry itself at an
+ * exit whose record went out; an entry with another start time is a new
+ * process's on the reused pid, and stays. */
 int tracer__forget(struct tracer *t, int pid, unsigned long long start)
 {
 	int fd = bpf_map__fd(t->skel->maps.procs);
@@ -472,11 +474,9 @@ int tracer__forget(struct tracer *t, int pid, unsigned long long start)
 
 	if (!held && errno != ENOENT)
 		return -errno;
-	if (held && ticks_of(t, p.start_ns) != start)
-		return 0;
-	forget_phases(t, key);
-	forget_regions(t, key);
-	if (!held)
+	forget_phases(t, key, start);
+	forget_regions(t, key, start);
+	if (!held || ticks_of(t, p.start_ns) != start)
 		return 0;
 	/* Only an entry kept because its exit record was lost (the ring was
 	 * full), or one of a process that left the --cgroup target (alive, so

@@ -91,6 +91,7 @@ enum region_kind { REGION_OTHER, REGION_HEAP, REGION_STACK, REGION_ANON, REGION_
 /* The copies of one process in one region, read at a tick. */
 struct tracer_region {
 	int pid;
+	unsigned long long start;     /* its process's start time, clock ticks */
 	enum region_kind kind;
 	unsigned long long dev, ino;  /* FILE: the mapped file; dev is makedev(maj, min) of
 	                                 the "maj:min" /proc/PID/maps shows */
@@ -112,7 +113,9 @@ struct tracer_task {
 typedef void (*tracer_proc_fn)(const struct tracer_proc *p, void *ctx);
 typedef void (*tracer_task_fn)(const struct tracer_task *t, void *ctx);
 typedef void (*tracer_region_fn)(const struct tracer_region *r, void *ctx);
-typedef void (*tracer_split_fn)(int pid, int slot, unsigned long long pages, void *ctx);
+/* One counter of the process pid that started at start (clock ticks). */
+typedef void (*tracer_split_fn)(int pid, unsigned long long start, int slot, unsigned long long pages,
+				void *ctx);
 
 /* A cgroup whose subtree is watched (--cgroup, --unit). */
 struct tracer_cgroup {
@@ -196,7 +199,8 @@ bool tracer__has_phases(const struct tracer *t);
 /* Every (process, phase) copy counter; with changed_only, none when
  * nothing was added to them since the last call. */
 int tracer__for_each_phase(struct tracer *t, bool changed_only, tracer_split_fn fn, void *ctx);
-void tracer__phases_of(struct tracer *t, int pid, unsigned long long out[PHASE_MAX]);
+void tracer__phases_of(struct tracer *t, int pid, unsigned long long start,
+		       unsigned long long out[PHASE_MAX]);
 
 /* Copies by code path (--stacks). */
 typedef void (*tracer_stack_fn)(int pid, unsigned stack_id, unsigned long long pages, void *ctx);

@@ -15,6 +15,12 @@
 #include "iter.skel.h"
 
 /* The tracer's state, opaque outside its own files. */
+/* A process forgotten: its pid and start time (clock ticks). */
+struct tracer_gone {
+	__u32 pid;
+	__u64 start;
+};
+
 struct tracer {
 	struct cowtop_bpf *skel;
 	struct ring_buffer *rb;
@@ -34,7 +40,8 @@ struct tracer {
 	size_t nfds, fds_cap;
 	struct cowtop_usdt_spec *specs; /* what usdt_specs holds, [0, nspecs) */
 	__u32 nspecs;
-	__u32 *drop;             /* forgotten pids whose region counters go at the next walk */
+	struct tracer_gone *drop; /* forgotten processes whose region counters go at the
+				     next walk */
 	/* The per-CPU slots as the last read of the region map added their
 	 * pending counts; that read, and the last one of the phase map, done. */
 	struct cowtop_slot *region_slots;

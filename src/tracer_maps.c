@@ -292,6 +292,16 @@ static int regions_push(struct regions *r, const struct cowtop_region_key *k, __
 	return 0;
 }
 
+/* Order forgotten processes by pid, then start time. */
+static int cmp_gone(const void *x, const void *y)
+{
+	const struct tracer_gone *a = x, *b = y;
+
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	return (a->start > b->start) - (a->start < b->start);
+}
+
 /* Order region counters by every field of their key. */
 static int cmp_region(const void *x, const void *y)
 {
@@ -299,6 +309,8 @@ static int cmp_region(const void *x, const void *y)
 
 	if (a->tgid != b->tgid)
 		return a->tgid < b->tgid ? -1 : 1;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
 	if (a->kind != b->kind)
 		return a->kind < b->kind ? -1 : 1;
 	if (a->dev != b->dev)
@@ -307,7 +319,7 @@ static int cmp_region(const void *x, const void *y)
 }
 
 
-/* Read the region map; keys of queued (forgotten) pids go to *gone too. */
+/* Read the region map; keys of queued (forgotten) processes go to *gone too. */
 static int read_regions(struct tracer *t, struct regions *r, struct regions *gone)
 {
 	struct dump d;
@@ -317,9 +329,10 @@ static int read_regions(struct tracer *t, struct regions *r, struct regions *gon
 
 	for (i = 0; !e && i < d.n; i++) {
 		const struct cowtop_region_key *key = &((const struct cowtop_region_key *)d.keys)[i];
+		struct tracer_gone who = { key->tgid, key->start };
 
 		e = regions_push(r, key, ((const __u64 *)d.vals)[i]);
-		if (!e && t->ndrop && bsearch(&key->tgid, t->drop, t->ndrop, sizeof(*t->drop), cmp_u32))
+		if (!e && t->ndrop && bsearch(&who, t->drop, t->ndrop, sizeof(*t->drop), cmp_gone))
 			e = regions_push(gone, key, 0);
 	}
 	dump_free(&d);
@@ -452,7 +465,7 @@ int tracer__for_each_region(struct tracer *t, bool changed_only, tracer_region_f
 		return 0;
 	t->regions_read = false;
 	if (t->ndrop > 1) /* qsort wants an array, even an empty one */
-		qsort(t->drop, t->ndrop, sizeof(*t->drop), cmp_u32);
+		qsort(t->drop, t->ndrop, sizeof(*t->drop), cmp_gone);
 	e = read_regions(t, &r, &gone);
 	if (!e)
 		e = add_pending_regions(t, &r);
@@ -460,7 +473,7 @@ int tracer__for_each_region(struct tracer *t, bool changed_only, tracer_region_f
 		const struct cowtop_region_key *k = &r.v[i].key;
 		/* The kernel's dev_t: major << 20 | minor. */
 		struct tracer_region tr = {
-			.pid = (int)k->tgid, .kind = kind_of(k->kind),
+			.pid = (int)k->tgid, .start = k->start, .kind = kind_of(k->kind),
 			.dev = k->kind == COWTOP_REGION_FILE ? makedev(k->dev >> 20, k->dev & 0xfffff) : 0,
 			.ino = k->kind == COWTOP_REGION_FILE ? k->ino : 0, .pages = r.v[i].pages,
 		};
@@ -560,16 +573,18 @@ int tracer__for_each_phase(struct tracer *t, bool changed_only, tracer_split_fn 
 	for (i = 0; !e && i < d.n; i++) {
 		const struct cowtop_phase_key *k = &((const struct cowtop_phase_key *)d.keys)[i];
 
-		fn((int)k->tgid, (int)k->phase, ((const __u64 *)d.vals)[i], ctx);
+		fn((int)k->tgid, k->start, (int)k->phase, ((const __u64 *)d.vals)[i], ctx);
 	}
 	dump_free(&d);
 	return e;
 }
 
-/* The per-phase copy counters of one process (zeros where none). */
-void tracer__phases_of(struct tracer *t, int pid, unsigned long long out[PHASE_MAX])
+/* The per-phase copy counters of pid's process that started at start
+ * (zeros where none). */
+void tracer__phases_of(struct tracer *t, int pid, unsigned long long start,
+		       unsigned long long out[PHASE_MAX])
 {
-	struct cowtop_phase_key k = { .tgid = pid };
+	struct cowtop_phase_key k = { .tgid = pid, .start = start };
 	int fd = bpf_map__fd(t->skel->maps.phase_cow);
 
 	memset(out, 0, COWTOP_PHASE_MAX * sizeof(*out));

@@ -125,6 +125,12 @@ test_reuse() {
 	check "reuse: the first's copies ($ca) are its 50 writes" in_range "$ca" 50 $((50 + SLACK))
 	check "reuse: the second's copies ($cb) are its own 5, none carried over" in_range "$cb" 5 $((5 + SLACK))
 	check "reuse: no rate is ever negative" jq_true '[inputs.processes[].cow_rate] | all(. >= 0)'
+	# the kernel keeps copies by region per pid and start time: the
+	# second's never include the first's (read once both have exited:
+	# their counts are final then)
+	check "reuse: each one's copies by region are its own, never more than its copies" jq_true \
+		'[inputs.processes[] | select(.state == "exited")
+		  | ((.cow_by_region | del(.other) | [.[]] | add) // 0) <= .cow_pages] | all'
 
 	# On screen: the exited first child lingers next to the second, each
 	# with its own counts.

@@ -38,7 +38,8 @@ struct tracer {
 	int nwatched;
 	struct tracer_region regions[FAKE_MAX]; /* the region map */
 	int nregions;
-	int dropped[FAKE_MAX];   /* forgotten pids whose regions go at the next walk */
+	struct { int pid; unsigned long long start; } dropped[FAKE_MAX]; /* forgotten processes
+				    whose regions go at the next walk */
 	int ndropped;
 	int held;                /* pid whose regions are held until its exec */
 	struct tracer_task tasks[FAKE_MAX]; /* what the task iterator would read */
@@ -81,8 +82,8 @@ int tracer__for_each_task(struct tracer *t, bool changed_only, tracer_task_fn fn
 	return 0;
 }
 
-/* Every region counter, then drop those of forgotten pids, as the
- * tracer does. */
+/* Every region counter, then drop those of forgotten processes, as the
+ * tracer does (a counter put without a start time goes with its pid). */
 int tracer__for_each_region(struct tracer *t, bool changed_only, tracer_region_fn fn, void *ctx)
 {
 	(void)changed_only; /* every counter each time: a superset */
@@ -94,7 +95,9 @@ int tracer__for_each_region(struct tracer *t, bool changed_only, tracer_region_f
 		bool gone = false;
 
 		for (j = 0; j < t->ndropped; j++)
-			gone = gone || t->regions[i].pid == t->dropped[j];
+			gone = gone || (t->regions[i].pid == t->dropped[j].pid &&
+					(!t->regions[i].start ||
+					 t->regions[i].start == t->dropped[j].start));
 		if (!gone)
 			t->regions[k++] = t->regions[i];
 	}
@@ -146,7 +149,8 @@ int tracer__forget(struct tracer *t, int pid, unsigned long long start)
 
 	t->forgot[t->nforgot].pid = pid;
 	t->forgot[t->nforgot++].start = start;
-	t->dropped[t->ndropped++] = pid;
+	t->dropped[t->ndropped].pid = pid;
+	t->dropped[t->ndropped++].start = start;
 	for (i = 0; i < t->nmap; i++)
 		if (!(t->map[i].pid == pid && t->map[i].start == start)) {
 			t->map_quiet[j] = t->map_quiet[i];
@@ -178,7 +182,8 @@ int tracer__for_each_phase(struct tracer *t, bool changed_only, tracer_split_fn 
 }
 
 /* Never called without phases. */
-void tracer__phases_of(struct tracer *t, int pid, unsigned long long out[PHASE_MAX])
+void tracer__phases_of(struct tracer *t, int pid, unsigned long long start,
+		       unsigned long long out[PHASE_MAX])
 {
 	fail();
 }
@@ -239,7 +244,7 @@ static void maps_put(struct fixture *f, int pid, const char *text)
 	fclose(fp);
 }
 
-/* A counter of the fake region map. */
+/* A counter of the fake region map (of whichever process has the pid). */
 static void region_put(struct fixture *f, int pid, enum region_kind kind, unsigned maj, unsigned min,
 		       unsigned long long ino, unsigned long long pages)
 {
@@ -247,6 +252,14 @@ static void region_put(struct fixture *f, int pid, enum region_kind kind, unsign
 		.pid = pid, .kind = kind, .dev = kind == REGION_FILE ? makedev(maj, min) : 0,
 		.ino = ino, .pages = pages,
 	};
+}
+
+/* A counter of the fake region map of the process (pid, start), not a file. */
+static void region_put_of(struct fixture *f, int pid, unsigned long long start, enum region_kind kind,
+			  unsigned long long pages)
+{
+	region_put(f, pid, kind, 0, 0, 0, pages);
+	f->t.regions[f->t.nregions - 1].start = start;
 }
 
 /* An event record queued in the fake ring buffer. */
@@ -961,6 +974,35 @@ static void test_regions_at_exit(void **state)
 	assert_int_equal(f->t.nregions, 0);
 }
 
+/* A pid reused while the exited process that had it still shows: each
+ * one's region counters go to it, never the older one's to the newer. */
+static void test_regions_of_reused_pid(void **state)
+{
+	struct fixture *f = *state;
+	struct proc *old, *now;
+
+	proc_put(f, 30, 1, "master", 'S', 800);
+	collect__watch(&f->c, &(struct proc_stat){ .pid = 30, .ppid = 1, .start_time = 800 });
+	queue(f, TRACER_FORK, 31, 30, 900, 0, "worker");
+	queue(f, TRACER_EXIT, 31, 30, 900, 40, "worker");
+	region_put_of(f, 31, 900, REGION_HEAP, 40);
+	collect__tick(&f->c, 1.0);
+	queue(f, TRACER_FORK, 31, 30, 950, 0, "worker");
+	region_put_of(f, 31, 950, REGION_HEAP, 3);
+	region_put_of(f, 31, 950, REGION_ANON, 2);
+	collect__tick(&f->c, 2.0);
+	old = model__find(f->m, 31, 900);
+	now = model__find(f->m, 31, 950);
+	assert_non_null(old);
+	assert_non_null(now);
+	assert_true(old->exited);
+	assert_false(now->exited);
+	assert_int_equal(old->split[SPLIT_REGION].v[SPLIT_REGION_HEAP], 40);
+	assert_int_equal(old->split[SPLIT_REGION].v[SPLIT_REGION_ANON], 0);
+	assert_int_equal(now->split[SPLIT_REGION].v[SPLIT_REGION_HEAP], 3);
+	assert_int_equal(now->split[SPLIT_REGION].v[SPLIT_REGION_ANON], 2);
+}
+
 /* A worker and its parent both gone before the walk (a command that
  * forked, copied and ended within a tick): no maps file names the file,
  * the name the kernel side kept does. */
@@ -1093,6 +1135,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_forget_exited, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_regions, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_regions_at_exit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_regions_of_reused_pid, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_regions_named_by_kernel, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_regions_unnamed_and_full, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_regions_held_for_launch, setup, teardown),
