@@ -272,13 +272,24 @@ void model__forget_mem(struct proc *p)
 	p->vsz_kib = 0;
 }
 
-/* Take the copies p made in one slot of a breakdown; counters only grow. */
+/* Take the copies p made in one slot of a breakdown; counters only grow.
+ * The kernel adds a copy to its breakdowns as it counts it, but p's count
+ * of copies can be read a flush of the per-CPU counts behind them: its
+ * count is raised to what its breakdown adds up to, so the parts never
+ * exceed the whole and "none" is never negative. */
 void model__set_split(struct proc *p, enum split_kind k, int slot, unsigned long long pages)
 {
-	if ((unsigned)k >= SPLIT_KINDS || slot <= 0 || slot >= SPLIT_SLOTS)
+	unsigned long long sum = 0;
+	int i;
+
+	if ((unsigned)k >= SPLIT_KINDS || slot <= 0 || slot >= SPLIT_SLOTS ||
+	    pages <= p->split[k].v[slot])
 		return;
-	if (pages > p->split[k].v[slot])
-		p->split[k].v[slot] = pages;
+	p->split[k].v[slot] = pages;
+	for (i = 1; i < SPLIT_SLOTS; i++)
+		sum += p->split[k].v[i];
+	if (sum > p->counts.cow)
+		p->counts.cow = sum;
 }
 
 /* Mark p exited at time now (model clock, seconds). */

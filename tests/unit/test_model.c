@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include "frame.h"
 #include "model.h"
 #include "procs.h"
 #include "tree.h"
@@ -382,6 +383,33 @@ static void test_split_keeps_max(void **state)
 	model__free(m);
 }
 
+/* A breakdown read a flush ahead of the count raises the count: the parts
+ * never add up to more than the whole; a count read later still behind it
+ * is not taken, one that caught up is. */
+static void test_split_raises_count(void **state)
+{
+	struct model *m = model__new();
+	struct proc *p = add(m, 5, 1, 7, "x", 10);
+	struct cow_counts raw = { .cow = 12, .zero_fill = 1 };
+
+	(void)state;
+	model__set_split(p, SPLIT_PHASE, 1, 8);
+	assert_int_equal(p->counts.cow, 10);
+	model__set_split(p, SPLIT_PHASE, 2, 5);
+	assert_int_equal(p->counts.cow, 13);
+	assert_int_equal(frame_split_none(p, SPLIT_PHASE), 0);
+	model__set_split(p, SPLIT_REGION, SPLIT_REGION_HEAP, 2);
+	assert_int_equal(p->counts.cow, 13);
+	model__set_counts(p, &raw);
+	assert_int_equal(p->counts.cow, 13);
+	raw.cow = 20;
+	model__set_counts(p, &raw);
+	assert_int_equal(p->counts.cow, 20);
+	assert_int_equal(frame_split_none(p, SPLIT_PHASE), 7);
+	assert_int_equal(frame_split_none(p, SPLIT_REGION), 18);
+	model__free(m);
+}
+
 /* Each kind has its own labels: regions start with their fixed slots,
  * phases with "none"; a label registered twice keeps its slot; phases stop
  * at PHASE_MAX, regions at SPLIT_SLOTS; the phase wrappers are the phase
@@ -643,6 +671,7 @@ int main(void)
 		cmocka_unit_test(test_first_short_interval_over_period),
 		cmocka_unit_test(test_no_interval_under_quarter_period),
 		cmocka_unit_test(test_split_keeps_max),
+		cmocka_unit_test(test_split_raises_count),
 		cmocka_unit_test(test_labels_per_kind),
 		cmocka_unit_test(test_split_region),
 		cmocka_unit_test(test_set_comm_and_mem),
