@@ -378,16 +378,13 @@ static void on_counts(const struct tracer_proc *k, void *ctx)
 	}
 }
 
-/* One per-phase counter of a live process (not of an older one that had
- * its pid). */
+/* One per-phase counter: to the process of its pid and start time. */
 static void on_phase(int pid, unsigned long long start, int phase, unsigned long long pages,
 		     void *ctx)
 {
 	struct collect *c = ctx;
-	struct proc *p = model__find_live(c->model, pid);
+	struct proc *p = model__find(c->model, pid, start);
 
-	if (p && p->start_time != start)
-		return;
 	if (p && phase > 0 && phase < PHASE_MAX)
 		model__set_split(p, SPLIT_PHASE, phase, pages);
 }

@@ -14,13 +14,13 @@
 #include "cowtop.skel.h"
 #include "iter.skel.h"
 
-/* The tracer's state, opaque outside its own files. */
 /* A process forgotten: its pid and start time (clock ticks). */
 struct tracer_gone {
 	__u32 pid;
 	__u64 start;
 };
 
+/* The tracer's state, opaque outside its own files. */
 struct tracer {
 	struct cowtop_bpf *skel;
 	struct ring_buffer *rb;
