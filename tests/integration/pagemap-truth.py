@@ -97,13 +97,18 @@ def entries(pm, lo, hi):
 
 
 def zero_pfn():
-    """The frame of the shared zero page: a read of fresh memory maps it."""
-    buf = mmap.mmap(-1, PAGE, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+    """The frame of the shared zero page, or None on a kernel without one:
+    two fresh pages that were only read share one frame only if the kernel
+    maps them to its zero page (some kernels give each a page of its own;
+    one page alone would name a frame that is freed and reused later)."""
+    buf = mmap.mmap(-1, 2 * PAGE, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
     addr = ctypes.addressof(ctypes.c_char.from_buffer(buf))
-    assert buf[0] == 0
+    assert buf[0] == 0 and buf[PAGE] == 0
     with open("/proc/self/pagemap", "rb") as pm:
-        (e,) = entries(pm, addr, addr + PAGE)
-    return e & PFN if e & PRESENT else None
+        a, b = entries(pm, addr, addr + 2 * PAGE)
+    if a & PRESENT and b & PRESENT and a & PFN == b & PFN:
+        return a & PFN
+    return None
 
 
 def differs(parent, pid, zero):

@@ -60,6 +60,7 @@ struct config {
 	unsigned long exec_writes;
 	int exec_on;
 	unsigned long zero;
+	int no_zero_page;
 	unsigned long kread;
 	const char *kread_file;
 	unsigned long rounds;
@@ -106,7 +107,8 @@ struct layout {
 	int go[2];
 	int race_start[2];
 	int report_fd;
-	uint64_t zero_pfn;
+	int zero_page;		/* the kernel maps one shared zero page */
+	uint64_t zero_pfn;	/* its frame, 0 when there is none */
 };
 
 /* Per-process write classification, kept on the process' own stack. */
@@ -170,8 +172,10 @@ static const char usage_text[] =
 "  --exec-writes W      a child (role exec) writes W pages, then executes\n"
 "                       COMMAND (default /bin/true); /proc/self/exe runs\n"
 "                       cowload again\n"
-"  --zero M             a child (role zero) writes M pages mapped to the\n"
-"                       shared zero page: zero fills, not copies\n"
+"  --zero M             a child (role zero) writes M pages the main process\n"
+"                       only read: zero fills where the kernel maps them to\n"
+"                       its shared zero page, copies where it gives each a\n"
+"                       page of its own (measured at start, see --check)\n"
 "  --kread K            a child (role kread) read()s a page into each of K\n"
 "                       shared pages: copies made by kernel-mode writes\n"
 "  --kread-file PATH    file --kread reads (default /dev/zero, else a file of\n"
@@ -191,6 +195,10 @@ static const char usage_text[] =
 "  --check              check each write through /proc/self/pagemap (needs\n"
 "                       CAP_SYS_ADMIN), print \"done\" lines, fail on\n"
 "                       mismatch\n"
+"  --no-zero-page       behave as on a kernel without a shared zero page:\n"
+"                       the main process writes the --zero pages instead\n"
+"                       of reading them, so the zero child copies them (a\n"
+"                       test switch; also COWLOAD_NO_ZERO_PAGE=1)\n"
 "  --libc-fork          fork with fork(3) instead of the raw system call\n"
 "                       (glibc then dirties a few more pages per fork)\n"
 "  --exit-code N        exit status when everything went fine (default 0)\n"
@@ -202,7 +210,8 @@ static const char usage_text[] =
 "  child PID ppid PPID wrote W role ROLE depth D zero M race N\n"
 "wrote is the number of pages expected to be copied by that pid (a pid that\n"
 "executes cowload again gets a main line too: add them up); zero counts zero\n"
-"fills; race pages are copied by either member of the race pair. depth is\n"
+"fills (0 on a kernel without a shared zero page, where the zero child's\n"
+"writes are copies and count in wrote); race pages are copied by either member of the race pair. depth is\n"
 "relative to the cowload process that printed the main line. With --check:\n"
 "  done PID copied C reused R zerofill Z fresh F race_copied X check ok|fail\n"
 "  race N main_copied A child_copied B\n"
@@ -259,7 +268,7 @@ enum {
 	OPT_CHILD = 256, OPT_EARLY, OPT_CHAIN, OPT_PARENT, OPT_RACE, OPT_SHORT,
 	OPT_SHORT_WRITES, OPT_EXEC, OPT_ZERO, OPT_KREAD, OPT_KREAD_FILE,
 	OPT_ROUNDS, OPT_ROUND_MS, OPT_LINGER, OPT_WAIT, OPT_PAGES, OPT_REPORT,
-	OPT_CHECK, OPT_LIBC_FORK, OPT_EXIT_CODE,
+	OPT_CHECK, OPT_NO_ZERO_PAGE, OPT_LIBC_FORK, OPT_EXIT_CODE,
 };
 
 static const struct option long_opts[] = {
@@ -281,6 +290,7 @@ static const struct option long_opts[] = {
 	{ "pages", required_argument, NULL, OPT_PAGES },
 	{ "report", required_argument, NULL, OPT_REPORT },
 	{ "check", no_argument, NULL, OPT_CHECK },
+	{ "no-zero-page", no_argument, NULL, OPT_NO_ZERO_PAGE },
 	{ "libc-fork", no_argument, NULL, OPT_LIBC_FORK },
 	{ "exit-code", required_argument, NULL, OPT_EXIT_CODE },
 	{ "help", no_argument, NULL, 'h' },
@@ -319,6 +329,7 @@ static void set_opt(int opt, const char *arg, const char *name)
 	case OPT_WAIT: cfg.wait_signal = 1; break;
 	case OPT_REPORT: cfg.report = arg; break;
 	case OPT_CHECK: cfg.check = 1; break;
+	case OPT_NO_ZERO_PAGE: cfg.no_zero_page = 1; break;
 	case OPT_LIBC_FORK: cfg.libc_fork = 1; break;
 	default: set_num_opt(opt, arg, name); break;
 	}
@@ -613,7 +624,7 @@ static void read_pages(const struct slice *s)
 		say("zero pages are not zero, sum ", sum, NULL, 0);
 }
 
-/* Body of the zero child: read fresh pages, then write them. */
+/* Body of the zero child: write the pages main only read. */
 static int run_zero(const struct job *job)
 {
 	struct checker ck;
@@ -622,7 +633,8 @@ static int run_zero(const struct job *job)
 	checker_init(&ck);
 	read_pages(job->slice);
 	write_range(&ck, job->slice, 0, job->slice->pages, 0);
-	rc = checker_done(&ck, job, 0, ck.copied == 0 && ck.reused == 0);
+	rc = checker_done(&ck, job, 0,
+			  ck.copied == job->wrote && ck.reused == 0);
 	child_leave();
 	return rc;
 }
@@ -797,30 +809,51 @@ static void setup_memory(void)
 	plan_region();
 	lay.zero.pages = cfg.zero;
 	lay.zero.base = map_pages(cfg.zero, MAP_PRIVATE);
-	read_pages(&lay.zero);
+	if (lay.zero_page)
+		read_pages(&lay.zero);
+	else if (cfg.zero)	/* a read there gives zeroed pages of their own */
+		memset(lay.zero.base, 0, cfg.zero * lay.page);
 	lay.sync = (struct sync *)map_pages(1, MAP_SHARED);
 	memset(lay.sync, 0, sizeof(*lay.sync));
 }
 
-/* Find the PFN of the shared zero page (needs CAP_SYS_ADMIN). */
-static void find_zero_pfn(void)
+/* The frame of the first page at base, or exit 2 when pagemap gives no
+ * frame numbers (they need CAP_SYS_ADMIN). */
+static uint64_t frame_of(int fd, const char *base)
 {
-	struct slice s = { .pages = 1 };
+	uint64_t pfn = pm_entry(fd, base, lay.page) & PM_PFN_MASK;
+
+	if (!pfn) {
+		fprintf(stderr, "cowload: --check and --zero need page frame "
+			"numbers from /proc/self/pagemap (CAP_SYS_ADMIN)\n");
+		exit(2);
+	}
+	return pfn;
+}
+
+/* Measure whether this kernel maps fresh memory that was only read to one
+ * shared zero page: read two fresh pages and compare their frames. Some
+ * kernels run without it (a read gets a page of its own, and a write after
+ * fork copies it); --no-zero-page makes this run behave as on those. */
+static void probe_zero_page(void)
+{
+	struct slice s = { .pages = 2 };
+	uint64_t a, b;
 	int fd;
 
-	s.base = map_pages(1, MAP_PRIVATE);
+	s.base = map_pages(2, MAP_PRIVATE);
 	read_pages(&s);
 	fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		die("/proc/self/pagemap");
-	lay.zero_pfn = pm_entry(fd, s.base, lay.page) & PM_PFN_MASK;
+	a = frame_of(fd, s.base);
+	b = frame_of(fd, s.base + lay.page);
 	close(fd);
-	munmap(s.base, lay.page);
-	if (!lay.zero_pfn) {
-		fprintf(stderr, "cowload: --check needs page frame numbers "
-			"from /proc/self/pagemap (CAP_SYS_ADMIN)\n");
-		exit(2);
-	}
+	/* the zero page is never freed; two pages of their own are, and a
+	 * frame freed here must not be taken for the zero page later */
+	munmap(s.base, 2 * lay.page);
+	lay.zero_page = a == b && !cfg.no_zero_page;
+	lay.zero_pfn = lay.zero_page ? a : 0;
 }
 
 /* Open the report file and the synchronisation pipes. */
@@ -908,8 +941,8 @@ static int spawn_singles(void)
 
 	if (cfg.zero) {
 		job = make_job("zero", run_zero, &lay.zero);
-		job.wrote = 0;
-		job.zero = cfg.zero;
+		job.wrote = lay.zero_page ? 0 : cfg.zero;
+		job.zero = lay.zero_page ? cfg.zero : 0;
 		failed += spawn(&job) < 0;
 	}
 	if (cfg.kread) {
@@ -1039,8 +1072,10 @@ int main(int argc, char **argv)
 	parse_args(argc, argv);
 	lay.page = page_size();
 	setup_files();
-	if (cfg.check)
-		find_zero_pfn();
+	if (getenv("COWLOAD_NO_ZERO_PAGE") && *getenv("COWLOAD_NO_ZERO_PAGE") == '1')
+		cfg.no_zero_page = 1;
+	if (cfg.check || cfg.zero)
+		probe_zero_page();
 	setup_memory();
 	if (run_main()) {
 		fprintf(stderr, "cowload: some processes failed\n");
