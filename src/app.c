@@ -207,6 +207,17 @@ static void want(struct app *a)
 	sampler__want(a->sampler, pids, n, needs_every_proc(a, TUI_SOURCE_SMAPS));
 }
 
+/* Batch output has shown everything watched end: stop, and say so if a
+ * probe the command was to map never appeared. */
+static void end_batch(struct app *a)
+{
+	char err[256];
+
+	a->stop = true;
+	if (targets__missing_probes(&a->targets, err, sizeof(err)))
+		app_fail(a, 1, "%s", err);
+}
+
 /* Close an interval: collect, sample, present, forget what was shown exited. */
 static void tick(struct app *a)
 {
@@ -224,13 +235,8 @@ static void tick(struct app *a)
 	collect__forget_exited(&a->collect, a->tui != NULL, a->opt->linger);
 	if (a->opt->iterations && a->frames >= a->opt->iterations)
 		a->stop = true;
-	if (!a->tui && targets__done(&a->targets)) {
-		char err[256];
-
-		a->stop = true;
-		if (targets__missing_probes(&a->targets, err, sizeof(err)))
-			app_fail(a, 1, "%s", err);
-	}
+	if (!a->tui && targets__done(&a->targets))
+		end_batch(a);
 }
 
 /* The refresh timer fired. */
@@ -240,11 +246,18 @@ static void on_timer(int fd, unsigned events, void *ctx)
 	tick(ctx);
 }
 
-/* Take the kernel's records; when nothing is left to watch, a last frame. */
+/* Take the kernel's records; when nothing is left to watch, a last frame,
+ * unless batch output already printed one that showed every exit (the
+ * command is often reaped just after a tick showed it exit: a second frame
+ * would list nothing). The last frame always holds the last exit. */
 static void drain(struct app *a)
 {
 	collect__drain(&a->collect);
-	if (targets__done(&a->targets))
+	if (!targets__done(&a->targets))
+		return;
+	if (!a->tui && a->frames > 0 && model__count(a->model) == 0)
+		end_batch(a);
+	else
 		a->final_due = true;
 }
 

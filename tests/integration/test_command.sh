@@ -143,6 +143,36 @@ test_status() {
 		jq_true '[inputs] | length == 1 and .[0].interval == 2'
 }
 
+# The last frame of a run holds the command's exit. When the refresh timer
+# and the command's exit wait together (cowtop stopped meanwhile, as under
+# load), the tick shows the exit before the command is reaped; the reaping
+# must not add a second, empty frame after it.
+test_last_frame() {
+	local fifo=$WORK/last.fifo root tries=100
+	mkfifo "$fifo"
+	start_cowtop last -b -f json -d "$INTERVAL" -- sh -c 'read -r x <"$1"' sh "$fifo"
+	if ! wait_lines "$FRAMES" 1 15; then
+		fail "last: no first frame within 15 s"
+		stop_cowtop
+		return
+	fi
+	root=$(head -n 1 "$FRAMES" | jq '.processes[0].pid')
+	kill -STOP "$COWTOP_PID"
+	sleep_intervals 2 # the timer expires first, then the command exits
+	echo go >"$fifo"
+	while [ "$(awk '{ print $3 }' "/proc/$root/stat" 2>/dev/null)" != Z ] && ((tries-- > 0)); do
+		sleep 0.05
+	done
+	kill -CONT "$COWTOP_PID"
+	RC=0
+	reap "$COWTOP_PID" || RC=$?
+	expect_eq "last: exit status" "$RC" 0
+	check "last: the last frame shows the command exited" \
+		jq_true '[inputs] | last | .processes | length > 0 and all(.state == "exited")'
+	check "last: no two frames at the same time" \
+		jq_true '[inputs.time] | . == unique'
+}
+
 # Commands that cannot be executed: a message and exit status 127.
 test_no_command() {
 	local nox=$WORK/not-executable
@@ -185,6 +215,7 @@ test_zero_kread zero
 test_zero_kread nozero --no-zero-page
 test_kread_file
 test_status
+test_last_frame
 test_no_command
 test_usage
 finish

@@ -29,20 +29,24 @@ SITELOAD=${SITELOAD:-./tests/workloads/siteload}
 REGIONLOAD=${REGIONLOAD:-./tests/workloads/regionload}
 readonly HEAP=2000 MMAP=1000 HOLD=1500
 
-# The child's pid: the pid with the most copies in the last frame.
+# jq: every process in its last appearance. A process that exits before
+# the last frame (a child before its parent) is not in that frame.
+readonly LAST_SEEN='reduce inputs.processes[] as $p ({}; .["\($p.pid)"] = $p) | [.[]]'
+
+# The child's pid: the pid with the most copies.
 child_of() {
-	jq -n -r '[inputs] | last | .processes | max_by(.cow_pages) | .pid' "$FRAMES"
+	jq -n -r "$LAST_SEEN"' | max_by(.cow_pages) | .pid' "$FRAMES"
 }
 
-# Pages of PID's stacks whose innermost frame is "FN (OBJ)", last frame:
-# site_pages PID FN OBJ.
+# Pages of PID's stacks whose innermost frame is "FN (OBJ)", in its last
+# appearance: site_pages PID FN OBJ.
 site_pages() {
 	jq -n -r --argjson pid "$1" --arg fn "$2 ($3)" \
-		'[inputs] | last | .processes[] | select(.pid == $pid) | .cow_stacks
+		"$LAST_SEEN"' | .[] | select(.pid == $pid) | .cow_stacks
 		 | map(select(.frames[0] == $fn) | .pages) | add // 0' "$FRAMES"
 }
 
-# Pages of the child's stack whose innermost frame is FN, last frame: stack_pages PID FN.
+# Pages of the child's stack whose innermost frame is FN: stack_pages PID FN.
 stack_pages() {
 	site_pages "$1" "$2" siteload
 }
@@ -52,7 +56,7 @@ stack_pages() {
 check_sites() {
 	local name=$1 child top heap mmap
 	child=$(child_of)
-	top=$(jq -n -r --argjson pid "$child" '[inputs] | last | .processes[] | select(.pid == $pid)
+	top=$(jq -n -r --argjson pid "$child" "$LAST_SEEN"' | .[] | select(.pid == $pid)
 		| .cow_stacks[0].frames[0]' "$FRAMES")
 	expect_eq "$name: top copy site of the child" "$top" "write_heap (siteload)"
 	heap=$(stack_pages "$child" write_heap)
@@ -94,7 +98,7 @@ check "cmd: stacks status on, 1 in 1, cost measured" \
 	jq_true '[inputs] | last | .stacks | .on and .sample == 1 and .us_per_copy > 0'
 check_sites cmd $HEAP $((HEAP + SLACK)) $MMAP $((MMAP + SLACK))
 check "cmd: a stack unwinds past the writing function" \
-	jq_true '[inputs] | last | [.processes[].cow_stacks[] | select(.frames[0] | startswith("write_heap"))
+	jq_true "$LAST_SEEN"' | [.[].cow_stacks[] | select(.frames[0] | startswith("write_heap"))
 		| .frames | length] | max >= 2'
 
 F=$WORK/cmd.folded
@@ -102,7 +106,7 @@ check "folded: written" test -s "$F"
 check "folded: one stack a line (comm;frames COUNT)" \
 	awk '!/^[^;\n]+(;[^;\n]+)+ [0-9]+$/ { bad = 1 } END { exit bad }' "$F"
 folded_sum=$(awk '{ s += $NF } END { print s + 0 }' "$F")
-cow_sum=$(jq -n '[inputs] | last | [.processes[].cow_pages] | add' "$FRAMES")
+cow_sum=$(jq -n "$LAST_SEEN"' | [.[].cow_pages] | add' "$FRAMES")
 check "folded: counts $folded_sum add up to the copies $cow_sum (within $SLACK)" \
 	in_range "$folded_sum" $((cow_sum - SLACK)) $((cow_sum + SLACK))
 check "folded: write_heap stack outermost first" \
