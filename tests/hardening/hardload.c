@@ -7,11 +7,13 @@
  *       HEX" for each); each child names itself with prctl(PR_SET_NAME)
  *       with the bytes given in hex, copies 8 shared pages and sleeps
  *       SECONDS.
- *   hardload storm SECONDS RATE
+ *   hardload storm SECONDS RATE [AT_LEAST]
  *       After the go signal, fork short-lived children for SECONDS (RATE a
- *       second, 0: as fast as possible); each copies one page and exits,
- *       reaped by the kernel. Prints "forked N" and "failed N" (forks
- *       that failed) at the end.
+ *       second, 0: as fast as possible), then on until AT_LEAST have been
+ *       forked (a slow machine storms longer; never past 5 x SECONDS);
+ *       each copies one page and exits, reaped by the kernel. Prints
+ *       "forked N", "failed N" (forks that failed) and "seconds S" at the
+ *       end.
  *   hardload reuse PAGES_A PAGES_B SECONDS
  *       After the go signal, fork child A (named "reuse-a", copies PAGES_A
  *       pages, lives a second), then once it has gone, fork child B (named
@@ -207,13 +209,14 @@ static int mode_storm(int argc, char **argv)
 {
 	struct timespec t0, now;
 	double secs, rate, el;
-	long forked = 0, failed = 0;
+	long forked = 0, failed = 0, at_least;
 	pid_t pid;
 
-	if (argc != 4)
-		die("usage: storm SECONDS RATE");
+	if (argc != 4 && argc != 5)
+		die("usage: storm SECONDS RATE [AT_LEAST]");
 	secs = seconds_arg(argv[2]);
 	rate = (double)count_arg(argv[3]);
+	at_least = argc == 5 ? count_arg(argv[4]) : 0;
 	map_region();
 	signal(SIGCHLD, SIG_IGN); /* children are reaped by the kernel */
 	wait_go();
@@ -221,7 +224,7 @@ static int mode_storm(int argc, char **argv)
 	for (;;) {
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		el = (double)(now.tv_sec - t0.tv_sec) + (double)(now.tv_nsec - t0.tv_nsec) / 1e9;
-		if (el >= secs)
+		if (el >= secs && (forked >= at_least || el >= 5 * secs))
 			break;
 		if (rate > 0 && (double)forked >= el * rate) {
 			sleep_for(0.001);
@@ -239,7 +242,7 @@ static int mode_storm(int argc, char **argv)
 		}
 		forked++;
 	}
-	printf("forked %ld\nfailed %ld\n", forked, failed);
+	printf("forked %ld\nfailed %ld\nseconds %.1f\n", forked, failed, el);
 	return 0;
 }
 

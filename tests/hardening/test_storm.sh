@@ -15,7 +15,9 @@ set -euo pipefail
 
 STORM_SECONDS=${COWTOP_STORM_SECONDS:-30}
 readonly STORM_RATE=4000      # children a second asked for
-readonly MIN_RATE=1000        # below this the machine did not make a storm
+# what makes a storm: a machine that forks slower storms for longer (up to
+# five times as long), so the checks below always see this many
+readonly STORM_MIN=$((STORM_SECONDS * 1000))
 readonly TUI_HWM_MAX_KIB=81920
 readonly BATCH_HWM_MAX_KIB=81920
 
@@ -70,8 +72,8 @@ check_counted() {
 }
 
 test_storm() {
-	local storm forked rate prev now stalls=0 samples=0 hwm=0 v batch bhwm=0
-	start_hardload storm storm "$STORM_SECONDS" "$STORM_RATE"
+	local storm forked secs prev now stalls=0 samples=0 hwm=0 v batch bhwm=0
+	start_hardload storm storm "$STORM_SECONDS" "$STORM_RATE" "$STORM_MIN"
 	storm=$HL_PID
 	tui_start 150 40 "$WORK/storm.raw" "LANG=C.UTF-8 '$COWTOP' -d 1 -p $storm"
 	start_cowtop storm-batch -b -f json -d 1 -p "$storm"
@@ -81,7 +83,7 @@ test_storm() {
 	kill -USR1 "$storm"
 	prev=$(clock)
 	local start=$SECONDS keys_done=0
-	while kill -0 "$HL_BG" 2>/dev/null && ((SECONDS - start < STORM_SECONDS + 10)); do
+	while kill -0 "$HL_BG" 2>/dev/null && ((SECONDS - start < 5 * STORM_SECONDS + 10)); do
 		sleep 2
 		now=$(clock)
 		samples=$((samples + 1))
@@ -102,8 +104,9 @@ test_storm() {
 	done
 	reap "$HL_BG" || true
 	forked=$(awk '$1 == "forked" { print $2 }' "$WORK/storm.out")
-	rate=$((forked / STORM_SECONDS))
-	check "storm: the machine forked thousands a second ($rate/s, at least $MIN_RATE)" test "$rate" -ge "$MIN_RATE"
+	secs=$(awk '$1 == "seconds" { print $2 }' "$WORK/storm.out")
+	check "storm: the workload forked ${forked:-no} children in ${secs:-?} s (a storm is $STORM_MIN)" \
+		test "${forked:-0}" -ge "$STORM_MIN"
 	expect_eq "storm: the header clock advanced at every refresh ($samples samples, 2 s apart)" "$stalls" 0
 	expect "storm: the header shows the lost count" header_lost '[0-9]+'
 	v=$(hwm_kib "$PANE_COWTOP")
