@@ -53,7 +53,7 @@ early_exit() {
 	local status=$1 text=$2 env=$3 name
 	shift 3
 	name=early-$((++N))
-	on_tty "$name" "$env $(printf '%q ' "$COWTOP" "$@") -- $(long_command "$name")"
+	on_tty "$name" "$env $(printf '%q ' "$(public_copy "$COWTOP")" "$@") -- $(long_command "$name")"
 	expect_eq "$name ($env $*): exit status" "$RC" "$status"
 	check "$name ($env $*): one line naming the problem" grep -qF -- "$text" "$WORK/$name.tty"
 	expect_no_command "$name" "$name ($env $*)"

@@ -97,7 +97,7 @@ test_runtime() {
 test_privileges() {
 	local name before leaked
 	before=$(our_prog_ids)
-	on_tty unpriv "setpriv --reuid=65534 --regid=65534 --clear-groups $(printf %q "$COWTOP")"
+	on_tty unpriv "setpriv --reuid=65534 --regid=65534 --clear-groups $(printf %q "$(public_copy "$COWTOP")")"
 	expect_eq "unprivileged user: exit status" "$RC" 1
 	expect_eq "unprivileged user: one line, needs root" "$(tty_text unpriv)" \
 		"cowtop: needs root (or CAP_BPF and CAP_PERFMON) to load BPF programs"
@@ -118,7 +118,8 @@ test_privileges() {
 	FRAMES=$WORK/caps.json
 	timeout -k 5 60 setpriv --reuid=65534 --regid=65534 --clear-groups \
 		--inh-caps=+bpf,+perfmon --ambient-caps=+bpf,+perfmon \
-		"$COWTOP" -b -f json -d 0.2 -- "$COWLOAD" --child-writes 300 --report "$REPORT" \
+		"$(public_copy "$COWTOP")" -b -f json -d 0.2 -- "$(public_copy "$COWLOAD")" \
+		--child-writes 300 --report "$REPORT" \
 		>"$FRAMES" 2>"$WORK/caps.err" </dev/null || RC=$?
 	expect_eq "CAP_BPF and CAP_PERFMON alone (user nobody): exit status" "$RC" 0
 	validate_frames

@@ -31,6 +31,8 @@
 # "lost" 0; cow_pages of a pid never decreases; a pid that exited shows
 # "exited" in its last appearance and never again after it.
 
+. "$(dirname "${BASH_SOURCE[0]}")/../public.sh"
+
 readonly SLACK=16
 readonly FORK_SLACK=3
 readonly STARTUP_SLACK=32

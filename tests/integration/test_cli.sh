@@ -74,9 +74,12 @@ run -b -d 0.2 -- sh -c 'exit 7'
 # Not root: a clear one-line refusal, exit 1.
 if command -v setpriv >/dev/null; then
 	set +e
-	e=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$COWTOP" -b -n 1 2>&1 >/dev/null)
+	. "$(dirname "$0")/../public.sh"
+	WORK=$(mktemp -d)
+	e=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$(public_copy "$COWTOP")" -b -n 1 2>&1 >/dev/null)
 	r=$?
 	set -e
+	rm -rf "$WORK"
 	[ "$r" -eq 1 ] && [[ $e == *"needs root"* ]] && ok "unprivileged refused" || bad "unprivileged rc=$r err=$e"
 fi
 

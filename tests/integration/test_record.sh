@@ -53,7 +53,7 @@ test_replay_batch() {
 	chmod 644 "$copy"
 	RC=0
 	timeout 30 setpriv --reuid=nobody --regid=nogroup --clear-groups \
-		"$COWTOP" -r "$copy" -b -f json >"$out" 2>"$WORK/replay.err" || RC=$?
+		"$(public_copy "$COWTOP")" -r "$copy" -b -f json >"$out" 2>"$WORK/replay.err" || RC=$?
 	expect_eq "replay as nobody: exit status" "$RC" 0
 	check "replay: the frames come back as recorded" \
 		cmp -s <(jq -c 'del(.groups[].cow_rate)' "$WORK/a.json") <(jq -c 'del(.groups[].cow_rate)' "$out")

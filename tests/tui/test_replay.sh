@@ -23,6 +23,7 @@ NFRAMES=
 . "$(dirname "$0")/tmux.sh"
 # shellcheck source=tests/tui/checks.sh
 . "$(dirname "$0")/checks.sh"
+. "$(dirname "$0")/../public.sh"
 
 
 cleanup() {
@@ -92,7 +93,7 @@ chmod 644 "$REC"
 chown nobody "$WORK"
 
 t new-session -d -s "$SESSION" -x 160 -y 30 \
-	"setpriv --reuid=nobody --regid=nogroup --clear-groups env LANG=C.UTF-8 TERM=xterm-256color $COWTOP -r $REC -o $WORK/snap.txt; echo exit=\$?; sleep 30"
+	"setpriv --reuid=nobody --regid=nogroup --clear-groups env LANG=C.UTF-8 TERM=xterm-256color $(public_copy "$COWTOP") -r $REC -o $WORK/snap.txt; echo exit=\$?; sleep 30"
 expect "replay starts, as nobody, with REPLAY and the recorded host in the header" \
 	eval 'screen | grep -qE "REPLAY [0-9]+/$NFRAMES .* host $(hostname)"'
 expect "it plays to the last frame by itself and stops there" at_frame "$NFRAMES"
