@@ -98,8 +98,21 @@ expect "replay starts, as nobody, with REPLAY and the recorded host in the heade
 	eval 'screen | grep -qE "REPLAY [0-9]+/$NFRAMES .* host $(hostname)"'
 expect "it plays to the last frame by itself and stops there" at_frame "$NFRAMES"
 expect "... saying so" screen_has "end of the recording"
+# Pause while playing, slowed down so that a frame takes 3.2 s: the checks
+# wait for what the screen shows, not for a time, and the replay cannot
+# reach its end between the two presses even on a slow machine.
+keys : '#' 1 Enter
+expect "':#1' goes back to the first frame, paused" eval 'screen | grep -qE "REPLAY 1/$NFRAMES x1 paused"'
+keys - - - -
 keys Space
-expect "Space pauses" screen_has "paused"
+expect "Space plays on from there" eval 'screen | grep -qE "REPLAY ([2-9]|[1-9][0-9]+)/$NFRAMES x0.0625 playing"'
+keys Space
+expect "Space pauses" eval 'screen | grep -qE "REPLAY [0-9]+/$NFRAMES x0.0625 paused"'
+PAUSED_AT=$(screen | sed -nE "s|.*REPLAY ([0-9]+)/$NFRAMES .*|\1|p" | head -n 1)
+sleep 4 # longer than a frame at this speed
+if at_frame "$PAUSED_AT"; then pass "... and stays on frame $PAUSED_AT"; else fail "a paused replay went on from frame $PAUSED_AT"; fi
+keys + + + +
+expect "back to the recorded speed" eval 'screen | grep -qE "REPLAY [0-9]+/$NFRAMES x1 paused"'
 keys : '#' 3 Enter
 expect "':#3' jumps to frame 3" at_frame 3
 expect "frame 3 shows the copies recorded in frame 3" frame_shows_recorded 3
