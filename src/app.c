@@ -343,6 +343,7 @@ static int open_tui(struct app *a)
 		.ascii = a->opt->ascii, .snapshot_path = a->opt->snapshot,
 		.sort = a->opt->sort, .reverse = a->opt->reverse, .flat = a->opt->flat,
 		.delay = a->opt->delay, .stacks = a->opt->stacks,
+		.allow = ACTIONS_LIVE, /* signals, refresh, stacks: the machine is here */
 	};
 	int e = tui__open(&a->tui, &to);
 

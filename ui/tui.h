@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "frame.h"
+#include "keys.h"
 
 struct tui;
 
@@ -19,6 +20,7 @@ struct tui_opts {
 	bool flat;
 	double delay;              /* refresh interval, seconds */
 	bool stacks;               /* --stacks: the copy-sites pane from the start */
+	unsigned allow;            /* the actions the source of the frames allows: ACTIONS_LIVE, ... */
 	const char *replay_host;   /* replaying a recording made on this host; NULL: live */
 	const char *replay_kernel;
 };
