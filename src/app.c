@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -412,11 +413,14 @@ static void write_folded(struct app *a)
  * it can drive. */
 static int check_output(struct app *a)
 {
-	char err[256];
+	char err[PATH_MAX + 256];
 
 	if (options_check_mode(a->opt, use_tui(a), err, sizeof(err)))
 		return app_check(a, 2, err);
-	return use_tui(a) && tui_check_terminal(err, sizeof(err)) ? app_fail(a, 1, "%s", err) : 0;
+	if (use_tui(a) && (tui_check_terminal(err, sizeof(err)) ||
+			   tui_check_snapshot(a->opt->snapshot, err, sizeof(err))))
+		return app_fail(a, 1, "%s", err);
+	return 0;
 }
 
 /* Parse the probes, open the kernel side and the loop, start the targets. */

@@ -239,7 +239,7 @@ static int replay_tui(struct replay *r)
 	char err[256];
 	int e;
 
-	if (tui_check_terminal(err, sizeof(err)))
+	if (tui_check_terminal(err, sizeof(err)) || tui_check_snapshot(r->opt->snapshot, err, sizeof(err)))
 		return replay_fail(r, err);
 	r->loop = loop__new();
 	r->sigfd = loop_signalfd(replay_signals, sizeof(replay_signals) / sizeof(*replay_signals), NULL);

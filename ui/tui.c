@@ -364,6 +364,18 @@ static bool cmd_sort(struct tui *t, enum cmd c)
 	}
 }
 
+/* Before the view opens: -o FILE must be a file cowtop may create (not
+ * there yet, in a directory it can write). 0, or -1 with a line in err. */
+int tui_check_snapshot(const char *path, char *err, size_t errlen)
+{
+	char why[256];
+
+	if (!path || !safefile_check_new(path, why, sizeof(why)))
+		return 0;
+	snprintf(err, errlen, "snapshot: cannot write %s: %s", path, why);
+	return -1;
+}
+
 /* Write the view to the snapshot file and say where (or why not). */
 static void snapshot(struct tui *t)
 {
@@ -382,7 +394,7 @@ static void snapshot(struct tui *t)
 		say(t, true, "snapshot: cannot write %s: out of memory", path);
 		return;
 	}
-	if (safefile_write(path, text, len, err, sizeof(err)))
+	if (safefile_write(path, text, len, &t->snapshot_file, err, sizeof(err)))
 		say(t, true, "snapshot: cannot write %s: %s", path, err);
 	else
 		say(t, false, "snapshot written to %s (%zu processes)", path, t->v.n);

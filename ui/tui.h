@@ -55,5 +55,6 @@ bool tui__stacks(const struct tui *t);
 int tui__time_cmd(const struct tui *t, const char **arg);
 void tui__replay_status(struct tui *t, const char *text); /* shown in the header after "REPLAY" */
 int tui_check_terminal(char *err, size_t errlen);
+int tui_check_snapshot(const char *path, char *err, size_t errlen);
 
 #endif
