@@ -19,6 +19,7 @@
 #include "frame.h"
 #include "loop.h"
 #include "output.h"
+#include "safefile.h"
 #include "sampler.h"
 #include "sink.h"
 #include "stackfeed.h"
@@ -409,14 +410,17 @@ static void write_folded(struct app *a)
 }
 
 /* Before anything is attached or started: every option given does
- * something in the output chosen, and the full-screen view has a terminal
- * it can drive. */
+ * something in the output chosen, the files written at the end can be
+ * (--folded: a new file, in a directory that takes one), and the
+ * full-screen view has a terminal it can drive. */
 static int check_output(struct app *a)
 {
-	char err[PATH_MAX + 256];
+	char err[PATH_MAX + 256], why[256];
 
 	if (options_check_mode(a->opt, use_tui(a), err, sizeof(err)))
 		return app_check(a, 2, err);
+	if (a->opt->folded && safefile_check_new(a->opt->folded, why, sizeof(why)))
+		return app_fail(a, 1, "folded: cannot write %s: %s", a->opt->folded, why);
 	if (use_tui(a) && (tui_check_terminal(err, sizeof(err)) ||
 			   tui_check_snapshot(a->opt->snapshot, err, sizeof(err))))
 		return app_fail(a, 1, "%s", err);
