@@ -5,7 +5,7 @@
 # executable), the terminal untouched (nothing but that line is written),
 # nothing attached or left loaded. Completes tests/integration/test_cli.sh,
 # which checks the usual mistakes in batch mode. Files written at the end
-# (--folded) are checked at the start.
+# (--folded) are checked at the start; a kernel thread is no target.
 # Then what cowtop needs and does not: it works without tracefs mounted, and
 # with CAP_BPF and CAP_PERFMON alone as documented.
 set -euo pipefail
@@ -79,14 +79,31 @@ test_usage() {
 	check "-b -o: no file written" test ! -e "$WORK/x.txt"
 }
 
+# A kernel thread's pid other than $1 (stat's flags have PF_KTHREAD), or nothing.
+kernel_thread_not() {
+	local f pid
+	for f in /proc/[0-9]*/stat; do
+		pid=${f#/proc/}
+		pid=${pid%/stat}
+		[ "$pid" != "$1" ] || continue
+		# field 9 after the comm's closing parenthesis: flags
+		sed 's/.*) //' "$f" 2>/dev/null | awk '{ exit !(int($7 / 2097152) % 2) }' && { echo "$pid"; return; }
+	done
+}
+
 test_runtime() {
-	local tid pid
+	local tid pid kt
 	start_hardload threads threads 60
 	read -r _ pid tid <"$WORK/threads.out"
 	expect_mistake 1 "$tid is a thread of process $pid; use -p $pid" -p "$tid"
 	expect_mistake 1 "$tid is a thread of process $pid; use --track-first-clone $pid" --track-first-clone "$tid"
 	expect_mistake 1 "no process with PID 999999999" -p 999999999
 	expect_mistake 1 "no process with PID 999999999" --track-first-clone 999999999
+	# kernel threads (PF_KTHREAD in stat's flags: kthreadd is PID 2) have no user memory
+	expect_mistake 1 "PID 2 is a kernel thread: it has no user memory to copy on write" -p 2
+	expect_mistake 1 "PID 2 is a kernel thread" --track-first-clone 2
+	kt=$(kernel_thread_not 2)
+	[ -z "$kt" ] || expect_mistake 1 "PID $kt is a kernel thread" -p "1,$kt"
 	expect_mistake 1 "/nonexistent" --list-usdt /nonexistent
 	expect_mistake 127 "cannot execute '/nonexistent/program'" -- /nonexistent/program
 	expect_mistake 127 "cannot execute ''" -- ''
