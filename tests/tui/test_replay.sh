@@ -169,6 +169,7 @@ alive() { grep -qE '^State:\s+[SR]' "/proc/$1/status"; }
 trap 'stop_sleeper; cleanup' EXIT
 sleep 600 &
 SLEEPER=$!
+disown "$SLEEPER" # killed at the end without a word from the shell
 jq -c --argjson m "$MAIN" --argjson p "$SLEEPER" \
 	'if .recording then . else .processes |= map(select(.pid == $m) | .pid = $p | .nspid = $p) end' \
 	"$REC" >"$WORK/reused.rec"
