@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@
 #include "frame.h"
 #include "loop.h"
 #include "output.h"
+#include "safefile.h"
 #include "sampler.h"
 #include "sink.h"
 #include "stackfeed.h"
@@ -356,6 +358,7 @@ static int open_tui(struct app *a)
 		.ascii = a->opt->ascii, .snapshot_path = a->opt->snapshot,
 		.sort = a->opt->sort, .reverse = a->opt->reverse, .flat = a->opt->flat,
 		.delay = a->opt->delay, .stacks = a->opt->stacks,
+		.allow = ACTIONS_LIVE, /* signals, refresh, stacks: the machine is here */
 	};
 	int e = tui__open(&a->tui, &to);
 
@@ -420,15 +423,21 @@ static void write_folded(struct app *a)
 }
 
 /* Before anything is attached or started: every option given does
- * something in the output chosen, and the full-screen view has a terminal
- * it can drive. */
+ * something in the output chosen, the files written at the end can be
+ * (--folded: a new file, in a directory that takes one), and the
+ * full-screen view has a terminal it can drive. */
 static int check_output(struct app *a)
 {
-	char err[256];
+	char err[PATH_MAX + 256], why[256];
 
 	if (options_check_mode(a->opt, use_tui(a), err, sizeof(err)))
 		return app_check(a, 2, err);
-	return use_tui(a) && tui_check_terminal(err, sizeof(err)) ? app_fail(a, 1, "%s", err) : 0;
+	if (a->opt->folded && safefile_check_new(a->opt->folded, why, sizeof(why)))
+		return app_fail(a, 1, "folded: cannot write %s: %s", a->opt->folded, why);
+	if (use_tui(a) && (tui_check_terminal(err, sizeof(err)) ||
+			   tui_check_snapshot(a->opt->snapshot, err, sizeof(err))))
+		return app_fail(a, 1, "%s", err);
+	return 0;
 }
 
 /* Parse the probes, open the kernel side and the loop, start the targets. */

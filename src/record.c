@@ -65,7 +65,7 @@ static void header_options(FILE *f, const struct options *o)
 void record_header(FILE *f, const struct record_who *w, const struct frame *first,
 		   const struct options *opt)
 {
-	fprintf(f, "{\"recording\":true,\"schema\":%d", RECORD_SCHEMA);
+	fprintf(f, RECORD_MAGIC "\"schema\":%d", RECORD_SCHEMA);
 	json_field(f, "cowtop", w->version);
 	json_field(f, "host", w->host);
 	json_field(f, "kernel", w->kernel);
@@ -133,21 +133,40 @@ static char *format_lines(struct record_sink *r, const struct frame *fr, size_t 
 	return buf;
 }
 
+/* Rename path to old, replacing old only when it is a recording (the
+ * last rotation's): never a file cowtop did not write. 0 or -errno. */
+static int move_aside(const char *path, const char *old)
+{
+	struct stat st;
+	int e;
+
+	if (renameat2(AT_FDCWD, path, AT_FDCWD, old, RENAME_NOREPLACE) == 0)
+		return 0;
+	e = errno;
+	if (e != EEXIST && e != EINVAL) /* EINVAL: no RENAME_NOREPLACE on this file system */
+		return -e;
+	if ((e == EEXIST || lstat(old, &st) == 0) && !safefile_starts_with(old, RECORD_MAGIC))
+		return -EEXIST;
+	return rename(path, old) ? -errno : 0;
+}
+
 /* Move FILE to FILE.1 and start a new FILE: it would grow past the limit. */
 static int rotate(struct record_sink *r, char *err, size_t errlen)
 {
 	char old[PATH_MAX];
-	int fd;
+	int fd, e;
 
 	if (snprintf(old, sizeof(old), "%s.1", r->path) >= (int)sizeof(old)) {
 		snprintf(err, errlen, "%s", strerror(ENAMETOOLONG));
 		return -ENAMETOOLONG;
 	}
-	if (rename(r->path, old)) {
-		snprintf(err, errlen, "cannot rename it to %s: %s", old, strerror(errno));
-		return -errno;
+	e = move_aside(r->path, old);
+	if (e) {
+		snprintf(err, errlen, "cannot rename it to %s: %s", old,
+			 e == -EEXIST ? SAFEFILE_NOT_OURS : strerror(-e));
+		return e;
 	}
-	fd = safefile_open_append(r->path, err, errlen);
+	fd = safefile_open_append(r->path, RECORD_MAGIC, err, errlen);
 	if (fd < 0)
 		return fd;
 	close(r->fd);
@@ -177,7 +196,7 @@ static void tell(struct record_sink *r, int e, const char *why)
 static enum sink_status record_frame(struct sink *s, struct frame *fr, char *err, size_t errlen)
 {
 	struct record_sink *r = (struct record_sink *)s;
-	char why[PATH_MAX + 64] = "";
+	char why[PATH_MAX + 160] = "";
 	size_t len;
 	char *buf;
 	int e;
@@ -235,7 +254,7 @@ int record_sink_open(const struct sink_env *env, struct sink **out, int *status,
 		snprintf(err, errlen, "record: %s", strerror(ENOMEM));
 		return -1;
 	}
-	r->fd = safefile_open_append(env->opt->record, why, sizeof(why));
+	r->fd = safefile_open_append(env->opt->record, RECORD_MAGIC, why, sizeof(why));
 	if (r->fd < 0) {
 		*status = 1;
 		snprintf(err, errlen, "record: cannot write %s: %s", env->opt->record, why);

@@ -10,6 +10,9 @@
 /* The format's version: a reader refuses a recording with a newer one. */
 #define RECORD_SCHEMA 1
 
+/* How a recording's first line starts: -w appends only to a file that does. */
+#define RECORD_MAGIC "{\"recording\":true,"
+
 /* Who and what is recorded, besides the frames. */
 struct record_who {
 	const char *host, *kernel, *boot_id, *version;

@@ -194,7 +194,6 @@ static void on_stdin(int fd, unsigned events, void *ctx)
 	switch (tui__input(r->tui)) {
 	case TUI_QUIT: r->stop = true; break;
 	case TUI_TIME: time_key(r); break;
-	case TUI_STACKS_TOGGLE: tui__notice(r->tui, "copy stacks are not in recordings"); break;
 	default: break;
 	}
 }
@@ -235,11 +234,12 @@ static int replay_tui(struct replay *r)
 		/* the header's "refresh" is the recorder's */
 		.delay = in->delay > 0 ? in->delay : r->opt->delay,
 		.replay_host = in->host, .replay_kernel = in->kernel,
+		.allow = ACTIONS_REPLAY, /* time only: the recorded processes are not here */
 	};
 	char err[256];
 	int e;
 
-	if (tui_check_terminal(err, sizeof(err)))
+	if (tui_check_terminal(err, sizeof(err)) || tui_check_snapshot(r->opt->snapshot, err, sizeof(err)))
 		return replay_fail(r, err);
 	r->loop = loop__new();
 	r->sigfd = loop_signalfd(replay_signals, sizeof(replay_signals) / sizeof(*replay_signals), NULL);

@@ -132,7 +132,7 @@ int stackfeed__write_folded(struct stackfeed *f, const char *path, char *err, si
 		snprintf(err, errlen, "%s", strerror(ENOMEM));
 		return -1;
 	}
-	e = safefile_write(path, text, len, err, errlen);
+	e = safefile_write(path, text, len, NULL, err, errlen);
 	free(text);
 	return e ? -1 : 0;
 }

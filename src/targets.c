@@ -132,7 +132,8 @@ static void scan_existing(struct targets *tg)
 	}
 }
 
-/* pid must be a live process, not a thread; flag names the option. */
+/* pid must be a live user process: not a thread, not a kernel thread;
+ * flag names the option. */
 static int check_pid(struct targets *tg, int pid, const char *flag, struct proc_stat *st,
 		     char *err, size_t errlen)
 {
@@ -145,6 +146,9 @@ static int check_pid(struct targets *tg, int pid, const char *flag, struct proc_
 	if (tgid != pid) /* forks are matched by process: a thread's id never forks */
 		return fail(1, err, errlen, "%d is a thread of process %d; use %s %d", pid, tgid,
 			    flag, tgid);
+	if (st->flags & PROCFS_PF_KTHREAD)
+		return fail(1, err, errlen, "PID %d is a kernel thread: it has no user memory to copy "
+			    "on write; watch a user process", pid);
 	return 0;
 }
 

@@ -254,13 +254,21 @@ static void walk_subtree(struct layout *L, long root)
 	}
 }
 
+/* Whether process k is the focused process (pid and, when known, start
+ * time: a pid reused is another process). */
+static bool is_focus(const struct layout *L, long k, const struct view_opts *o)
+{
+	return L->procs[k].pid == o->focus_pid &&
+	       (!o->focus_start || L->procs[k].start_time == o->focus_start);
+}
+
 /* Whether process k is the focused process or below it. */
-static bool in_focus(const struct layout *L, long k, int focus_pid)
+static bool in_focus(const struct layout *L, long k, const struct view_opts *o)
 {
 	int hops = 0;
 
 	for (; k >= 0 && hops < FOCUS_HOPS; k = L->node[k].parent, hops++)
-		if (L->procs[k].pid == focus_pid)
+		if (is_focus(L, k, o))
 			return true;
 	return false;
 }
@@ -270,9 +278,9 @@ static bool is_root(const struct layout *L, long k, const struct view_opts *o)
 {
 	if (!o->focus_pid)
 		return o->tree ? L->node[k].parent < 0 : true;
-	if (L->procs[k].pid == o->focus_pid)
+	if (is_focus(L, k, o))
 		return true;
-	return !o->tree && in_focus(L, k, o->focus_pid);
+	return !o->tree && in_focus(L, k, o);
 }
 
 /* Fill the rows once the links are made. */

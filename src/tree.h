@@ -24,6 +24,7 @@ struct view_opts {
 	bool reverse;
 	bool tree;
 	int focus_pid; /* 0: everything; else only this process's subtree */
+	unsigned long long focus_start; /* ... that process's start time (0: any) */
 	int hist;      /* newest history values a frame keeps of each process (0: none) */
 	bool no_rows;  /* a frame lays out no rows: its views lay out their own */
 	bool no_groups; /* a frame sums no groups: frame__groups does when a view needs them */

@@ -63,8 +63,9 @@ static void mark_legend(struct line *l, bool utf8)
 	line_add(l, ROLE_PLAIN, " none copied");
 }
 
-/* Fill out (room for max lines) with the help; returns the lines used. */
-size_t help_build(struct line *out, size_t max, bool utf8)
+/* Fill out (room for max lines) with the help, the keys of the actions
+ * allowed (enum action) only; returns the lines used. */
+size_t help_build(struct line *out, size_t max, bool utf8, unsigned allow)
 {
 	const struct keybind *kb;
 	struct line *l;
@@ -74,7 +75,11 @@ size_t help_build(struct line *out, size_t max, bool utf8)
 		line_add(l, ROLE_VALUE, "cowtop: copy-on-write page copies per process");
 	line_next(out, max, &n);
 	kb = keys_table(&nk);
-	for (i = 0; i < nk && (l = line_next(out, max, &n)); i++) {
+	for (i = 0; i < nk; i++) {
+		if (keys_need(kb[i].cmd) & ~allow)
+			continue;
+		if (!(l = line_next(out, max, &n)))
+			break;
 		line_add(l, ROLE_KEY, "  %-9s", kb[i].label);
 		line_add(l, ROLE_PLAIN, " %s", kb[i].help);
 	}

@@ -9,6 +9,6 @@
 
 #define HELP_LINES 96 /* room enough for the whole help */
 
-size_t help_build(struct line *out, size_t max, bool utf8);
+size_t help_build(struct line *out, size_t max, bool utf8, unsigned allow);
 
 #endif

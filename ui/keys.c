@@ -61,17 +61,30 @@ static const struct keybind keymap[] = {
 	{ CMD_QUIT, { 'q', KEY_F(10) }, "q F10", "quit" },
 };
 
+/* The keys that act beyond the view, and what on: the source of the
+ * frames allows some of these actions (a replay, none of the live ones). */
+static const struct {
+	enum cmd cmd;
+	unsigned need;
+} needs[] = {
+	{ CMD_KILL, ACT_SIGNAL }, { CMD_DELAY, ACT_REFRESH },
+	{ CMD_STACKS, ACT_STACKS }, { CMD_SITES, ACT_STACKS },
+	{ CMD_STEP_BACK, ACT_TIME }, { CMD_STEP_FWD, ACT_TIME }, { CMD_MARK_PREV, ACT_TIME },
+	{ CMD_MARK_NEXT, ACT_TIME }, { CMD_JUMP, ACT_TIME }, { CMD_FASTER, ACT_TIME },
+	{ CMD_SLOWER, ACT_TIME },
+};
+
 /* In key order, htop's function keys first; the higher prio, the longer
  * a hint stays on a narrow screen (Quit always). */
 static const struct keyhint footer[] = {
-	{ "h", "Help", false, "F1", 8 }, { "/", "Filter", false, "F4", 7 },
-	{ "t", "Tree", false, "F5", 6 }, { "<>", "Sort", false, "F6", 6 },
-	{ "k", "Kill", false, "F9", 5 }, { "Enter", "Focus", false, NULL, 4 },
-	{ "Bksp", "Back", false, NULL, 2 }, { "F", "Follow", false, NULL, 3 },
-	{ "Spc", "Pause", false, NULL, 4 }, { "p", "Cmdline", false, NULL, 3 },
-	{ "w", "Snapshot", false, NULL, 3 }, { "r", "Regions", false, NULL, 2 },
-	{ "d", "Delay", false, NULL, 1 }, { "l", "Log", true, NULL, 3 },
-	{ "q", "Quit", false, "F10", 9 },
+	{ "h", "Help", 0, "F1", 8 }, { "/", "Filter", 0, "F4", 7 },
+	{ "t", "Tree", 0, "F5", 6 }, { "<>", "Sort", 0, "F6", 6 },
+	{ "k", "Kill", ACT_SIGNAL, "F9", 5 }, { "Enter", "Focus", 0, NULL, 4 },
+	{ "Bksp", "Back", 0, NULL, 2 }, { "F", "Follow", 0, NULL, 3 },
+	{ "Spc", "Pause", 0, NULL, 4 }, { "p", "Cmdline", 0, NULL, 3 },
+	{ "w", "Snapshot", 0, NULL, 3 }, { "r", "Regions", 0, NULL, 2 },
+	{ "d", "Delay", ACT_REFRESH, NULL, 1 }, { "l", "Log", HINT_USDT, NULL, 3 },
+	{ "q", "Quit", 0, "F10", 9 },
 };
 
 /* The command bound to key ch, CMD_NONE if none. */
@@ -86,6 +99,29 @@ enum cmd keys_lookup(int ch)
 	return CMD_NONE;
 }
 
+/* The actions (enum action) command c takes beyond the view; 0 none. */
+unsigned keys_need(enum cmd c)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(needs) / sizeof(*needs); i++)
+		if (needs[i].cmd == c)
+			return needs[i].need;
+	return 0;
+}
+
+/* Why a key needing need does nothing here: where those actions exist. */
+const char *keys_refusal(unsigned need)
+{
+	if (need & ACT_SIGNAL)
+		return "signals go to live processes only: a recording's pids may be other processes now";
+	if (need & ACT_REFRESH)
+		return "the refresh interval is a live run's: a replay plays faster with +, slower with -";
+	if (need & ACT_STACKS)
+		return "copy stacks are captured live: recordings do not hold them";
+	return "time keys move in a recording: cowtop -r FILE";
+}
+
 /* The whole key map, for the help screen. */
 const struct keybind *keys_table(size_t *n)
 {
@@ -93,7 +129,7 @@ const struct keybind *keys_table(size_t *n)
 	return keymap;
 }
 
-/* The hints shown in the footer (those marked usdt only with probes). */
+/* The hints shown in the footer (those marked HINT_USDT only with probes). */
 const struct keyhint *keys_footer(size_t *n)
 {
 	*n = sizeof(footer) / sizeof(*footer);

@@ -22,6 +22,19 @@ enum cmd {
 
 #define KEYS_PER_CMD 6
 
+/* What a key acts on beyond the view. The source of the frames says which
+ * of these it allows (tui_opts.allow): a key needing another does nothing
+ * but say why, and neither the footer nor the help offers it. A replay
+ * never acts on the live machine: its pids may be other processes now. */
+enum action {
+	ACT_SIGNAL = 1 << 0,  /* signal a live process (k) */
+	ACT_REFRESH = 1 << 1, /* change the refresh interval (d) */
+	ACT_STACKS = 1 << 2,  /* capture copy stacks (c) */
+	ACT_TIME = 1 << 3,    /* move in a recording's time */
+};
+#define ACTIONS_LIVE (ACT_SIGNAL | ACT_REFRESH | ACT_STACKS)
+#define ACTIONS_REPLAY ACT_TIME
+
 struct keybind {
 	enum cmd cmd;
 	int keys[KEYS_PER_CMD]; /* curses key codes, 0-terminated */
@@ -29,15 +42,20 @@ struct keybind {
 	const char *help;
 };
 
+/* A hint's need beyond the actions: only when USDT probes are attached. */
+#define HINT_USDT (1u << 16)
+
 /* A short hint in the footer. */
 struct keyhint {
 	const char *key, *what;
-	bool usdt;        /* only when USDT probes are attached */
+	unsigned need;    /* its key's actions (enum action), and HINT_USDT */
 	const char *fkey; /* its function key (htop's F1..F10 layout), NULL none */
 	int prio;         /* the lowest go first when the footer is too narrow */
 };
 
 enum cmd keys_lookup(int ch);
+unsigned keys_need(enum cmd c);
+const char *keys_refusal(unsigned need);
 const struct keybind *keys_table(size_t *n);
 const struct keyhint *keys_footer(size_t *n);
 

@@ -135,7 +135,7 @@ void panes_draw_help(struct tui *t, int rows, int cols)
 {
 	if (!pane_lines(t))
 		return;
-	t->help_n = help_build(t->pane, PANE_MAX, t->s.utf8);
+	t->help_n = help_build(t->pane, PANE_MAX, t->s.utf8, t->s.allow);
 	if (rows < 1)
 		return;
 	if (t->help_top + (size_t)rows > t->help_n)

@@ -265,18 +265,18 @@ static void hints_fit(const struct keyhint *h, bool *on, size_t n, bool fkeys, i
 static const struct keyhint *mode_hints(const struct screen_state *s, size_t *n)
 {
 	static const struct keyhint prompt[] = {
-		{ "Enter", "Done", false, NULL, 1 }, { "Esc", "Cancel", false, NULL, 2 },
+		{ "Enter", "Done", 0, NULL, 1 }, { "Esc", "Cancel", 0, NULL, 2 },
 	};
 	static const struct keyhint help[] = {
-		{ "Up/Down", "Scroll", false, NULL, 1 }, { "other keys", "Back", false, NULL, 2 },
+		{ "Up/Down", "Scroll", 0, NULL, 1 }, { "other keys", "Back", 0, NULL, 2 },
 	};
 	static const struct keyhint regions[] = {
-		{ "Up/Down", "Process", false, NULL, 1 }, { "w", "Snapshot", false, NULL, 1 },
-		{ "r Esc", "Back", false, NULL, 2 },
+		{ "Up/Down", "Process", 0, NULL, 1 }, { "w", "Snapshot", 0, NULL, 1 },
+		{ "r Esc", "Back", 0, NULL, 2 },
 	};
 	static const struct keyhint kill[] = {
-		{ "Left/Right 1-7", "Pick", false, NULL, 1 }, { "Enter", "Send", false, NULL, 2 },
-		{ "Esc", "Cancel", false, NULL, 3 },
+		{ "Left/Right 1-7", "Pick", 0, NULL, 1 }, { "Enter", "Send", 0, NULL, 2 },
+		{ "Esc", "Cancel", 0, NULL, 3 },
 	};
 
 	switch (s->mode) {
@@ -303,7 +303,7 @@ void screen_footer_line(const struct screen_state *s, int nprobes, int cols, str
 	if (n > FOOTER_MAX)
 		n = FOOTER_MAX;
 	for (i = 0; i < n; i++)
-		on[i] = !h[i].usdt || nprobes;
+		on[i] = (!(h[i].need & HINT_USDT) || nprobes) && !(h[i].need & ~HINT_USDT & ~s->allow);
 	fkeys = hints_width(h, on, n, true) <= cols;
 	hints_fit(h, on, n, fkeys, cols);
 	line_clear(l);

@@ -30,6 +30,7 @@ struct screen_state {
 	bool log_hidden;               /* ... but there is no room for it */
 	double delay;                  /* refresh interval, seconds */
 	bool utf8;
+	unsigned allow;                /* the actions the source allows (enum action) */
 	/* The signal menu (k): whom to send to, named as the row was, and
 	 * the signal picked (an index of signal_menu). */
 	int kill_pid;

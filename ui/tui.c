@@ -95,6 +95,7 @@ int tui__open(struct tui **out, const struct tui_opts *o)
 	t->o = *o;
 	t->kill.pidfd = -1; /* never fd 0: that is the terminal */
 	t->s.delay = o->delay > 0 ? o->delay : 1.0;
+	t->s.allow = o->allow;
 	t->sites = o->stacks;
 	setlocale(LC_ALL, "");
 	setlocale(LC_NUMERIC, "C"); /* "1.5" means the same to every reader */
@@ -363,6 +364,18 @@ static bool cmd_sort(struct tui *t, enum cmd c)
 	}
 }
 
+/* Before the view opens: -o FILE must be a file cowtop may create (not
+ * there yet, in a directory it can write). 0, or -1 with a line in err. */
+int tui_check_snapshot(const char *path, char *err, size_t errlen)
+{
+	char why[256];
+
+	if (!path || !safefile_check_new(path, why, sizeof(why)))
+		return 0;
+	snprintf(err, errlen, "snapshot: cannot write %s: %s", path, why);
+	return -1;
+}
+
 /* Write the view to the snapshot file and say where (or why not). */
 static void snapshot(struct tui *t)
 {
@@ -381,7 +394,7 @@ static void snapshot(struct tui *t)
 		say(t, true, "snapshot: cannot write %s: out of memory", path);
 		return;
 	}
-	if (safefile_write(path, text, len, err, sizeof(err)))
+	if (safefile_write(path, text, len, &t->snapshot_file, err, sizeof(err)))
 		say(t, true, "snapshot: cannot write %s: %s", path, err);
 	else
 		say(t, false, "snapshot written to %s (%zu processes)", path, t->v.n);
@@ -542,25 +555,16 @@ static void kill_key(struct tui *t, int ch)
 	}
 }
 
-/* Whether c moves in time: the time keys, and pause in a replay. */
+/* Whether c moves in time: the time keys, and pause when the source has
+ * time to move in (a replay). */
 static bool is_time_key(const struct tui *t, enum cmd c)
 {
-	switch (c) {
-	case CMD_PAUSE: return t->o.replay_host != NULL;
-	case CMD_STEP_BACK: case CMD_STEP_FWD: case CMD_MARK_PREV: case CMD_MARK_NEXT:
-	case CMD_JUMP: case CMD_FASTER: case CMD_SLOWER:
-		return true;
-	default: return false;
-	}
+	return keys_need(c) & ACT_TIME || (c == CMD_PAUSE && t->s.allow & ACT_TIME);
 }
 
-/* A time key: the replay acts on it; live, there is no time to move in. */
+/* A time key: the source moves in time. */
 static enum tui_action time_key(struct tui *t, enum cmd c)
 {
-	if (!t->o.replay_host) {
-		say(t, false, "time keys move in a recording: cowtop -r FILE");
-		return TUI_NONE;
-	}
 	if (c == CMD_JUMP) {
 		prompt(t, MODE_JUMP, "");
 		return TUI_NONE;
@@ -578,6 +582,10 @@ static enum tui_action key_table(struct tui *t, int ch)
 	if (ch == KEY_RESIZE)
 		return TUI_NONE;
 	t->s.msg[0] = '\0';
+	if (keys_need(c) & ~t->s.allow) { /* the source does not do that */
+		say(t, false, "%s", keys_refusal(keys_need(c) & ~t->s.allow));
+		return TUI_NONE;
+	}
 	if (is_time_key(t, c))
 		return time_key(t, c);
 	if (t->site_focus && t->sites && site_key(t, c))

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "frame.h"
+#include "keys.h"
 
 struct tui;
 
@@ -19,6 +20,7 @@ struct tui_opts {
 	bool flat;
 	double delay;              /* refresh interval, seconds */
 	bool stacks;               /* --stacks: the copy-sites pane from the start */
+	unsigned allow;            /* the actions the source of the frames allows: ACTIONS_LIVE, ... */
 	const char *replay_host;   /* replaying a recording made on this host; NULL: live */
 	const char *replay_kernel;
 };
@@ -53,5 +55,6 @@ bool tui__stacks(const struct tui *t);
 int tui__time_cmd(const struct tui *t, const char **arg);
 void tui__replay_status(struct tui *t, const char *text); /* shown in the header after "REPLAY" */
 int tui_check_terminal(char *err, size_t errlen);
+int tui_check_snapshot(const char *path, char *err, size_t errlen);
 
 #endif

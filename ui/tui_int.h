@@ -10,6 +10,7 @@
 #include "help.h"
 #include "line.h"
 #include "regions.h"
+#include "safefile.h"
 #include "screen.h"
 #include "signals.h"
 #include "tui.h"
@@ -32,6 +33,7 @@ struct tui {
 	size_t body;             /* table rows on screen at the last draw */
 
 	struct signal_target kill;  /* the process the signal menu is for */
+	struct safefile_id snapshot_file; /* the last written: w may write it again */
 
 	struct header_info hi;
 	char host[256], kernel[512];

@@ -75,24 +75,50 @@ const struct proc *view__selected(const struct view *v)
 	return v->n ? v->rows[v->sel].p : NULL;
 }
 
-/* Whether the frame holds a process with this pid. */
-static bool frame_has(const struct frame *f, int pid)
+/* Whether the frame holds process (pid, start; any start when 0). */
+static bool frame_has(const struct frame *f, int pid, unsigned long long start)
 {
 	size_t i;
 
 	for (i = 0; f && i < f->nprocs; i++)
-		if (f->procs[i].pid == pid)
+		if (f->procs[i].pid == pid && (!start || f->procs[i].start_time == start))
 			return true;
 	return false;
 }
 
-/* Leave a focus whose process has left the model altogether. */
+/* Focus on the process pinned (pid 0: everything). */
+static void focus_set(struct view *v, struct view_pin pin)
+{
+	v->vo.focus_pid = pin.pid;
+	v->vo.focus_start = pin.start;
+}
+
+/* Leave a focus whose process has left the model altogether (its pid
+ * alone is not it: a pid reused is another process). */
 static void focus_check(struct view *v)
 {
-	while (v->vo.focus_pid && !frame_has(v->f, v->vo.focus_pid)) {
+	while (v->vo.focus_pid && !frame_has(v->f, v->vo.focus_pid, v->vo.focus_start)) {
 		note(v, "PID %d has gone: focus left", v->vo.focus_pid);
-		v->vo.focus_pid = v->nfocus ? v->focus[--v->nfocus] : 0;
+		focus_set(v, v->nfocus ? v->focus[--v->nfocus] : (struct view_pin){ 0, 0 });
 	}
+}
+
+/* Pin the selection to the process on its row now. */
+static void sel_pin(struct view *v)
+{
+	const struct proc *p = view__selected(v);
+
+	v->sel_pin = p ? (struct view_pin){ p->pid, p->start_time } : (struct view_pin){ 0, 0 };
+}
+
+/* Put the selection back on its process after the rows moved; when that
+ * process is not in the view any more, on the same row number. */
+static void sel_find(struct view *v)
+{
+	long i = v->sel_pin.pid ? view__find(v, v->sel_pin.pid, v->sel_pin.start) : -1;
+
+	if (i >= 0)
+		v->sel = (size_t)i;
 }
 
 /* Keep the selection on the followed process, or stop following it. */
@@ -112,7 +138,8 @@ static void follow_update(struct view *v)
 }
 
 /* Lay the frame's processes out for the current options, filtered; the
- * selection stays on its row number, or on the followed process. */
+ * selection stays on its process (or the followed one), else on its row
+ * number. */
 int view__layout(struct view *v)
 {
 	size_t n = v->f ? v->f->nprocs : 0;
@@ -130,9 +157,11 @@ int view__layout(struct view *v)
 	if (!v->kthreads)
 		k = (long)rows_drop_kthreads(v->rows, (size_t)k, v->vo.tree);
 	v->n = rows_filter(v->rows, (size_t)k, v->filter, v->utf8, v->cmdline, v->vo.tree);
+	sel_find(v);
 	follow_update(v);
 	if (v->sel >= v->n)
 		v->sel = v->n ? v->n - 1 : 0;
+	sel_pin(v);
 	return 0;
 }
 
@@ -157,6 +186,7 @@ void view__move(struct view *v, long d)
 		s = 0;
 	v->sel = (size_t)s;
 	v->follow = false;
+	sel_pin(v);
 }
 
 /* Scroll so that the selection is among the height rows shown. */
@@ -189,8 +219,8 @@ int view__focus_in(struct view *v)
 		memmove(v->focus, v->focus + 1, (VIEW_FOCUS_DEPTH - 1) * sizeof(*v->focus));
 		v->nfocus--;
 	}
-	v->focus[v->nfocus++] = v->vo.focus_pid;
-	v->vo.focus_pid = pid;
+	v->focus[v->nfocus++] = (struct view_pin){ v->vo.focus_pid, v->vo.focus_start };
+	focus_set(v, (struct view_pin){ pid, p->start_time });
 	v->sel = v->top = 0;
 	view__layout(v);
 	return pid;
@@ -201,17 +231,20 @@ int view__focus_in(struct view *v)
 int view__focus_out(struct view *v)
 {
 	int was = v->vo.focus_pid;
+	unsigned long long was_start = v->vo.focus_start;
 	long i;
 
 	if (!was) {
 		note(v, "showing everything already");
 		return 0;
 	}
-	v->vo.focus_pid = v->nfocus ? v->focus[--v->nfocus] : 0;
+	focus_set(v, v->nfocus ? v->focus[--v->nfocus] : (struct view_pin){ 0, 0 });
 	view__layout(v);
-	i = view__find(v, was, 0);
-	if (i >= 0 && !v->follow)
+	i = view__find(v, was, was_start);
+	if (i >= 0 && !v->follow) {
 		v->sel = (size_t)i;
+		sel_pin(v);
+	}
 	return was;
 }
 

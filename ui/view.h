@@ -21,7 +21,10 @@ struct view {
 	bool kthreads;                   /* kernel threads are shown (hidden at start, as in htop) */
 	bool bytes;                      /* copies shown in bytes, not pages */
 	bool utf8;                       /* names as the terminal shows them */
-	int focus[VIEW_FOCUS_DEPTH];     /* the focus before each focus_in */
+	struct view_pin {                /* a process: pid and start time */
+		int pid;
+		unsigned long long start;
+	} focus[VIEW_FOCUS_DEPTH];       /* the focus before each focus_in */
 	int nfocus;
 	char filter[VIEW_FILTER_MAX];
 	bool stale;                      /* the filter changed: lay out before use */
@@ -33,6 +36,9 @@ struct view {
 	struct row *rows;
 	size_t n, cap;
 	size_t sel, top;
+	/* The selected process: the selection (and the panes that show it)
+	 * stays on it when the rows re-sort, not on the row number. */
+	struct view_pin sel_pin;
 
 	bool follow;
 	int follow_pid;

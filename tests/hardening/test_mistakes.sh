@@ -4,7 +4,8 @@
 # problem, the documented exit status (2 usage, 1 runtime, 127 command not
 # executable), the terminal untouched (nothing but that line is written),
 # nothing attached or left loaded. Completes tests/integration/test_cli.sh,
-# which checks the usual mistakes in batch mode.
+# which checks the usual mistakes in batch mode. Files written at the end
+# (--folded) are checked at the start; a kernel thread is no target.
 # Then what cowtop needs and does not: it works without tracefs mounted, and
 # with CAP_BPF and CAP_PERFMON alone as documented.
 set -euo pipefail
@@ -78,18 +79,60 @@ test_usage() {
 	check "-b -o: no file written" test ! -e "$WORK/x.txt"
 }
 
+# A kernel thread's pid other than $1 (stat's flags have PF_KTHREAD), or nothing.
+kernel_thread_not() {
+	local f pid
+	for f in /proc/[0-9]*/stat; do
+		pid=${f#/proc/}
+		pid=${pid%/stat}
+		[ "$pid" != "$1" ] || continue
+		# field 9 after the comm's closing parenthesis: flags
+		sed 's/.*) //' "$f" 2>/dev/null | awk '{ exit !(int($7 / 2097152) % 2) }' && { echo "$pid"; return; }
+	done
+}
+
 test_runtime() {
-	local tid pid
+	local tid pid kt
 	start_hardload threads threads 60
 	read -r _ pid tid <"$WORK/threads.out"
 	expect_mistake 1 "$tid is a thread of process $pid; use -p $pid" -p "$tid"
 	expect_mistake 1 "$tid is a thread of process $pid; use --track-first-clone $pid" --track-first-clone "$tid"
 	expect_mistake 1 "no process with PID 999999999" -p 999999999
 	expect_mistake 1 "no process with PID 999999999" --track-first-clone 999999999
+	# kernel threads (PF_KTHREAD in stat's flags: kthreadd is PID 2) have no user memory
+	expect_mistake 1 "PID 2 is a kernel thread: it has no user memory to copy on write" -p 2
+	expect_mistake 1 "PID 2 is a kernel thread" --track-first-clone 2
+	kt=$(kernel_thread_not 2)
+	[ -z "$kt" ] || expect_mistake 1 "PID $kt is a kernel thread" -p "1,$kt"
 	expect_mistake 1 "/nonexistent" --list-usdt /nonexistent
 	expect_mistake 127 "cannot execute '/nonexistent/program'" -- /nonexistent/program
 	expect_mistake 127 "cannot execute ''" -- ''
 	kill "$HL_BG" 2>/dev/null || true
+	test_folded_at_start
+}
+
+# --folded FILE is written at exit, and checked at the start: a file that
+# exists (it keeps its bytes and mode), a symlink, a directory that is not
+# there or takes no file are refused before anything runs.
+test_folded_at_start() {
+	local ro=$WORK/ro before
+	printf 'keep me\n' >"$WORK/old.folded"
+	chmod 644 "$WORK/old.folded"
+	before=$(stat -c '%i %s %Y %a' "$WORK/old.folded")
+	expect_mistake 1 "folded: cannot write $WORK/old.folded: it exists: cowtop writes only new files" \
+		-n 2 -d 0.1 --folded "$WORK/old.folded" -- sleep 0.1
+	expect_eq "folded: the existing file keeps inode, size, time and mode" \
+		"$(stat -c '%i %s %Y %a' "$WORK/old.folded")" "$before"
+	ln -s "$WORK/old.folded" "$WORK/link.folded"
+	expect_mistake 1 "folded: cannot write $WORK/link.folded: is a symbolic link" \
+		-n 2 -d 0.1 --folded "$WORK/link.folded" -- sleep 0.1
+	expect_mistake 1 "folded: cannot write $WORK/none/x.folded: No such file or directory" \
+		-n 2 -d 0.1 --folded "$WORK/none/x.folded" -- sleep 0.1
+	mkdir "$ro"
+	mount -t tmpfs -o ro,size=64k cowtop-test "$ro"
+	MOUNTS+=("$ro")
+	expect_mistake 1 "folded: cannot write $ro/x.folded: Read-only file system" \
+		-n 2 -d 0.1 --folded "$ro/x.folded" -- sleep 0.1
 }
 
 # Not root, or root without the capabilities: refused in one line, on a

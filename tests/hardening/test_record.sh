@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The recorder and replay under faults and hostile files: -w refuses a
-# symlink, a FIFO (without blocking) and a device; a full disk is said once
+# symlink, a FIFO (without blocking), a device and a file that is not a
+# recording (and appends to one that is); a full disk is said once
 # and the run goes on with whole lines only; --record-max-mib rotates to
-# FILE.1; a killed cowtop leaves whole lines but maybe the last; replay of
+# FILE.1 (never over a FILE.1 that is not a recording); a killed cowtop leaves whole lines but maybe the last; replay of
 # a cut, corrupt, newer-schema, empty or foreign file says so exactly.
 #
 # Environment: see lib.sh.
@@ -39,6 +40,31 @@ test_refusals() {
 	expect_error fifo 1 "cowtop: record: cannot write $WORK/fifo: is a FIFO"
 	run_cowtop_plain dev -b -n 1 -w /dev/null -- /bin/true
 	expect_error dev 1 "cowtop: record: cannot write /dev/null: is a device"
+	# a file that is no recording keeps its bytes and mode; so does an empty one
+	printf 'root:x:0:0:root:/root:/bin/sh\n' >"$WORK/passwd"
+	chmod 644 "$WORK/passwd"
+	before=$(stat -c '%i %s %Y %a' "$WORK/passwd")
+	run_cowtop_plain notrec -b -n 1 -w "$WORK/passwd" -- /bin/true
+	expect_error notrec 1 \
+		"cowtop: record: cannot write $WORK/passwd: it exists and is not a recording: cowtop appends only to its own"
+	expect_eq "not a recording: inode, size, time and mode stay" "$(stat -c '%i %s %Y %a' "$WORK/passwd")" "$before"
+	expect_eq "not a recording: its text stays" "$(cat "$WORK/passwd")" "root:x:0:0:root:/root:/bin/sh"
+	: >"$WORK/empty"
+	run_cowtop_plain emptyrec -b -n 1 -w "$WORK/empty" -- /bin/true
+	expect_eq "an empty file: refused" "$RC" 1
+	check "an empty file: stays empty" test ! -s "$WORK/empty"
+}
+
+# -w FILE of a recording appends to it: both runs replay.
+test_append() {
+	local rec=$WORK/twice.rec n
+	run_cowtop_plain once -b -f json -n 2 -d 0.1 -w "$rec" -- sleep 1
+	n=$(count_lines "$rec")
+	run_cowtop_plain twice -b -f json -n 2 -d 0.1 -w "$rec" -- sleep 1
+	expect_eq "append: exit status" "$RC" 0
+	expect_eq "append: a header and two frames more" "$(count_lines "$rec")" $((n * 2))
+	expect_eq "append: the first line is still the first header" \
+		"$(head -c 19 "$rec")" '{"recording":true,"'
 }
 
 # A full disk: said once on stderr, the batch view goes on, lines stay whole.
@@ -91,6 +117,14 @@ test_rotation() {
 	check "rotate: the newest frames are all in the two files ($n)" test "$n" -ge 2
 	check "rotate: the last frame written is the last of FILE" \
 		test "$(tail -n 1 "$rec")" = "$(tail -n 1 "$FRAMES")"
+	# FILE.1 that is not a recording is never replaced: said, the run goes on
+	rec=$WORK/rot2.rec
+	echo "keep me" >"$rec.1"
+	record rot2 -w "$rec" --record-max-mib 0.01
+	expect_eq "rotate over a foreign FILE.1: exit status" "$RC" 0
+	expect_eq "rotate over a foreign FILE.1: said on stderr" "$(head -n 1 "$WORK/rot2.err")" \
+		"cowtop: record: cannot write $rec: cannot rename it to $rec.1: it exists and is not a recording: cowtop appends only to its own (frames dropped until it works)"
+	expect_eq "rotate over a foreign FILE.1: it keeps its text" "$(cat "$rec.1")" "keep me"
 }
 
 # A killed recorder: every line but maybe the last is whole, and it replays.
@@ -152,6 +186,7 @@ test_bad_files() {
 
 hard_setup
 test_refusals
+test_append
 test_full_disk
 test_full_disk_tui
 test_rotation

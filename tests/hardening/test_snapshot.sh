@@ -4,7 +4,9 @@
 # dangling link, a directory, a FIFO (cowtop must not block on it), a
 # device, on a read-only file system, on a full one. Each time the status
 # line gives the path and the reason, and no partial or temporary file is
-# left. Then a plain write replaces a regular file, mode 0600.
+# left. A regular file cowtop did not write is refused too, and keeps its
+# bytes and mode; a new file is written 0600, and the next w replaces the
+# file this run wrote (and nothing else).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -106,11 +108,24 @@ main() {
 
 	echo "old text" >"$SNAP"
 	chmod 644 "$SNAP"
+	touch -d '2001-01-01' "$SNAP"
+	before=$(stat -c '%i %s %Y %a' "$SNAP")
+	refused_case "a file cowtop did not write" "it exists: cowtop writes only new files"
+	expect_eq "a file cowtop did not write: its inode, size, time and mode stay" \
+		"$(stat -c '%i %s %Y %a' "$SNAP")" "$before"
+	expect_eq "a file cowtop did not write: its text stays" "$(cat "$SNAP")" "old text"
+	rm "$SNAP"
+
 	snapshot_key
-	expect "a regular file: replaced, and said so" screen_has "snapshot written to $SNAP"
-	check "a regular file: now the snapshot" grep -q '^cowtop ' "$SNAP"
-	expect_eq "a regular file: mode 0600" "$(stat -c %a "$SNAP")" 600
-	check "a regular file: no temporary file left" no_temp
+	expect "a new file: written, and said so" screen_has "snapshot written to $SNAP"
+	check "a new file: the snapshot" grep -q '^cowtop ' "$SNAP"
+	expect_eq "a new file: mode 0600" "$(stat -c %a "$SNAP")" 600
+	check "a new file: no temporary file left" no_temp
+	before=$(stat -c %i "$SNAP")
+	snapshot_key
+	expect "the file this run wrote: written again" screen_has "snapshot written to $SNAP"
+	check "the file this run wrote: replaced by a new one" test "$(stat -c %i "$SNAP")" != "$before"
+	check "the file this run wrote: no temporary file left" no_temp
 	keys q
 	expect "cowtop quits" screen_has "COWTOP-EXIT=0"
 	hard_finish

@@ -118,7 +118,10 @@ test_kill_errors() {
 	expect "... for the signal picked" status_has "cannot send KILL to PID $w2"
 	keys Escape t p
 	expect "worker 4 appears" row_of "$(worker 4)"
-	keys k Escape
+	# the selection stayed on worker 2, exited: k on the first row
+	keys Home k
+	expect "k opens the menu on the first row" status_has "[TERM]"
+	keys Escape
 	expect "Esc closes the menu, nothing sent" status_has "no signal sent"
 }
 

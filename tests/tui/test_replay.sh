@@ -4,6 +4,8 @@
 # (as a user without root): frame k on screen shows the values recorded in
 # frame k; the time keys (pause, step, marker, jump, speed) move as the help
 # says; sort, focus, filter and snapshot work as live; q leaves cleanly.
+# A replay acts on nothing live: with a live process at a recorded pid, k
+# and d are not offered and k Enter signals nobody.
 #
 # Environment: COWTOP, COWLOAD (defaults ./cowtop, ./tests/workloads/cowload),
 # COWTOP_TEST_KEEP (1: keep the work directory). Needs root (to record) and tmux.
@@ -169,5 +171,43 @@ keys Escape h NPage
 expect "the help lists the time keys" screen_has "replay: one frame back"
 keys q q
 expect "q ends the replay with status 0" screen_has "exit=0"
+
+# A replay never acts on the live machine. A live sleep is given the pid of
+# the recording's main process (a pid reused since, as on any other host or
+# boot), and cowtop replays as root, who could signal it: k and d are not
+# offered, k Enter signals nobody, d asks for no delay.
+SLEEPER=
+stop_sleeper() { [ -z "$SLEEPER" ] || kill -KILL "$SLEEPER" 2>/dev/null || true; }
+# Whether pid is alive: sleeping or running, not a zombie waiting to be reaped.
+alive() { grep -qE '^State:\s+[SR]' "/proc/$1/status"; }
+trap 'stop_sleeper; cleanup' EXIT
+sleep 600 &
+SLEEPER=$!
+disown "$SLEEPER" # killed at the end without a word from the shell
+jq -c --argjson m "$MAIN" --argjson p "$SLEEPER" \
+	'if .recording then . else .processes |= map(select(.pid == $m) | .pid = $p | .nspid = $p) end' \
+	"$REC" >"$WORK/reused.rec"
+footer() { screen | tail -n 1; }
+status_line() { screen | tail -n 2 | head -n 1; }
+t kill-session -t "$SESSION"
+t new-session -d -s "$SESSION" -x 160 -y 30 \
+	"env LANG=C.UTF-8 TERM=xterm-256color $COWTOP -r $WORK/reused.rec; echo exit=\$?; sleep 30"
+expect "reused pid: the replay shows the live sleep's pid" eval 'rows | grep -qE "^ *$SLEEPER "'
+keys Space
+expect "reused pid: the footer offers no Kill" eval '! footer | grep -qF Kill'
+expect "... and no Delay" eval '! footer | grep -qF Delay'
+expect "... but Quit" eval 'footer | grep -qF Quit'
+keys k
+expect "reused pid: k says a replay signals nobody" eval 'status_line | grep -qF "signals go to live processes only"'
+keys Enter
+expect "... and the live sleep survived k Enter" alive "$SLEEPER"
+keys d
+expect "reused pid: d asks for no delay" eval 'status_line | grep -qF "refresh interval is a live run"'
+keys 5 Enter
+expect "... and the live sleep survived d 5 Enter" alive "$SLEEPER"
+keys q
+expect "reused pid: q ends the replay with status 0" screen_has "exit=0"
+expect "reused pid: the live sleep is still there at the end" alive "$SLEEPER"
+stop_sleeper
 echo "$(basename "$0" .sh): $PASSED passed, $FAILED failed"
 [ "$FAILED" -eq 0 ]

@@ -417,36 +417,57 @@ static void test_huge_line(void **state)
 	expect_open_error(":3: line longer than 16 MiB: not a cowtop frame");
 }
 
-/* The recorder's opener: 0600, appends, refuses what is not a regular file. */
+/* The recorder's opener: 0600, appends to a recording only, refuses what
+ * is not a regular file; a file that is no recording keeps its bytes and
+ * mode. */
 static void test_open_append(void **state)
 {
-	char link[4300];
+	char link[4300], buf[64];
 	struct stat st;
 	int fd;
 
 	(void)state;
 	unlink(path);
-	fd = safefile_open_append(path, err, sizeof(err));
+	fd = safefile_open_append(path, RECORD_MAGIC, err, sizeof(err));
 	assert_true(fd >= 0);
-	assert_int_equal(write(fd, "a\n", 2), 2);
+	assert_int_equal(write(fd, RECORD_MAGIC "a\n", sizeof(RECORD_MAGIC) + 1), sizeof(RECORD_MAGIC) + 1);
 	close(fd);
-	fd = safefile_open_append(path, err, sizeof(err));
+	fd = safefile_open_append(path, RECORD_MAGIC, err, sizeof(err));
+	assert_true(fd >= 0);
 	assert_int_equal(write(fd, "b\n", 2), 2);
 	close(fd);
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0600);
-	assert_int_equal(st.st_size, 4);
+	assert_int_equal(st.st_size, sizeof(RECORD_MAGIC) + 3);
+	unlink(path);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	assert_int_equal(write(fd, "root:x:0:0\n", 11), 11);
+	close(fd);
+	assert_true(safefile_open_append(path, RECORD_MAGIC, err, sizeof(err)) < 0);
+	assert_string_equal(err, SAFEFILE_NOT_OURS);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0644);
+	assert_int_equal(st.st_size, 11);
+	fd = open(path, O_RDONLY);
+	assert_int_equal(read(fd, buf, sizeof(buf)), 11);
+	close(fd);
+	assert_memory_equal(buf, "root:x:0:0\n", 11);
+	unlink(path);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644); /* empty: no recording either */
+	close(fd);
+	assert_true(safefile_open_append(path, RECORD_MAGIC, err, sizeof(err)) < 0);
+	unlink(path);
 	snprintf(link, sizeof(link), "%s/link", dir);
 	assert_int_equal(symlink(path, link), 0);
-	assert_true(safefile_open_append(link, err, sizeof(err)) < 0);
+	assert_true(safefile_open_append(link, RECORD_MAGIC, err, sizeof(err)) < 0);
 	assert_string_equal(err, "is a symbolic link");
 	snprintf(link, sizeof(link), "%s/fifo", dir);
 	assert_int_equal(mkfifo(link, 0600), 0);
-	assert_true(safefile_open_append(link, err, sizeof(err)) < 0); /* and does not block */
+	assert_true(safefile_open_append(link, RECORD_MAGIC, err, sizeof(err)) < 0); /* and does not block */
 	assert_string_equal(err, "is a FIFO");
-	assert_true(safefile_open_append("/dev/null", err, sizeof(err)) < 0);
+	assert_true(safefile_open_append("/dev/null", RECORD_MAGIC, err, sizeof(err)) < 0);
 	assert_string_equal(err, "is a device");
-	assert_true(safefile_open_append(dir, err, sizeof(err)) < 0);
+	assert_true(safefile_open_append(dir, RECORD_MAGIC, err, sizeof(err)) < 0);
 	assert_string_equal(err, "is a directory");
 }
 

@@ -83,7 +83,7 @@ static void test_help_lists_every_key(void **state)
 
 	(void)state;
 	assert_non_null(lines);
-	nl = help_build(lines, HELP_LINES, false);
+	nl = help_build(lines, HELP_LINES, false, ACTIONS_LIVE | ACTIONS_REPLAY);
 	assert_true(nl < HELP_LINES); /* nothing cut off */
 	kb = keys_table(&n);
 	for (i = 0; i < n; i++) {
@@ -105,7 +105,7 @@ static void test_footer_log_hint_only_with_probes(void **state)
 	(void)state;
 	h = keys_footer(&n);
 	for (i = 0; i < n; i++) {
-		if (!h[i].usdt)
+		if (!(h[i].need & HINT_USDT))
 			continue;
 		usdt++;
 		assert_string_equal(h[i].key, "l");
@@ -119,7 +119,7 @@ static void test_footer_log_hint_only_with_probes(void **state)
  * to leave it. */
 static void test_footer_regions(void **state)
 {
-	struct screen_state s = { .mode = MODE_TABLE };
+	struct screen_state s = { .mode = MODE_TABLE, .allow = ACTIONS_LIVE };
 	struct line l;
 
 	(void)state;
@@ -136,7 +136,7 @@ static void test_footer_regions(void **state)
  * Quit (F10 or q) and the most needed hints, and fits; at 10, Quit alone. */
 static void test_footer_widths(void **state)
 {
-	struct screen_state s = { .mode = MODE_TABLE };
+	struct screen_state s = { .mode = MODE_TABLE, .allow = ACTIONS_LIVE };
 	struct line l;
 
 	(void)state;
@@ -216,6 +216,51 @@ static void test_signal_send(void **state)
 	assert_string_equal(signal_menu[SIGNAL_MENU_N - 1].name, "USR2");
 }
 
+/* Whether one of the n lines has text. */
+static bool lines_have(const struct line *lines, size_t n, const char *text)
+{
+	size_t k;
+
+	for (k = 0; k < n; k++)
+		if (strstr(lines[k].text, text))
+			return true;
+	return false;
+}
+
+/* A replay acts on nothing live: its footer and help offer no signal and
+ * no refresh interval, and those keys need actions it does not allow;
+ * live, the time keys are not offered. */
+static void test_replay_offers_nothing_live(void **state)
+{
+	struct screen_state s = { .mode = MODE_TABLE, .allow = ACTIONS_REPLAY };
+	struct line *lines = calloc(HELP_LINES, sizeof(*lines));
+	struct line l;
+	size_t nl;
+
+	(void)state;
+	assert_non_null(lines);
+	screen_footer_line(&s, 0, 200, &l);
+	assert_null(strstr(l.text, "Kill"));
+	assert_null(strstr(l.text, "Delay"));
+	assert_non_null(strstr(l.text, "F10Quit "));
+	assert_true(keys_need(keys_lookup('k')) & ~ACTIONS_REPLAY);
+	assert_true(keys_need(keys_lookup(KEY_F(9))) & ~ACTIONS_REPLAY);
+	assert_true(keys_need(keys_lookup('d')) & ~ACTIONS_REPLAY);
+	assert_true(keys_need(keys_lookup('c')) & ~ACTIONS_REPLAY);
+	assert_false(keys_need(keys_lookup('[')) & ~ACTIONS_REPLAY);
+	assert_false(keys_need(keys_lookup('w')) & ~ACTIONS_REPLAY);
+	assert_non_null(strstr(keys_refusal(ACT_SIGNAL), "live processes only"));
+	nl = help_build(lines, HELP_LINES, false, ACTIONS_REPLAY);
+	assert_false(lines_have(lines, nl, "send a signal"));
+	assert_false(lines_have(lines, nl, "refresh interval"));
+	assert_true(lines_have(lines, nl, "replay: one frame back"));
+	nl = help_build(lines, HELP_LINES, false, ACTIONS_LIVE);
+	assert_true(lines_have(lines, nl, "send a signal"));
+	assert_false(lines_have(lines, nl, "replay: one frame back"));
+	assert_false(keys_need(keys_lookup('k')) & ~ACTIONS_LIVE);
+	free(lines);
+}
+
 static void test_help_explains_marks(void **state)
 {
 	struct line *lines = calloc(HELP_LINES, sizeof(*lines));
@@ -225,7 +270,7 @@ static void test_help_explains_marks(void **state)
 	(void)state;
 	assert_non_null(lines);
 	for (utf8 = 0; utf8 < 2; utf8++) {
-		nl = help_build(lines, HELP_LINES, utf8);
+		nl = help_build(lines, HELP_LINES, utf8, ACTIONS_LIVE);
 		for (found = 0, k = 0; k < nl; k++)
 			found += strstr(lines[k].text, utf8 ? "\u25c6 a probe or OOM kill" : "! a probe or OOM kill") != NULL;
 		assert_int_equal(found, 1);
@@ -237,6 +282,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_command_has_a_key),
+		cmocka_unit_test(test_replay_offers_nothing_live),
 		cmocka_unit_test(test_no_key_bound_twice),
 		cmocka_unit_test(test_conventions),
 		cmocka_unit_test(test_help_lists_every_key),

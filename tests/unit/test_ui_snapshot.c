@@ -5,6 +5,7 @@
 #define _GNU_SOURCE 1
 #endif
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <regex.h>
@@ -101,7 +102,7 @@ static void test_writes_exact_content_0600(void **state)
 	struct stat st;
 	mode_t old = umask(0);
 
-	assert_int_equal(safefile_write(in(d, "snap.txt"), text, strlen(text), err, sizeof(err)), 0);
+	assert_int_equal(safefile_write(in(d, "snap.txt"), text, strlen(text), NULL, err, sizeof(err)), 0);
 	umask(old);
 	assert_int_equal(lstat(in(d, "snap.txt"), &st), 0);
 	assert_true(S_ISREG(st.st_mode));
@@ -111,22 +112,35 @@ static void test_writes_exact_content_0600(void **state)
 	assert_int_equal(entries(d), 1); /* no temporary file left */
 }
 
-static void test_replaces_regular_file(void **state)
+/* A file cowtop did not write keeps its bytes and mode; the one it wrote
+ * itself (own) is written again; check_new says so before a run. */
+static void test_keeps_existing_file(void **state)
 {
 	struct dir *d = *state;
 	char buf[256], err[128];
+	struct safefile_id own = { 0, 0 };
 	struct stat st;
 	int fd = open(in(d, "old.txt"), O_WRONLY | O_CREAT, 0644);
 
 	assert_true(fd >= 0);
-	assert_int_equal(write(fd, "a much longer old content that must vanish\n", 44), 44);
+	assert_int_equal(write(fd, "a much longer old content that must stay\n", 42), 42);
 	close(fd);
-	assert_int_equal(safefile_write(in(d, "old.txt"), "new\n", 4, err, sizeof(err)), 0);
-	assert_int_equal(slurp(in(d, "old.txt"), buf, sizeof(buf)), 4);
-	assert_memory_equal(buf, "new\n", 4);
+	assert_int_equal(safefile_write(in(d, "old.txt"), "new\n", 4, &own, err, sizeof(err)), -EEXIST);
+	assert_string_equal(err, SAFEFILE_EXISTS);
+	assert_int_equal(safefile_check_new(in(d, "old.txt"), err, sizeof(err)), -EEXIST);
+	assert_int_equal(slurp(in(d, "old.txt"), buf, sizeof(buf)), 42);
+	assert_memory_equal(buf, "a much longer old content that must stay\n", 42);
 	assert_int_equal(stat(in(d, "old.txt"), &st), 0);
-	assert_int_equal(st.st_mode & 07777, 0600);
-	assert_int_equal(entries(d), 1);
+	assert_int_equal(st.st_mode & 07777, 0644);
+	assert_int_equal(entries(d), 1); /* no temporary file left */
+	assert_int_equal(safefile_check_new(in(d, "new.txt"), err, sizeof(err)), 0);
+	assert_int_equal(entries(d), 1); /* the check leaves nothing */
+	assert_int_equal(safefile_write(in(d, "new.txt"), "one\n", 4, &own, err, sizeof(err)), 0);
+	assert_int_equal(safefile_write(in(d, "new.txt"), "two\n", 4, &own, err, sizeof(err)), 0);
+	assert_int_equal(slurp(in(d, "new.txt"), buf, sizeof(buf)), 4);
+	assert_memory_equal(buf, "two\n", 4);
+	assert_int_equal(safefile_write(in(d, "new.txt"), "3\n", 2, NULL, err, sizeof(err)), -EEXIST);
+	assert_int_equal(entries(d), 2);
 }
 
 static void test_refuses_symlink_target_untouched(void **state)
@@ -140,7 +154,7 @@ static void test_refuses_symlink_target_untouched(void **state)
 	assert_int_equal(write(fd, "precious\n", 9), 9);
 	close(fd);
 	assert_int_equal(symlink(in(d, "victim"), in(d, "link.txt")), 0);
-	assert_true(safefile_write(in(d, "link.txt"), text, strlen(text), err, sizeof(err)) < 0);
+	assert_true(safefile_write(in(d, "link.txt"), text, strlen(text), NULL, err, sizeof(err)) < 0);
 	assert_non_null(strstr(err, "symbolic link"));
 	assert_int_equal(slurp(in(d, "victim"), buf, sizeof(buf)), 9);
 	assert_memory_equal(buf, "precious\n", 9);
@@ -156,7 +170,7 @@ static void test_refuses_dangling_symlink(void **state)
 	struct stat st;
 
 	assert_int_equal(symlink(in(d, "nowhere"), in(d, "dangling")), 0);
-	assert_true(safefile_write(in(d, "dangling"), text, strlen(text), err, sizeof(err)) < 0);
+	assert_true(safefile_write(in(d, "dangling"), text, strlen(text), NULL, err, sizeof(err)) < 0);
 	assert_non_null(strstr(err, "symbolic link"));
 	assert_int_equal(lstat(in(d, "nowhere"), &st), -1); /* not created through it */
 	assert_int_equal(entries(d), 1);
@@ -168,7 +182,7 @@ static void test_refuses_directory(void **state)
 	char err[128] = "";
 
 	assert_int_equal(mkdir(in(d, "sub"), 0755), 0);
-	assert_true(safefile_write(in(d, "sub"), text, strlen(text), err, sizeof(err)) < 0);
+	assert_true(safefile_write(in(d, "sub"), text, strlen(text), NULL, err, sizeof(err)) < 0);
 	assert_non_null(strstr(err, "directory"));
 	assert_int_equal(entries(d), 1);
 }
@@ -180,7 +194,7 @@ static void test_refuses_fifo(void **state)
 
 	assert_int_equal(mkfifo(in(d, "fifo"), 0600), 0);
 	/* must not block opening it either */
-	assert_true(safefile_write(in(d, "fifo"), text, strlen(text), err, sizeof(err)) < 0);
+	assert_true(safefile_write(in(d, "fifo"), text, strlen(text), NULL, err, sizeof(err)) < 0);
 	assert_non_null(strstr(err, "FIFO"));
 	assert_int_equal(entries(d), 1);
 }
@@ -208,7 +222,7 @@ static void test_refuses_dev_full(void **state)
 
 	if (!dev)
 		skip();
-	assert_true(safefile_write(dev, text, strlen(text), err, sizeof(err)) < 0);
+	assert_true(safefile_write(dev, text, strlen(text), NULL, err, sizeof(err)) < 0);
 	assert_non_null(strstr(err, "device"));
 	assert_int_equal(stat(dev, &st), 0);
 	assert_true(S_ISCHR(st.st_mode));
@@ -219,10 +233,10 @@ static void test_missing_directory_reported(void **state)
 	struct dir *d = *state;
 	char err[128] = "";
 
-	assert_true(safefile_write(in(d, "no/such/dir.txt"), text, strlen(text), err, sizeof(err)) < 0);
+	assert_true(safefile_write(in(d, "no/such/dir.txt"), text, strlen(text), NULL, err, sizeof(err)) < 0);
 	assert_non_null(strstr(err, "No such file or directory"));
 	assert_int_equal(entries(d), 0);
-	assert_true(safefile_write("", text, strlen(text), err, sizeof(err)) < 0);
+	assert_true(safefile_write("", text, strlen(text), NULL, err, sizeof(err)) < 0);
 }
 
 static void test_write_error_leaves_nothing(void **state)
@@ -242,11 +256,11 @@ static void test_write_error_leaves_nothing(void **state)
 	small.rlim_cur = 100;
 	signal(SIGXFSZ, SIG_IGN);
 	assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
-	assert_true(safefile_write(in(d, "keep.txt"), big, sizeof(big), err, sizeof(err)) < 0);
+	assert_true(safefile_write(in(d, "new.txt"), big, sizeof(big), NULL, err, sizeof(err)) < 0);
 	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
 	signal(SIGXFSZ, SIG_DFL);
 	assert_non_null(strstr(err, "large"));
-	assert_int_equal(entries(d), 1); /* the temporary file is gone */
+	assert_int_equal(entries(d), 1); /* the temporary file is gone, no new.txt */
 	assert_int_equal(slurp(in(d, "keep.txt"), buf, sizeof(buf)), 4); /* untouched */
 	assert_memory_equal(buf, "old\n", 4);
 }
@@ -259,7 +273,7 @@ static void test_relative_name_in_cwd(void **state)
 
 	assert_non_null(getcwd(cwd, sizeof(cwd)));
 	assert_int_equal(chdir(d->path), 0);
-	assert_int_equal(safefile_write("plain.txt", "x\n", 2, err, sizeof(err)), 0);
+	assert_int_equal(safefile_write("plain.txt", "x\n", 2, NULL, err, sizeof(err)), 0);
 	assert_int_equal(chdir(cwd), 0);
 	assert_int_equal(slurp(in(d, "plain.txt"), buf, sizeof(buf)), 2);
 	assert_int_equal(entries(d), 1);
@@ -464,7 +478,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_writes_exact_content_0600, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_replaces_regular_file, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_keeps_existing_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refuses_symlink_target_untouched, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refuses_dangling_symlink, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refuses_directory, setup, teardown),

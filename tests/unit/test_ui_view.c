@@ -210,17 +210,68 @@ static void test_follow_keeps_selection(void **state)
 	model__free(m);
 }
 
-static void test_follow_without_follow(void **state)
+/* Without follow too, the selection stays on its process when the rows
+ * re-sort under it: a pane (regions, sites) and Enter act on the process
+ * the selection was put on, not on whatever row took its place. */
+static void test_selection_stays_on_its_process(void **state)
 {
 	struct view v;
 	struct model *m = open_view(&v);
 
 	(void)state;
 	view__move(&v, 1); /* 101 */
-	model__find(m, 101, 0)->cow_rate = 0;
+	model__find(m, 101, 0)->cow_rate = 0; /* it calms down: moves to the bottom */
 	refresh(&v, m);
-	assert_int_equal(v.sel, 1); /* the row stays, processes move under it */
-	assert_int_equal(view__selected(&v)->pid, 102);
+	assert_false(v.follow);
+	assert_string_equal(shown(&v), "100 102 104 101 103");
+	assert_int_equal(view__selected(&v)->pid, 101);
+	assert_int_equal(v.sel, 3);
+	view__sort(&v, SORT_COMM); /* and again */
+	assert_int_equal(view__selected(&v)->pid, 101);
+	view__sort(&v, SORT_COW_RATE);
+	model__find(m, 101, 0)->cow_rate = 900; /* busy again: first among its siblings */
+	refresh(&v, m);
+	assert_string_equal(shown(&v), "100 101 102 104 103");
+	assert_int_equal(view__selected(&v)->pid, 101);
+	view__tree_toggle(&v);
+	view__sort(&v, SORT_COW_RATE);
+	assert_int_equal(view__selected(&v)->pid, 101);
+	assert_int_equal(view__focus_in(&v), 101); /* Enter: the process selected */
+	view__free(&v);
+	model__free(m);
+}
+
+/* A pid reused is another process: the selection and the focus are on a
+ * pid and a start time. The new process with the old pid gets neither;
+ * once the old one has gone, the focus is left and the selection stays on
+ * its row number. */
+static void test_pid_reused_is_another_process(void **state)
+{
+	struct view v;
+	struct model *m = open_view(&v);
+	struct proc *p;
+
+	(void)state;
+	view__move(&v, 3); /* 104, under 102 */
+	assert_int_equal(view__selected(&v)->pid, 104);
+	assert_int_equal(view__focus_in(&v), 104);
+	model__mark_exited(model__find(m, 104, 1004), 1.0);
+	p = model__add(m, 104, 5000); /* the pid again, a new process, busier */
+	p->ppid = 102;
+	p->state = 'R';
+	snprintf(p->comm, sizeof(p->comm), "reused");
+	p->cow_rate = 1000;
+	refresh(&v, m);
+	assert_string_equal(shown(&v), "104"); /* the exited one, still shown alone */
+	assert_int_equal(view__selected(&v)->start_time, 1004);
+	view__focus_out(&v);
+	assert_int_equal(view__selected(&v)->pid, 104);
+	assert_int_equal(view__selected(&v)->start_time, 1004);
+	assert_int_equal(view__focus_in(&v), 104);
+	model__remove_exited(m, 2.0);
+	refresh(&v, m);
+	assert_int_equal(v.vo.focus_pid, 0); /* its process has gone */
+	assert_non_null(strstr(v.note, "PID 104 has gone"));
 	view__free(&v);
 	model__free(m);
 }
@@ -452,7 +503,8 @@ int main(void)
 		cmocka_unit_test(test_focus_and_back),
 		cmocka_unit_test(test_focus_left_when_gone),
 		cmocka_unit_test(test_follow_keeps_selection),
-		cmocka_unit_test(test_follow_without_follow),
+		cmocka_unit_test(test_selection_stays_on_its_process),
+		cmocka_unit_test(test_pid_reused_is_another_process),
 		cmocka_unit_test(test_follow_stops_when_gone),
 		cmocka_unit_test(test_rows_outlive_the_model),
 		cmocka_unit_test(test_rows_point_into_the_frame),
