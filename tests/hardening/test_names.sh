@@ -62,6 +62,15 @@ hexes() {
 	done
 }
 
+# Whether every given child has taken its name (it renames itself just
+# after the fork; a loaded machine may take a while): named PID...
+named() {
+	local p
+	for p in "$@"; do
+		[ "$(cat "/proc/$p/comm" 2>/dev/null)" != hardload ] || return 1
+	done
+}
+
 # The pids of the named children, in NAMES order, from a "name PID HEX"
 # listing: child_pids FILE.
 child_pids() {
@@ -235,7 +244,7 @@ batch_modes() {
 	kill -USR1 "$HL_PID"
 	wait_lines "$WORK/names.out" $((${#NAMES[@]} + 1)) 10 || die "the named children did not start"
 	mapfile -t PIDS < <(child_pids "$WORK/names.out")
-	sleep 0.3 # let them name themselves
+	eventually 10 named "${PIDS[@]}" || die "the children did not name themselves"
 
 	run_cowtop_plain names-text -b -d 0.3 -n 3 -p "$HL_PID"
 	cp "$WORK/names-text.out" "$text"
@@ -294,7 +303,9 @@ batch_locale() {
 	start_hardload locale names 60 "$(hex "$name")" "$(hex "$spoof")"
 	kill -USR1 "$HL_PID"
 	wait_lines "$WORK/locale.out" 3 10 || die "the named children did not start"
-	sleep 0.3
+	# shellcheck disable=SC2046 # one argument per pid
+	eventually 10 named $(awk '$1 == "name" { print $2 }' "$WORK/locale.out") ||
+		die "the children did not name themselves"
 	LC_ALL=C.UTF-8 run_cowtop_plain locale-utf8 -b -n 1 -p "$HL_PID"
 	expect_eq "UTF-8 locale: batch text exit status" "$RC" 0
 	# shellcheck disable=SC2059 # the name is a printf format
