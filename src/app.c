@@ -393,8 +393,11 @@ static int setup_loop(struct app *a)
 /* Open the kernel side for the chosen targets; the collector takes its records. */
 static int open_tracer(struct app *a)
 {
+	struct tracer_root roots[OPT_MAX_PIDS];
 	struct tracer_opts to = {
 		.watch_all = a->targets.watch_all,
+		.roots = roots,
+		.nroots = targets__tracer_roots(&a->targets, roots),
 		.first_clone_of = a->opt->first_clone_of,
 		.cgroup = a->targets.has_cgroup ? &a->targets.cgroup.k : NULL,
 		.ringbuf_kib = a->opt->ringbuf_kib,
@@ -448,6 +451,7 @@ static int start(struct app *a)
 	if (check_output(a) ||
 	    app_check(a, targets__setup_probes(&a->targets, a->model, err, sizeof(err)), err) ||
 	    app_check(a, targets__resolve_cgroup(&a->targets, err, sizeof(err)), err) ||
+	    app_check(a, targets__resolve_pids(&a->targets, err, sizeof(err)), err) ||
 	    open_tracer(a) ||
 	    app_check(a, targets__attach_probes(&a->targets, err, sizeof(err)), err) ||
 	    setup_loop(a) ||

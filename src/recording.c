@@ -10,6 +10,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <json-c/json.h>
+#include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +29,7 @@
 #define HEADER_PREFIX "{\"recording\":" /* frames start {"schema": too */
 #define EXITED "\"state\":\"exited\""
 #define PROCS_KEY "\"processes\":["
+#define PID_LIMIT 4194304 /* the kernel's PID_MAX_LIMIT: no pid is larger */
 #define TOK_DEPTH 64
 /* a process is two levels down in its line: the frame, its array */
 #define PROC_DEPTH (TOK_DEPTH - 2)
@@ -76,6 +79,7 @@ struct recording {
 	size_t linecap;
 	json_tokener *tok;
 	json_tokener *etok;          /* one process of a line at a time */
+	char why[160];               /* the first thing wrong in the frame being read ("" none) */
 };
 
 /* Say why, with the file's name, and return -e. */
@@ -98,36 +102,100 @@ static json_object *get(json_object *o, const char *k)
 	return o && json_object_object_get_ex(o, k, &v) ? v : NULL;
 }
 
-/* A count member: 0 when absent or null; *known says which. */
-static unsigned long long count(json_object *o, const char *k, bool *known)
+/* Note the first member found not as cowtop writes it (a frame with one
+ * is refused whole: see take_line_frame). */
+static void __attribute__((format(printf, 2, 3))) bad(struct recording *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (r->why[0])
+		return;
+	va_start(ap, fmt);
+	vsnprintf(r->why, sizeof(r->why), fmt, ap);
+	va_end(ap);
+}
+
+/* A count member: 0 when absent or null; *known says which. Anything but
+ * a whole number from 0 to 2^63 is bad. */
+static unsigned long long count(struct recording *r, json_object *o, const char *k, bool *known)
 {
 	json_object *v = get(o, k);
 	bool have = v && (json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double));
+	double d;
 
 	if (known)
 		*known = have;
+	if (v && !have)
+		bad(r, "%s is not a number", k);
 	if (!have)
 		return 0;
-	return json_object_is_type(v, json_type_int) ? json_object_get_uint64(v)
-						     : (unsigned long long)json_object_get_double(v);
+	if (json_object_is_type(v, json_type_int)) {
+		if (json_object_get_int64(v) < 0)
+			bad(r, "%s is negative", k);
+		return json_object_get_int64(v) < 0 ? 0 : (unsigned long long)json_object_get_int64(v);
+	}
+	d = json_object_get_double(v);
+	if (!(d >= 0 && d <= 0x1p63) || d != (double)(unsigned long long)d) {
+		bad(r, "%s is not a whole number from 0 to 2^63", k);
+		return 0;
+	}
+	return (unsigned long long)d;
 }
 
-/* A real member; dflt when absent or null. */
-static double real(json_object *o, const char *k, double dflt)
+/* A count member that must lie in [lo, hi] when present. */
+static long long bounded(struct recording *r, json_object *o, const char *k, long long lo, long long hi,
+			 bool *known)
+{
+	bool have;
+	unsigned long long v;
+	json_object *j = get(o, k);
+
+	/* a negative integer is a value out of range here, not of another type */
+	if (j && json_object_is_type(j, json_type_int) && json_object_get_int64(j) < lo) {
+		bad(r, "%s %lld out of range %lld-%lld", k, (long long)json_object_get_int64(j), lo, hi);
+		if (known)
+			*known = false;
+		return lo;
+	}
+	v = count(r, o, k, &have);
+	if (known)
+		*known = have;
+	if (have && (v > (unsigned long long)hi || (long long)v < lo)) {
+		bad(r, "%s %llu out of range %lld-%lld", k, v, lo, hi);
+		return lo;
+	}
+	return have ? (long long)v : 0;
+}
+
+/* A real member; dflt when absent or null. A finite number, not below
+ * min, or bad. */
+static double real(struct recording *r, json_object *o, const char *k, double dflt, double min)
 {
 	json_object *v = get(o, k);
+	double d;
 
-	if (!v || !(json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double)))
+	if (!v)
 		return dflt;
-	return json_object_get_double(v);
+	if (!(json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double))) {
+		bad(r, "%s is not a number", k);
+		return dflt;
+	}
+	d = json_object_get_double(v);
+	if (!isfinite(d) || d < min) {
+		bad(r, "%s %g out of range", k, d);
+		return dflt;
+	}
+	return d;
 }
 
-/* A string member into buf ("" when absent). */
-static void string(json_object *o, const char *k, char *buf, size_t cap)
+/* A string member into buf ("" when absent or null; bad when another type). */
+static void string(struct recording *r, json_object *o, const char *k, char *buf, size_t cap)
 {
 	json_object *v = get(o, k);
 	const char *s = v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "";
 
+	if (v && !json_object_is_type(v, json_type_string))
+		bad(r, "%s is not a string", k);
 	snprintf(buf, cap, "%s", s);
 }
 
@@ -160,11 +228,14 @@ static int take_header(struct recording *r, const char *p, size_t len, unsigned 
 	bool known;
 	int schema;
 
-	if (!o || !get(o, "recording") || !get(o, "schema"))
+	r->why[0] = '\0';
+	if (!o || !get(o, "recording") || !get(o, "schema")) {
+		json_object_put(o);
 		return fail(err, errlen, EINVAL, "%s: not a cowtop recording (line %u is not its header)",
 			    r->path, line);
-	schema = (int)count(o, "schema", &known);
-	if (!known || schema < 1) {
+	}
+	schema = (int)bounded(r, o, "schema", 1, INT_MAX, &known);
+	if (!known || r->why[0]) {
 		json_object_put(o);
 		return fail(err, errlen, EINVAL, "%s:%u: invalid schema in the header", r->path, line);
 	}
@@ -176,18 +247,20 @@ static int take_header(struct recording *r, const char *p, size_t len, unsigned 
 	}
 	if (line == 1) {
 		in->schema = schema;
-		string(o, "host", in->host, sizeof(in->host));
-		string(o, "kernel", in->kernel, sizeof(in->kernel));
-		string(o, "cowtop", in->version, sizeof(in->version));
-		string(o, "boot_id", in->boot_id, sizeof(in->boot_id));
-		string(o, "mechanism", in->mechanism, sizeof(in->mechanism));
-		string(o, "target", in->target, sizeof(in->target));
-		in->start = real(o, "start", 0);
-		in->delay = real(get(o, "options"), "delay", 0);
-		in->btime = real(o, "btime", 0);
-		in->clk_tck = (long)count(o, "clk_tck", NULL);
+		string(r, o, "host", in->host, sizeof(in->host));
+		string(r, o, "kernel", in->kernel, sizeof(in->kernel));
+		string(r, o, "cowtop", in->version, sizeof(in->version));
+		string(r, o, "boot_id", in->boot_id, sizeof(in->boot_id));
+		string(r, o, "mechanism", in->mechanism, sizeof(in->mechanism));
+		string(r, o, "target", in->target, sizeof(in->target));
+		in->start = real(r, o, "start", 0, 0);
+		in->delay = real(r, get(o, "options"), "delay", 0, 0);
+		in->btime = real(r, o, "btime", 0, 0);
+		in->clk_tck = (long)bounded(r, o, "clk_tck", 0, 1000000, NULL);
 	}
 	json_object_put(o);
+	if (r->why[0])
+		return fail(err, errlen, EINVAL, "%s:%u: invalid header: %s", r->path, line, r->why);
 	return 0;
 }
 
@@ -245,7 +318,7 @@ static int take_frame_line(struct recording *r, const char *p, size_t len, off_t
 	e->len = (unsigned)len;
 	e->line = line;
 	e->time = strtod(at, &end);
-	if (end == at)
+	if (end == at || !isfinite(e->time) || e->time < 0)
 		return fail(err, errlen, EINVAL, "%s:%u: corrupt line (no time)", r->path, line);
 	now = exited_in(p, len);
 	/* a frame with probe hits has a non-empty "markers":[{...}] (a quote in
@@ -576,30 +649,30 @@ static void take_split(struct recording *r, json_object *o, enum split_kind k, s
 		int slot = label_slot(r, k, key);
 
 		if (slot > 0)
-			p->split[k].v[slot] = (unsigned long long)json_object_get_int64(val);
+			p->split[k].v[slot] = count(r, s, key, NULL);
 	}
 }
 
 /* A process's smaps figures: none read when pss_kib is null. */
-static void take_smaps(json_object *o, double time, struct proc *p)
+static void take_smaps(struct recording *r, json_object *o, double time, struct proc *p)
 {
 	struct smaps *s = &p->smaps;
 	bool read;
 	unsigned long long uss;
 	double age;
 
-	s->pss = count(o, "pss_kib", &read);
+	s->pss = count(r, o, "pss_kib", &read);
 	if (!read)
 		return;
-	s->pss_anon = count(o, "pss_anon_kib", NULL);
-	s->shared_clean = count(o, "shared_clean_kib", NULL);
-	s->shared_dirty = count(o, "shared_dirty_kib", NULL);
-	s->private_dirty = count(o, "private_dirty_kib", NULL);
-	s->anon = count(o, "anon_kib", NULL);
-	s->swap = count(o, "swap_kib", NULL);
-	uss = count(o, "uss_kib", NULL);
+	s->pss_anon = count(r, o, "pss_anon_kib", NULL);
+	s->shared_clean = count(r, o, "shared_clean_kib", NULL);
+	s->shared_dirty = count(r, o, "shared_dirty_kib", NULL);
+	s->private_dirty = count(r, o, "private_dirty_kib", NULL);
+	s->anon = count(r, o, "anon_kib", NULL);
+	s->swap = count(r, o, "swap_kib", NULL);
+	uss = count(r, o, "uss_kib", NULL);
 	s->private_clean = uss > s->private_dirty ? uss - s->private_dirty : 0;
-	age = real(o, "smaps_age", 0);
+	age = real(r, o, "smaps_age", 0, 0);
 	p->smaps_time = time - age > 0 ? time - age : 1e-9;
 }
 
@@ -619,7 +692,7 @@ static int signal_number(const char *name)
 
 /* How p ended, from "exit": {"code": N|null, "signal": NAME|null, "core",
  * "oom"} (null while it runs, or when it left the --cgroup target). */
-static void take_exit(json_object *o, struct proc *p)
+static void take_exit(struct recording *r, json_object *o, struct proc *p)
 {
 	json_object *e = get(o, "exit"), *v;
 	char name[32];
@@ -630,13 +703,13 @@ static void take_exit(json_object *o, struct proc *p)
 		return;
 	v = get(e, "oom");
 	p->exit.oom = v && json_object_get_boolean(v);
-	code = count(e, "code", &known);
+	code = (unsigned long long)bounded(r, e, "code", 0, 255, &known);
 	if (known) {
 		p->exit.known = true;
 		p->exit.status = (int)(code & 0xff) << 8;
 		return;
 	}
-	string(e, "signal", name, sizeof(name));
+	string(r, e, "signal", name, sizeof(name));
 	if (!name[0] || !signal_number(name))
 		return;
 	v = get(e, "core");
@@ -646,22 +719,22 @@ static void take_exit(json_object *o, struct proc *p)
 
 /* The fields added to a process since the first recordings: command line,
  * namespace pid, exit, reclaim stalls, children forked and exited. */
-static void take_proc_more(json_object *o, struct proc *p)
+static void take_proc_more(struct recording *r, json_object *o, struct proc *p)
 {
 	json_object *rc = get(o, "reclaim");
 	bool known;
 
-	string(o, "cmdline", p->cmdline, sizeof(p->cmdline));
-	p->nspid = (int)count(o, "nspid", &known);
+	string(r, o, "cmdline", p->cmdline, sizeof(p->cmdline));
+	p->nspid = (int)bounded(r, o, "nspid", 1, PID_LIMIT, &known);
 	if (!known)
 		p->nspid = -1;
-	take_exit(o, p);
+	take_exit(r, o, p);
 	if (rc && json_object_is_type(rc, json_type_object)) {
-		p->reclaims = count(rc, "stalls", NULL);
-		p->reclaim_s = real(rc, "seconds", 0);
+		p->reclaims = count(r, rc, "stalls", NULL);
+		p->reclaim_s = real(r, rc, "seconds", 0, 0);
 	}
-	p->forked = count(o, "children_forked", NULL);
-	p->reaped = count(o, "children_exited", NULL);
+	p->forked = count(r, o, "children_forked", NULL);
+	p->reaped = count(r, o, "children_exited", NULL);
 }
 
 static int take_proc(struct recording *r, json_object *o, double time, struct proc *p)
@@ -671,25 +744,29 @@ static int take_proc(struct recording *r, json_object *o, double time, struct pr
 
 	if (!json_object_is_type(o, json_type_object))
 		return -EINVAL;
-	p->pid = (int)count(o, "pid", NULL);
-	p->ppid = (int)count(o, "ppid", NULL);
-	p->start_time = count(o, "start_time", NULL);
-	string(o, "comm", p->comm, sizeof(p->comm));
-	string(o, "state", state, sizeof(state));
+	p->pid = (int)bounded(r, o, "pid", 1, PID_LIMIT, &known);
+	if (!known)
+		bad(r, "a process without a pid");
+	p->ppid = (int)bounded(r, o, "ppid", 0, PID_LIMIT, NULL);
+	if (p->ppid == p->pid)
+		bad(r, "process %d is its own parent", p->pid);
+	p->start_time = count(r, o, "start_time", NULL);
+	string(r, o, "comm", p->comm, sizeof(p->comm));
+	string(r, o, "state", state, sizeof(state));
 	p->exited = strcmp(state, "exited") == 0;
 	p->state = p->exited ? 'Z' : state[0] == '?' ? 0 : state[0];
-	p->counts.cow = count(o, "cow_pages", NULL);
-	p->counts.cow_kernel = count(o, "cow_kernel", NULL);
-	p->counts.reuse = count(o, "reuse", NULL);
-	p->counts.zero_fill = count(o, "zero_fill", NULL);
-	p->cow_rate = real(o, "cow_rate", 0);
-	p->rss_kib = count(o, "rss_kib", &known);
+	p->counts.cow = count(r, o, "cow_pages", NULL);
+	p->counts.cow_kernel = count(r, o, "cow_kernel", NULL);
+	p->counts.reuse = count(r, o, "reuse", NULL);
+	p->counts.zero_fill = count(r, o, "zero_fill", NULL);
+	p->cow_rate = real(r, o, "cow_rate", 0, 0);
+	p->rss_kib = count(r, o, "rss_kib", &known);
 	if (!known)
 		p->state = 0; /* never read: RSS and VSZ unknown, not 0 */
-	p->vsz_kib = count(o, "vsz_kib", NULL);
-	take_proc_more(o, p);
-	take_smaps(o, time, p);
-	p->inherited_kib = (long long)count(o, "inherited_kib", &known);
+	p->vsz_kib = count(r, o, "vsz_kib", NULL);
+	take_proc_more(r, o, p);
+	take_smaps(r, o, time, p);
+	p->inherited_kib = (long long)count(r, o, "inherited_kib", &known);
 	if (!known)
 		p->inherited_kib = -1;
 	take_split(r, o, SPLIT_REGION, p);
@@ -702,10 +779,11 @@ static int take_marks(struct recording *r, json_object *o, struct frame *f)
 {
 	json_object *a = get(o, "markers"), *m, *args;
 	size_t i, n;
+	bool known;
 	int k;
 
 	f->usdt = a != NULL;
-	f->marks_lost = count(o, "markers_lost", NULL);
+	f->marks_lost = count(r, o, "markers_lost", NULL);
 	n = a && json_object_is_type(a, json_type_array) ? json_object_array_length(a) : 0;
 	f->marks = calloc(n ? n : 1, sizeof(*f->marks));
 	if (!f->marks)
@@ -715,9 +793,11 @@ static int take_marks(struct recording *r, json_object *o, struct frame *f)
 		char label[LABEL_MAX];
 
 		m = json_object_array_get_idx(a, i);
-		string(m, "probe", label, sizeof(label));
-		mk->time = real(m, "time", 0);
-		mk->pid = (int)count(m, "pid", NULL);
+		string(r, m, "probe", label, sizeof(label));
+		mk->time = real(r, m, "time", 0, 0);
+		mk->pid = (int)bounded(r, m, "pid", 1, PID_LIMIT, &known);
+		if (!known)
+			bad(r, "a probe hit without a pid");
 		mk->probe = probe_id(r, label);
 		if (mk->probe < 0)
 			return -ENOMEM;
@@ -728,6 +808,8 @@ static int take_marks(struct recording *r, json_object *o, struct frame *f)
 
 			if (!v) /* null: cowtop could not read it */
 				mk->unavail |= 1u << k;
+			else if (!json_object_is_type(v, json_type_int))
+				bad(r, "a probe argument is not an integer");
 			else
 				mk->args[k] = json_object_get_int64(v);
 		}
@@ -813,29 +895,29 @@ static int take_labels(struct recording *r, struct frame *f)
 
 /* Give each group's root its memory cgroup, as the group line wrote it. */
 /* Memory pressure {"some_avg10": X|null, "full_avg10": Y|null}; -1 unknown. */
-static void take_psi(json_object *o, struct psi *psi)
+static void take_psi(struct recording *r, json_object *o, struct psi *psi)
 {
 	psi->some_avg10 = psi->full_avg10 = -1;
 	if (!o || !json_object_is_type(o, json_type_object))
 		return;
-	psi->some_avg10 = real(o, "some_avg10", -1);
-	psi->full_avg10 = real(o, "full_avg10", -1);
+	psi->some_avg10 = real(r, o, "some_avg10", -1, 0);
+	psi->full_avg10 = real(r, o, "full_avg10", -1, 0);
 }
 
-static void take_groups(json_object *o, struct frame *f)
+static void take_groups(struct recording *r, json_object *o, struct frame *f)
 {
 	json_object *a = get(o, "groups");
 	size_t i, j, n = a && json_object_is_type(a, json_type_array) ? json_object_array_length(a) : 0;
 
 	for (i = 0; i < n; i++) {
 		json_object *g = json_object_array_get_idx(a, i);
-		int root = (int)count(g, "root", NULL);
+		int root = (int)bounded(r, g, "root", 1, PID_LIMIT, NULL);
 
 		for (j = 0; j < f->nprocs; j++)
 			if (f->procs[j].pid == root && !f->procs[j].exited) {
-				f->procs[j].memcg.limit_kib = count(g, "cgroup_limit_kib", NULL);
-				f->procs[j].memcg.usage_kib = count(g, "cgroup_usage_kib", NULL);
-				take_psi(get(g, "cgroup_psi_memory"), &f->procs[j].memcg.psi);
+				f->procs[j].memcg.limit_kib = count(r, g, "cgroup_limit_kib", NULL);
+				f->procs[j].memcg.usage_kib = count(r, g, "cgroup_usage_kib", NULL);
+				take_psi(r, get(g, "cgroup_psi_memory"), &f->procs[j].memcg.psi);
 				f->procs[j].memcg.psi_known = f->procs[j].memcg.psi.some_avg10 >= 0;
 			}
 	}
@@ -845,14 +927,14 @@ static void take_groups(json_object *o, struct frame *f)
 static void take_head(struct recording *r, json_object *o, struct frame *f)
 {
 	f->refs = 1;
-	f->time = real(o, "time", 0);
-	f->interval = real(o, "interval", 0);
-	string(o, "mechanism", f->mechanism, sizeof(f->mechanism));
-	string(o, "host", f->host, sizeof(f->host));
-	take_psi(get(o, "psi_memory"), &f->psi);
+	f->time = real(r, o, "time", 0, 0);
+	f->interval = real(r, o, "interval", 0, 0);
+	string(r, o, "mechanism", f->mechanism, sizeof(f->mechanism));
+	string(r, o, "host", f->host, sizeof(f->host));
+	take_psi(r, get(o, "psi_memory"), &f->psi);
 	snprintf(f->target, sizeof(f->target), "%s", r->info.target);
-	f->lost = count(o, "lost", NULL);
-	f->mem_available_kib = count(o, "mem_available_kib", NULL);
+	f->lost = count(r, o, "lost", NULL);
+	f->mem_available_kib = count(r, o, "mem_available_kib", NULL);
 }
 
 /* The frame's own figures and its processes, from the tree of its whole line. */
@@ -873,7 +955,7 @@ static int take_body(struct recording *r, json_object *o, struct frame *f)
 			return -EINVAL;
 		f->nprocs++;
 	}
-	take_groups(o, f);
+	take_groups(r, o, f);
 	return take_marks(r, o, f);
 }
 
@@ -1055,15 +1137,79 @@ static int take_line_procs_apart(struct recording *r, size_t k, struct frame *f)
 	o = x.comment ? NULL : parse_rest(r, p, len, open, close);
 	/* a key twice (json-c keeps the last) would make fewer members than
 	 * keys: the array read apart might not be the frame's "processes" */
-	if (!o || json_object_object_length(o) != (int)x.keys || real(o, "time", 0) != time) {
+	if (!o || json_object_object_length(o) != (int)x.keys || real(r, o, "time", 0, 0) != time) {
 		json_object_put(o);
 		return 1;
 	}
 	take_head(r, o, f);
-	take_groups(o, f);
+	take_groups(r, o, f);
 	e = take_marks(r, o, f);
 	json_object_put(o);
 	return e;
+}
+
+/* Order processes by pid, then start time. */
+static int cmp_pid_start(const void *x, const void *y)
+{
+	const struct proc *a = *(const struct proc *const *)x, *b = *(const struct proc *const *)y;
+
+	if (a->pid != b->pid)
+		return (a->pid > b->pid) - (a->pid < b->pid);
+	return (a->start_time > b->start_time) - (a->start_time < b->start_time);
+}
+
+/* The parent of p among the processes sorted by pid (the running one of
+ * its pid, else the first), or -1 when the frame does not hold it. */
+static long parent_in(struct proc **by, size_t n, const struct proc *p)
+{
+	size_t lo = 0, hi = n, i;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (by[mid]->pid < p->ppid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (i = lo; i < n && by[i]->pid == p->ppid; i++)
+		if (!by[i]->exited)
+			return (long)i;
+	return lo < n && by[lo]->pid == p->ppid ? (long)lo : -1;
+}
+
+/* The processes of f make a tree: no (pid, start time) twice, and no
+ * process its own ancestor (a ppid the frame does not hold makes a root,
+ * as a -p target's parent does). */
+static int check_tree(struct recording *r, const struct frame *f)
+{
+	size_t n = f->nprocs, i, j;
+	struct proc **by = malloc((n ? n : 1) * sizeof(*by));
+	long *up = malloc((n ? n : 1) * sizeof(*up));
+	unsigned char *seen = calloc(n ? n : 1, 1); /* 1: on the walk now, 2: reaches a root */
+
+	if (!by || !up || !seen) {
+		free(by), free(up), free(seen);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++)
+		by[i] = &f->procs[i];
+	qsort(by, n, sizeof(*by), cmp_pid_start);
+	for (i = 0; i < n; i++) {
+		if (i && cmp_pid_start(&by[i - 1], &by[i]) == 0)
+			bad(r, "process %d (start %llu) is in the frame twice", by[i]->pid, by[i]->start_time);
+		up[i] = parent_in(by, n, by[i]);
+	}
+	for (i = 0; i < n && !r->why[0]; i++) {
+		for (j = i; up[j] >= 0 && !seen[j]; j = (size_t)up[j])
+			seen[j] = 1;
+		if (up[j] >= 0 && seen[j] == 1)
+			bad(r, "process %d is its own ancestor", by[j]->pid);
+		for (j = i; seen[j] == 1; j = (size_t)up[j])
+			seen[j] = 2;
+	}
+	free(by), free(up), free(seen);
+	return 0;
 }
 
 /* Frame k from its line in r->line into the empty frame f; -EINVAL with
@@ -1071,18 +1217,27 @@ static int take_line_procs_apart(struct recording *r, size_t k, struct frame *f)
 static int take_line_frame(struct recording *r, size_t k, struct frame *f, char *why, size_t whylen)
 {
 	json_object *o;
-	int e = take_line_procs_apart(r, k, f);
+	int e;
 
+	r->why[0] = '\0';
+	e = take_line_procs_apart(r, k, f);
 	snprintf(why, whylen, "not a frame");
-	if (e <= 0)
-		return e;
-	free(f->procs);
-	memset(f, 0, sizeof(*f));
-	o = parse(r, r->line, r->idx[k].len, why, whylen);
-	if (!o)
-		return -EINVAL;
-	e = take_body(r, o, f);
-	json_object_put(o);
+	if (e > 0) {
+		free(f->procs);
+		memset(f, 0, sizeof(*f));
+		r->why[0] = '\0';
+		o = parse(r, r->line, r->idx[k].len, why, whylen);
+		if (!o)
+			return -EINVAL;
+		e = take_body(r, o, f);
+		json_object_put(o);
+	}
+	if (!e && !r->why[0])
+		e = check_tree(r, f);
+	if (!e && r->why[0]) {
+		snprintf(why, whylen, "%s", r->why);
+		e = -EINVAL;
+	}
 	return e;
 }
 
@@ -1113,7 +1268,7 @@ static int rebuild(struct recording *r, size_t k, bool series, struct frame **ou
 		   size_t errlen)
 {
 	struct frame *f = calloc(1, sizeof(*f));
-	char why[128];
+	char why[256];
 	int e;
 
 	*out = NULL;

@@ -152,20 +152,39 @@ static int check_pid(struct targets *tg, int pid, const char *flag, struct proc_
 	return 0;
 }
 
-/* Watch the -p targets and their descendants. */
-static int watch_pids(struct targets *tg, char *err, size_t errlen)
+/* Check the -p targets before the kernel side opens: it watches them
+ * before its programs run (see targets__tracer_roots). */
+int targets__resolve_pids(struct targets *tg, char *err, size_t errlen)
 {
-	struct proc_stat st;
 	int i;
 
-	for (i = 0; i < tg->opt->npids; i++) {
-		int pid = tg->opt->pids[i];
-
-		if (check_pid(tg, pid, "-p", &st, err, errlen))
+	for (i = 0; i < tg->opt->npids; i++)
+		if (check_pid(tg, tg->opt->pids[i], "-p", &tg->roots[i], err, errlen))
 			return 1;
-		if (collect__watch(tg->collect, &st))
-			return fail(1, err, errlen, "cannot watch PID %d: the process map is full", pid);
-	}
+	return 0;
+}
+
+/* The -p targets as the kernel side watches them from the start; how many. */
+int targets__tracer_roots(const struct targets *tg, struct tracer_root *roots)
+{
+	int i;
+
+	for (i = 0; i < tg->opt->npids; i++)
+		roots[i] = (struct tracer_root){ tg->roots[i].pid, tg->roots[i].ppid, tg->roots[i].start_time };
+	return tg->opt->npids;
+}
+
+/* Watch the -p targets and their descendants. The kernel side has followed
+ * their forks since its programs were attached (it was given them first):
+ * the /proc walk finds the children forked before, and may find one the
+ * kernel side holds too, which is watched once. */
+static int watch_pids(struct targets *tg, char *err, size_t errlen)
+{
+	int i;
+
+	for (i = 0; i < tg->opt->npids; i++)
+		if (collect__watch(tg->collect, &tg->roots[i]))
+			return fail(1, err, errlen, "cannot watch PID %d: the process map is full", tg->roots[i].pid);
 	scan_existing(tg);
 	return 0;
 }

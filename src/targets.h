@@ -31,12 +31,15 @@ struct targets {
 	double rescan_until[TARGETS_RESCAN_MAX];
 	int nrescan;
 	char what[128];            /* in a few words, for the header */
+	struct proc_stat roots[OPT_MAX_PIDS]; /* the -p processes, by targets__resolve_pids */
 };
 
 void targets__init(struct targets *tg, const struct options *opt, struct collect *c);
 int targets__setup_probes(struct targets *tg, struct model *m, char *err, size_t errlen);
 int targets__attach_probes(struct targets *tg, char *err, size_t errlen);
 int targets__resolve_cgroup(struct targets *tg, char *err, size_t errlen);
+int targets__resolve_pids(struct targets *tg, char *err, size_t errlen);
+int targets__tracer_roots(const struct targets *tg, struct tracer_root *roots);
 int targets__start(struct targets *tg, bool quiet, char *err, size_t errlen);
 void targets__on_exec(int pid, void *ctx);
 void targets__rescan(struct targets *tg);

@@ -277,13 +277,23 @@ static double boot_offset(void)
 }
 
 /* Load the programs and attach them; the ring buffer joins the caller's loop. */
-static int load_attach(struct tracer *t, char *err, size_t errlen)
+static int load_attach(struct tracer *t, const struct tracer_opts *o, char *err, size_t errlen)
 {
-	int e = cowtop_bpf__load(t->skel);
+	int e = cowtop_bpf__load(t->skel), i;
 
 	if (e) {
 		snprintf(err, errlen, "bpf: cannot load the programs: %s", strerror(-e));
 		return e;
+	}
+	/* The roots are watched before the fork program runs: a child forked
+	 * once it runs is followed, never only looked for in /proc later,
+	 * where one that has exited meanwhile is not. */
+	for (i = 0; i < o->nroots; i++) {
+		e = tracer__watch(t, o->roots[i].pid, o->roots[i].ppid, o->roots[i].start);
+		if (e) {
+			snprintf(err, errlen, "bpf: cannot watch PID %d: %s", o->roots[i].pid, strerror(-e));
+			return e;
+		}
 	}
 	/* Exits first: every process the other programs start counting (a fork
 	 * seen, a first fault in watch-all) must have its exit seen too, or it
@@ -355,7 +365,7 @@ int tracer__open(struct tracer **out, const struct tracer_opts *o, char *err, si
 	e = configure_cgroup(t, o->cgroup, vmlinux, err, errlen);
 	if (e)
 		goto fail;
-	e = load_attach(t, err, errlen);
+	e = load_attach(t, o, err, errlen);
 	if (e)
 		goto fail;
 	tracer_tasks_open(t, vmlinux);

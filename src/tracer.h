@@ -124,8 +124,17 @@ struct tracer_cgroup {
 	char controller[32];    /* v1: the controller of its hierarchy ("memory"); "" for v2 */
 };
 
+/* A process watched from before the programs are attached (-p): its
+ * forks are followed from the first one they see. */
+struct tracer_root {
+	int pid, ppid;
+	unsigned long long start; /* clock ticks since boot */
+};
+
 struct tracer_opts {
 	bool watch_all;
+	const struct tracer_root *roots;
+	int nroots;
 	const struct tracer_cgroup *cgroup; /* NULL: none */
 	int first_clone_of;
 	unsigned ringbuf_kib; /* 0: default */

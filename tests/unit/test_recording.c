@@ -401,6 +401,88 @@ static void test_processes_apart(void **state)
 	recording__free(r);
 }
 
+/* What the recorder never writes is refused, the frame whole, with what is
+ * wrong and the line: pids out of range, negative or fractional counts,
+ * members of another type, a parent that is the process itself or a cycle
+ * of parents, a process twice. The frames before and after are shown. */
+static void test_invalid_records(void **state)
+{
+	static const struct {
+		const char *procs, *why;
+	} bad[] = {
+		{ "{\"pid\":-7,\"ppid\":1}", "pid -7 out of range 1-4194304" },
+		{ "{\"pid\":0,\"ppid\":1}", "pid 0 out of range 1-4194304" },
+		{ "{\"pid\":4194305,\"ppid\":1}", "pid 4194305 out of range 1-4194304" },
+		{ "{\"pid\":1e300,\"ppid\":1}", "pid is not a whole number from 0 to 2^63" },
+		{ "{\"pid\":\"7\",\"ppid\":1}", "pid is not a number" },
+		{ "{\"ppid\":1,\"comm\":\"x\"}", "a process without a pid" },
+		{ "{\"pid\":null,\"ppid\":1}", "a process without a pid" },
+		{ "{\"pid\":5,\"ppid\":-1}", "ppid -1 out of range 0-4194304" },
+		{ "{\"pid\":5,\"ppid\":5}", "process 5 is its own parent" },
+		{ "{\"pid\":5,\"ppid\":6},{\"pid\":6,\"ppid\":7},{\"pid\":7,\"ppid\":5}", "process 5 is its own ancestor" },
+		{ "{\"pid\":5,\"ppid\":1,\"start_time\":9},{\"pid\":5,\"ppid\":1,\"start_time\":9}",
+		  "process 5 (start 9) is in the frame twice" },
+		{ "{\"pid\":5,\"ppid\":1,\"cow_pages\":-1}", "cow_pages is negative" },
+		{ "{\"pid\":5,\"ppid\":1,\"cow_pages\":1.5}", "cow_pages is not a whole number from 0 to 2^63" },
+		{ "{\"pid\":5,\"ppid\":1,\"reuse\":\"many\"}", "reuse is not a number" },
+		{ "{\"pid\":5,\"ppid\":1,\"rss_kib\":[1]}", "rss_kib is not a number" },
+		{ "{\"pid\":5,\"ppid\":1,\"start_time\":-2}", "start_time is negative" },
+		{ "{\"pid\":5,\"ppid\":1,\"comm\":7}", "comm is not a string" },
+		{ "{\"pid\":5,\"ppid\":1,\"cow_rate\":-3}", "cow_rate -3 out of range" },
+		{ "{\"pid\":5,\"ppid\":1,\"pss_kib\":1,\"smaps_age\":-1}", "smaps_age -1 out of range" },
+		{ "{\"pid\":5,\"ppid\":1,\"nspid\":0}", "nspid 0 out of range 1-4194304" },
+		{ "{\"pid\":5,\"ppid\":1,\"exit\":{\"code\":300}}", "code 300 out of range 0-255" },
+		{ "{\"pid\":5,\"ppid\":1,\"cow_by_region\":{\"heap\":-3}}", "heap is negative" },
+		{ "{\"pid\":5,\"ppid\":1}],\"markers\":[{\"time\":1,\"pid\":-1,\"probe\":\"a:b\"}", "pid -1 out of range 1-4194304" },
+		{ "{\"pid\":5,\"ppid\":1}],\"markers\":[{\"time\":1,\"probe\":\"a:b\"}", "a probe hit without a pid" },
+		{ "{\"pid\":5,\"ppid\":1}],\"markers\":[{\"time\":1,\"pid\":5,\"probe\":\"a:b\",\"args\":[\"x\"]}",
+		  "a probe argument is not an integer" },
+		{ "{\"pid\":5,\"ppid\":1}],\"groups\":[{\"root\":-5}", "root -5 out of range 1-4194304" },
+		{ "{\"pid\":5,\"ppid\":1}],\"interval\":-1,\"x\":[", "interval -1 out of range" },
+	};
+	char text[1024], want[8192];
+	struct recording *r;
+	struct frame *f;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		snprintf(text, sizeof(text),
+			 "{\"recording\":true,\"schema\":1}\n{\"time\":1,\"processes\":[]}\n"
+			 "{\"time\":2,\"processes\":[%s]}\n{\"time\":3,\"processes\":[{\"pid\":1,\"ppid\":0}]}\n",
+			 bad[i].procs);
+		write_text(text);
+		assert_int_equal(recording__open(&r, path, err, sizeof(err)), 0);
+		assert_int_equal(recording__frame(r, 0, &drawn, &f, err, sizeof(err)), 0);
+		frame__free(f);
+		assert_int_not_equal(recording__frame(r, 1, &drawn, &f, err, sizeof(err)), 0);
+		assert_null(f);
+		snprintf(want, sizeof(want), "%s:3: corrupt line: %s", path, bad[i].why);
+		assert_string_equal(err, want);
+		assert_int_equal(recording__frame(r, 2, &drawn, &f, err, sizeof(err)), 0);
+		assert_int_equal(f->nprocs, 1);
+		frame__free(f);
+		recording__free(r);
+	}
+	/* a parent the frame does not hold makes a root; a pid reused (an
+	 * exited process and a new one) is no process twice */
+	write_text("{\"recording\":true,\"schema\":1}\n{\"time\":2,\"processes\":[{\"pid\":5,\"ppid\":4,\"start_time\":1,"
+		   "\"state\":\"exited\"},{\"pid\":5,\"ppid\":4,\"start_time\":2},{\"pid\":6,\"ppid\":5}]}\n");
+	assert_int_equal(recording__open(&r, path, err, sizeof(err)), 0);
+	assert_int_equal(recording__frame(r, 0, &drawn, &f, err, sizeof(err)), 0);
+	assert_int_equal(f->nprocs, 3);
+	frame__free(f);
+	recording__free(r);
+	/* a time that is no time, and a header member of another type, are
+	 * found when the file is opened */
+	write_text("{\"recording\":true,\"schema\":1}\n{\"time\":-5,\"processes\":[]}\n");
+	expect_open_error(":2: corrupt line (no time)");
+	write_text("{\"recording\":true,\"schema\":1,\"clk_tck\":\"x\"}\n{\"time\":1,\"processes\":[]}\n");
+	expect_open_error(":1: invalid header: clk_tck is not a number");
+	write_text("{\"recording\":true,\"schema\":-1}\n{\"time\":1,\"processes\":[]}\n");
+	expect_open_error(":1: invalid schema in the header");
+}
+
 /* A line longer than any frame is refused without reading it into memory whole. */
 static void test_huge_line(void **state)
 {
@@ -483,6 +565,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_not_a_recording, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_corrupt, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_processes_apart, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_invalid_records, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_huge_line, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_open_append, setup, teardown),
 	};
