@@ -848,6 +848,7 @@ static void take_head(struct recording *r, json_object *o, struct frame *f)
 	f->time = real(o, "time", 0);
 	f->interval = real(o, "interval", 0);
 	string(o, "mechanism", f->mechanism, sizeof(f->mechanism));
+	string(o, "fallbacks", f->fallbacks, sizeof(f->fallbacks));
 	string(o, "host", f->host, sizeof(f->host));
 	take_psi(get(o, "psi_memory"), &f->psi);
 	snprintf(f->target, sizeof(f->target), "%s", r->info.target);
