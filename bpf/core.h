@@ -66,6 +66,10 @@ typedef struct {
 	int counter;
 } atomic_t;
 
+typedef struct {
+	__s64 counter;
+} atomic_long_t;
+
 struct signal_struct {
 	atomic_t live;
 	int group_exit_code;
@@ -83,6 +87,19 @@ struct mm_struct {
 	struct percpu_counter rss_stat[4];
 	unsigned long start_brk, brk, start_stack;
 	unsigned long total_vm;
+} __attribute__((preserve_access_index));
+
+/* Before 6.2 the counters were plain atomics: struct mm_rss_stat { atomic_long_t
+ * count[NR_MM_COUNTERS]; }, exact but for what each task batches before folding
+ * it in (SPLIT_RSS_COUNTING), which /proc does not see either. Only relocations
+ * rooted at mm_struct are made against it: a type this kernel lacks named as a
+ * relocation's root would make libbpf search the modules' BTF (CAP_SYS_ADMIN). */
+struct mm_rss_stat___old {
+	atomic_long_t count[4];
+};
+
+struct mm_struct___old {
+	struct mm_rss_stat___old rss_stat;
 } __attribute__((preserve_access_index));
 
 /* Since 6.13 mm_lock_seq is a seqcount bumped when the mmap lock is taken
@@ -132,6 +149,7 @@ struct vm_area_struct {
 } __attribute__((preserve_access_index));
 
 #define PF_EXITING 0x00000004
+#define PF_DUMPCORE 0x00000200
 #define PF_KTHREAD 0x00200000
 
 struct kernfs_node {
@@ -164,7 +182,11 @@ struct task_struct {
 	pid_t pid;
 	pid_t tgid;
 	int exit_code;
+	/* Only with cgroup-v1 memory since 6.10 (CONFIG_MEMCG_V1): every read
+	 * is guarded by bpf_core_field_exists(). */
 	unsigned int in_user_fault: 1;
+	/* Faults handled for the task, counted as each one ends (mm_account_fault). */
+	unsigned long min_flt, maj_flt;
 	__u64 start_boottime;
 	char comm[16];
 	struct task_struct *real_parent;

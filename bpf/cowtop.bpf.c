@@ -44,6 +44,7 @@ const volatile bool regions_enabled = true; /* split copies by memory region */
 const volatile __u32 nr_cpus = 1;          /* possible CPUs, for flushes at exit */
 const volatile __u32 mm_anonpages = 1;     /* MM_ANONPAGES of this kernel (an anonymous enum) */
 const volatile __u64 ns_per_tick = 10000000; /* user space's start times are in clock ticks */
+const volatile __u32 fault_end = COWTOP_FAULT_END_FLAG; /* enum cowtop_fault_end */
 /* --cgroup: watch the processes of one cgroup subtree. cgroup_id is its
  * directory's id (0: no such target), cgroup_level its depth below the
  * hierarchy's root, cgroup_subsys the v1 controller whose hierarchy holds it
@@ -276,6 +277,13 @@ static __always_inline void slot_settle(struct cowtop_slot *s)
 	}
 }
 
+/* Faults of task that have ended: handle_mm_fault counts each one as it
+ * ends (mm_account_fault: min_flt or maj_flt), in the task's own struct. */
+static __always_inline __u32 faults_ended(struct task_struct *task)
+{
+	return (__u32)(task->min_flt + task->maj_flt);
+}
+
 /* Common fault handler: settle the previous fault, flag this one if it is a
  * write to a user page of a watched process. */
 static __always_inline int on_fault(__u64 addr, __u64 error_code, __u32 kernel)
@@ -297,6 +305,8 @@ static __always_inline int on_fault(__u64 addr, __u64 error_code, __u32 kernel)
 	s->kernel = kernel;
 	s->addr = addr;
 	s->flagged = (error_code & 1) ? COWTOP_FLAG_PRESENT : COWTOP_FLAG_ABSENT;
+	if (fault_end == COWTOP_FAULT_END_COUNT)
+		s->faults = faults_ended(bpf_get_current_task_btf());
 	return 0;
 }
 
@@ -313,12 +323,24 @@ int on_page_fault_kernel(struct bpf_raw_tracepoint_args *ctx)
 }
 
 /* True when task (current) is still inside the user fault that flagged the
- * slot (handle_mm_fault marks user faults in task->in_user_fault). A direct
- * load through the BTF pointer: no probe-read helper call on this path, which
- * runs for every copy. */
-static __always_inline bool in_user_fault(struct task_struct *task)
+ * slot. Where handle_mm_fault marks user faults in task->in_user_fault, that
+ * bit; a direct load through the BTF pointer, no probe-read helper call on
+ * this path, which runs for every copy. Kernels without the bit (built
+ * without cgroup-v1 memory, 6.10 on) give the same answer from the count of
+ * ended faults, unchanged since the flag; and since a fault that fails
+ * (SIGSEGV, SIGBUS, OOM) is not counted, from the entry too: not in a
+ * system call (a fault's saved orig_ax is -1) nor dumping core or exiting. */
+static __always_inline bool in_user_fault(struct cowtop_slot *s, struct task_struct *task)
 {
-	return BPF_CORE_READ_BITFIELD(task, in_user_fault);
+	struct pt_regs *regs;
+
+	if (fault_end == COWTOP_FAULT_END_FLAG &&
+	    bpf_core_field_exists(struct task_struct, in_user_fault))
+		return BPF_CORE_READ_BITFIELD(task, in_user_fault);
+	if (faults_ended(task) != s->faults || (task->flags & (PF_EXITING | PF_DUMPCORE)))
+		return false;
+	regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	return regs && (long)regs->orig_ax < 0;
 }
 
 /* Credit pages copied by thread tid of task's process to the phase it has
@@ -708,7 +730,7 @@ int on_mm_page_alloc(struct bpf_raw_tracepoint_args *ctx)
 		return 0;
 	task = bpf_get_current_task_btf();
 	/* The thread that flagged the slot, still inside its user fault. */
-	if (s->tid != task->pid || (!s->kernel && !in_user_fault(task)))
+	if (s->tid != task->pid || (!s->kernel && !in_user_fault(s, task)))
 		return 0;
 	flag = s->flagged;
 	s->flagged = COWTOP_FLAG_NONE;
@@ -793,6 +815,8 @@ static __always_inline bool fork_watched(__u32 parent_tgid, struct task_struct *
  * deltas not yet folded in: exact enough for a baseline, and a single read. */
 static __always_inline __u64 anon_pages(struct task_struct *task)
 {
+	if (rss_layout == COWTOP_RSS_NONE)
+		return COWTOP_INHERITED_UNKNOWN;
 	return mm_counter(BPF_CORE_READ(task, mm), mm_anonpages);
 }
 

@@ -252,8 +252,24 @@ struct cowtop_slot {
 	struct cowtop_region_key rkey;
 	__u64 rstart;
 	__u64 vma_dev, vma_ino;
-	__u32 rgen, pad;
+	__u32 rgen;
+	__u32 faults;  /* the faulting thread's ended faults when it flagged (COWTOP_FAULT_END_COUNT) */
 	__u64 vma_misses;
+};
+
+/* How the allocation hook tells that the thread that flagged a fault is still
+ * inside it, chosen by user space before load from the kernel's BTF. */
+enum cowtop_fault_end {
+	COWTOP_FAULT_END_FLAG = 0,  /* task_struct.in_user_fault, set by handle_mm_fault */
+	COWTOP_FAULT_END_COUNT = 1, /* no such bit: the task's ended-fault count is unchanged */
+};
+
+/* Which layout of mm->rss_stat the BPF side reads, chosen by user space
+ * before load from the kernel's BTF. */
+enum cowtop_rss_layout {
+	COWTOP_RSS_NONE = 0,   /* unknown: RSS is read from /proc, baselines unknown */
+	COWTOP_RSS_PERCPU = 1, /* 6.2 on: struct percpu_counter rss_stat[NR_MM_COUNTERS] */
+	COWTOP_RSS_ATOMIC = 2, /* before: struct mm_rss_stat { atomic_long_t count[]; } */
 };
 
 #define COWTOP_ACC_TGID(a) ((__u32)((a) >> 32))

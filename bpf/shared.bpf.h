@@ -13,22 +13,33 @@ struct {
 	__type(value, struct cowtop_proc);
 } procs SEC(".maps");
 
-/* The rss_stat counter idx of mm (MM_ANONPAGES...) as /proc reads it: the
- * folded count, never below 0 (percpu_counter_read_positive); 0 without
- * one. Only the per-CPU layout (6.2 on): a relocation against a type this
- * kernel lacks (the older struct mm_rss_stat) would make libbpf search the
- * modules' BTF, which needs CAP_SYS_ADMIN, so CAP_BPF + CAP_PERFMON alone
- * could not load the programs; older kernels report 0. */
+/* The layout of mm->rss_stat (enum cowtop_rss_layout), set before load. */
+const volatile __u32 rss_layout = COWTOP_RSS_PERCPU;
+
+/* The rss_stat counter idx of mm (MM_ANONPAGES...) as /proc reads it, never
+ * below 0: since 6.2 the folded count of a per-CPU counter
+ * (percpu_counter_read_positive), before that a plain atomic. 0 without an
+ * mm, or with COWTOP_RSS_NONE (user space then does not ask: it reads /proc
+ * and calls baselines unknown). Only relocations rooted at mm_struct, which
+ * every kernel has (see core.h). */
 static __always_inline __u64 mm_counter(struct mm_struct *mm, __u32 idx)
 {
 	__s64 n = 0;
 	__u64 off;
 
-	if (!mm || idx >= 4 || !bpf_core_field_exists(struct mm_struct, rss_stat))
+	if (!mm || idx >= 4)
 		return 0;
-	off = bpf_core_field_offset(struct mm_struct, rss_stat) +
-	      idx * bpf_core_type_size(struct percpu_counter) +
-	      bpf_core_field_offset(struct percpu_counter, count);
+	if (rss_layout == COWTOP_RSS_PERCPU && bpf_core_field_exists(struct mm_struct, rss_stat)) {
+		off = bpf_core_field_offset(struct mm_struct, rss_stat) +
+		      idx * bpf_core_type_size(struct percpu_counter) +
+		      bpf_core_field_offset(struct percpu_counter, count);
+	} else if (rss_layout == COWTOP_RSS_ATOMIC &&
+		   bpf_core_field_exists(struct mm_struct___old, rss_stat)) {
+		off = bpf_core_field_offset(struct mm_struct___old, rss_stat) +
+		      idx * (bpf_core_field_size(struct mm_struct___old, rss_stat) / 4);
+	} else {
+		return 0;
+	}
 	bpf_probe_read_kernel(&n, sizeof(n), (char *)mm + off);
 	return n > 0 ? n : 0;
 }

@@ -16,6 +16,9 @@ packages=(
 	prometheus python3 iproute2 python3-prometheus-client # the exporter's tests: a real Prometheus, promtool, clients
 	# a real server with USDT probes (tests/integration/test_postgres.sh)
 	postgresql-15 postgresql-client-15
+	# the kernel matrix (tests/kernels): Debian's kernels booted under qemu (TCG)
+	# with a tiny initramfs of static busybox and the kernel's own modules
+	qemu-system-x86 busybox-static kmod cpio xz-utils
 	# benchmarks
 	bpftrace
 )

@@ -122,6 +122,7 @@ static void present(struct app *a, double interval)
 	unsigned long long lost_by_kind[LOST_KINDS];
 	struct frame_status st = {
 		.time = loop_wall_now(), .interval = interval, .mechanism = tracer__mechanism(a->tracer),
+		.fallbacks = tracer__fallbacks(a->tracer),
 		.lost = tracer__lost(a->tracer, lost_by_kind), .lost_by_kind = lost_by_kind,
 		.cpu_pct = a->cpu_pct, .cpu_seconds = a->cpu_prev, .host = a->host,
 		.target = a->targets.what,
@@ -407,8 +408,17 @@ static int open_tracer(struct app *a)
 	};
 	char err[256];
 
+	const char *notes;
+
 	if (tracer__open(&a->tracer, &to, err, sizeof(err)))
 		return app_fail(a, 1, "%s", err);
+	/* What this kernel lacks, a line each, before any view starts. */
+	for (notes = tracer__fallback_notes(a->tracer); *notes;) {
+		size_t n = strcspn(notes, "\n");
+
+		fprintf(stderr, "cowtop: kernel: %.*s\n", (int)n, notes);
+		notes += n + (notes[n] == '\n');
+	}
 	a->collect.tracer = a->tracer;
 	stackfeed__init(&a->stacks, a->tracer, a->model, a->opt->stacks_sample);
 	if (a->opt->stacks && stackfeed__set(&a->stacks, true))

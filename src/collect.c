@@ -179,7 +179,7 @@ void collect__mem(const struct tracer_mem *m, void *ctx)
 	if (m->kind == TRACER_OOM) {
 		if (p)
 			model__set_oom(p);
-		kernel_marker(c, "oom:kill", m->pid, m->time, (long long)m->anon_kib, m->tid);
+		kernel_marker(c, "oom:kill", m->pid, m->time, m->anon_kib, m->tid);
 		return;
 	}
 	if (!p || (p->reclaim_marked > 0 && now - p->reclaim_marked < COLLECT_RECLAIM_MARK))
@@ -195,7 +195,8 @@ static void on_fork(struct collect *c, struct proc *p, const struct tracer_event
 	struct proc *parent = model__find_live(c->model, e->ppid);
 
 	model__set_parent(p, e->ppid);
-	model__set_inherited(p, e->inherited_kib);
+	if (e->inherited_kib >= 0)
+		model__set_inherited(p, (unsigned long long)e->inherited_kib);
 	p->track.born = true;
 	if (parent && parent != p)
 		parent->forked++;

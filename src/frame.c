@@ -415,6 +415,7 @@ static void take_status(struct frame *f, const struct frame_status *st)
 	f->time = st->time;
 	f->interval = st->interval;
 	snprintf(f->mechanism, sizeof(f->mechanism), "%s", st->mechanism ? st->mechanism : "?");
+	snprintf(f->fallbacks, sizeof(f->fallbacks), "%s", st->fallbacks ? st->fallbacks : "");
 	snprintf(f->target, sizeof(f->target), "%s", st->target ? st->target : "?");
 	f->lost = st->lost;
 	if (st->lost_by_kind)

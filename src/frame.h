@@ -18,6 +18,7 @@ struct frame_status {
 	double time;               /* unix seconds */
 	double interval;           /* seconds the frame covers (model__tick's answer) */
 	const char *mechanism;     /* CoW detection in use */
+	const char *fallbacks;     /* what the kernel lacks and cowtop does instead, comma-separated */
 	unsigned long long lost;   /* records/processes lost since start */
 	double cpu_pct;            /* cowtop's own CPU use over the last interval */
 	const char *target;        /* what is watched, e.g. "pid 123" */
@@ -74,6 +75,7 @@ struct frame {
 	int refs;
 	double time, interval;
 	char mechanism[128];
+	char fallbacks[256];       /* "" when none */
 	char target[1024];         /* a command line can be long */
 	unsigned long long lost;
 	unsigned long long lost_by_kind[LOST_KINDS];

@@ -469,7 +469,7 @@ static void put_pids(const struct metrics *m, enum metrics_format fmt, FILE *out
 static void put_self(const struct metrics *m, enum metrics_format fmt, FILE *out)
 {
 	static const struct family build = { "cowtop_build", "info", NULL,
-		"cowtop's version and the copy detection mechanism in use." };
+		"cowtop's version, the copy detection mechanism and the fallbacks in use." };
 	static const struct family cpu = { "cowtop_cpu_seconds", "counter", "seconds",
 		"CPU time cowtop has used (user + system)." };
 	static const struct family bpf = { "cowtop_bpf_run_seconds", "counter", "seconds",
@@ -487,6 +487,8 @@ static void put_self(const struct metrics *m, enum metrics_format fmt, FILE *out
 	put_value(out, m->version);
 	fputs("\",mechanism=\"", out);
 	put_value(out, f->mechanism);
+	fputs("\",fallbacks=\"", out);
+	put_value(out, f->fallbacks);
 	fputs("\"} 1\n", out);
 	put_head(out, fmt, &cpu);
 	put_name(out, &cpu);

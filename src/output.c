@@ -366,6 +366,8 @@ void output_json_buf(struct jbuf *b, const struct frame *fr)
 	jbuf_puts(b, interval);
 	jbuf_puts(b, ",\"mechanism\":");
 	jbuf_string(b, fr->mechanism, strlen(fr->mechanism));
+	jbuf_puts(b, ",\"fallbacks\":");
+	jbuf_string(b, fr->fallbacks, strlen(fr->fallbacks));
 	json_count(b, "lost", true, fr->lost);
 	if (fr->stacks)
 		output_json_stacks_status(b, fr->stacks);
@@ -544,7 +546,8 @@ void output_text(FILE *f, const struct frame *fr, const struct output_opts *oo)
 	if (fr->psi.some_avg10 >= 0)
 		fprintf(f, "  psi mem some %.2f%% full %.2f%%", fr->psi.some_avg10,
 			fr->psi.full_avg10 >= 0 ? fr->psi.full_avg10 : 0);
-	fprintf(f, "  [%s]\n", fr->mechanism);
+	fprintf(f, "  [%s%s%s]\n", fr->mechanism, fr->fallbacks[0] ? "; fallbacks " : "",
+		fr->fallbacks);
 	fprintf(f, "%7s %7s %-6s %9s %9s %8s %8s %9s %6s %9s %9s %9s  %s\n", "PID", "PPID", "S",
 		"COW/s", "COW", "REUSE", "ZFILL", "RSS_KiB", "SHR%", "USS_KiB", "PSS_KiB", "VSZ_KiB",
 		"COMMAND");

@@ -930,6 +930,7 @@ static void take_head(struct recording *r, json_object *o, struct frame *f)
 	f->time = real(r, o, "time", 0, 0);
 	f->interval = real(r, o, "interval", 0, 0);
 	string(r, o, "mechanism", f->mechanism, sizeof(f->mechanism));
+	string(r, o, "fallbacks", f->fallbacks, sizeof(f->fallbacks));
 	string(r, o, "host", f->host, sizeof(f->host));
 	take_psi(r, get(o, "psi_memory"), &f->psi);
 	snprintf(f->target, sizeof(f->target), "%s", r->info.target);

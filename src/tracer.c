@@ -2,6 +2,7 @@
  * the readers of its maps are in tracer_maps.c. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,17 +71,117 @@ long btf_enum_value(const struct btf *btf, const char *name)
 	return -1;
 }
 
+/* The type of member name of struct sname in the kernel's BTF, modifiers
+ * and typedefs skipped, looking into anonymous members too; NULL if none. */
+static const struct btf_type *btf_member_type(const struct btf *btf, const char *sname,
+					      const char *name)
+{
+	__s32 id = btf__find_by_name_kind(btf, sname, BTF_KIND_STRUCT);
+	const struct btf_type *t = id < 0 ? NULL : btf__type_by_id(btf, id);
+	const struct btf_type *stack[8];
+	int depth = 0;
+
+	while (t) {
+		const struct btf_member *m = btf_members(t);
+		const struct btf_type *inner = NULL;
+		__u16 i;
+
+		for (i = 0; i < btf_vlen(t); i++, m++) {
+			const char *mn = btf__name_by_offset(btf, m->name_off);
+			const struct btf_type *mt = btf__type_by_id(btf, m->type);
+
+			while (mt && (btf_is_typedef(mt) || btf_is_mod(mt)))
+				mt = btf__type_by_id(btf, mt->type);
+			if (mn && strcmp(mn, name) == 0)
+				return mt;
+			if ((!mn || !*mn) && mt && btf_is_composite(mt) && depth < 8)
+				stack[depth++] = mt;
+		}
+		inner = depth ? stack[--depth] : NULL;
+		t = inner;
+	}
+	return NULL;
+}
+
+/* The name of a BTF type, "" when it has none. */
+static const char *btf_type_name(const struct btf *btf, const struct btf_type *t)
+{
+	const char *n = t ? btf__name_by_offset(btf, t->name_off) : NULL;
+
+	return n ? n : "";
+}
+
+/* Which layout of mm->rss_stat this kernel has. */
+static enum cowtop_rss_layout rss_layout_of(const struct btf *btf)
+{
+	const struct btf_type *t = btf_member_type(btf, "mm_struct", "rss_stat");
+
+	if (t && btf_is_array(t) && btf_array(t)->nelems == 4) {
+		t = btf__type_by_id(btf, btf_array(t)->type);
+		if (t && strcmp(btf_type_name(btf, t), "percpu_counter") == 0)
+			return COWTOP_RSS_PERCPU;
+	} else if (t && btf_is_struct(t) && strcmp(btf_type_name(btf, t), "mm_rss_stat") == 0 &&
+		   t->size == 4 * 8) {
+		return COWTOP_RSS_ATOMIC;
+	}
+	return COWTOP_RSS_NONE;
+}
+
+/* Add a fallback in use: word goes in the header and the JSON's
+ * "fallbacks", why in one line on stderr at start. */
+void tracer_fallback(struct tracer *t, const char *word, const char *why)
+{
+	size_t n = strlen(t->fallbacks);
+
+	snprintf(t->fallbacks + n, sizeof(t->fallbacks) - n, "%s%s", n ? "," : "", word);
+	n = strlen(t->notes);
+	snprintf(t->notes + n, sizeof(t->notes) - n, "%s%s: %s", n ? "\n" : "", word, why);
+}
+
+/* Choose, from the kernel's BTF, how to read what not every kernel has:
+ * the RSS counters' layout and the end of a fault. COWTOP_NO_IN_USER_FAULT=1
+ * takes the way of kernels without in_user_fault on any (for tests). */
+static void pick_fallbacks(struct tracer *t, const struct btf *vmlinux)
+{
+	bool flag = btf_member_type(vmlinux, "task_struct", "in_user_fault") != NULL &&
+		    !getenv("COWTOP_NO_IN_USER_FAULT");
+
+	t->rss = rss_layout_of(vmlinux);
+	if (t->rss == COWTOP_RSS_ATOMIC)
+		tracer_fallback(t, "rss:atomic", "RSS read from mm_struct's atomic counters "
+				"(the layout before 6.2)");
+	else if (t->rss == COWTOP_RSS_NONE)
+		tracer_fallback(t, "rss:/proc", "this kernel's mm_struct.rss_stat layout is not "
+				"known: RSS comes from /proc, fork baselines (inherited, SHR%) are unknown");
+	t->fault_end = flag ? COWTOP_FAULT_END_FLAG : COWTOP_FAULT_END_COUNT;
+	if (!flag)
+		tracer_fallback(t, "fault-end:count", "no task_struct.in_user_fault (a kernel without "
+				"cgroup-v1 memory): a copy's fault is followed by the task's count of "
+				"ended faults");
+}
+
 /* Load the programs for OOM kills and reclaim stalls only where the kernel
  * has their tracepoints: cowtop works without them, and says so. */
 static void pick_memory_programs(struct tracer *t, const struct btf *vmlinux)
 {
 	struct cowtop_bpf *s = t->skel;
 
-	t->oom = has_tracepoint(vmlinux, "mark_victim");
-	t->reclaim = has_tracepoint(vmlinux, "mm_vmscan_direct_reclaim_begin") &&
-		     has_tracepoint(vmlinux, "mm_vmscan_direct_reclaim_end") &&
-		     has_tracepoint(vmlinux, "mm_vmscan_memcg_reclaim_begin") &&
-		     has_tracepoint(vmlinux, "mm_vmscan_memcg_reclaim_end");
+	bool oom = has_tracepoint(vmlinux, "mark_victim");
+	bool reclaim = has_tracepoint(vmlinux, "mm_vmscan_direct_reclaim_begin") &&
+		       has_tracepoint(vmlinux, "mm_vmscan_direct_reclaim_end") &&
+		       has_tracepoint(vmlinux, "mm_vmscan_memcg_reclaim_begin") &&
+		       has_tracepoint(vmlinux, "mm_vmscan_memcg_reclaim_end");
+
+	if (!oom && !t->oom_out)
+		tracer_fallback(t, "no-oom", "the kernel has no oom:mark_victim tracepoint: "
+				"OOM kills are not seen");
+	if (!reclaim && !t->reclaim_out)
+		tracer_fallback(t, "no-reclaim", "the kernel lacks vmscan's reclaim tracepoints: "
+				"reclaim stalls are not seen");
+	t->oom_out = t->oom_out || !oom;
+	t->reclaim_out = t->reclaim_out || !reclaim;
+	t->oom = !t->oom_out;
+	t->reclaim = !t->reclaim_out;
 	bpf_program__set_autoload(s->progs.on_oom_victim, t->oom);
 	bpf_program__set_autoload(s->progs.on_direct_reclaim_begin, t->reclaim);
 	bpf_program__set_autoload(s->progs.on_direct_reclaim_end, t->reclaim);
@@ -133,6 +234,8 @@ static void configure(struct tracer *t, const struct tracer_opts *o, const struc
 		s->rodata->gfp_zero = 1u << zero;
 	if (anon >= 0 && anon < 4) /* rss_stat has 4 counters in every layout */
 		s->rodata->mm_anonpages = anon;
+	s->rodata->rss_layout = t->rss;
+	s->rodata->fault_end = t->fault_end;
 	if (o->ringbuf_kib)
 		bpf_map__set_max_entries(s->maps.events, o->ringbuf_kib * 1024);
 	s->rodata->usdt_enabled = o->usdt;
@@ -204,7 +307,7 @@ static void decode_event(struct tracer *t, const struct cowtop_event *r)
 	else
 		return;
 	if (e.kind == TRACER_FORK) /* the kernel reads it at every fork */
-		e.inherited_kib = r->inherited * t->page_kib;
+		e.inherited_kib = kib_of(t, r->inherited);
 	memcpy(e.comm, r->comm, n < TRACER_COMM_LEN ? n : TRACER_COMM_LEN - 1);
 	if (t->on.event)
 		t->on.event(&e, t->on.ctx);
@@ -237,7 +340,7 @@ static void decode_mem(struct tracer *t, const struct cowtop_mem_event *r)
 	};
 
 	if (m.kind == TRACER_OOM) {
-		m.anon_kib = r->value * t->page_kib;
+		m.anon_kib = kib_of(t, r->value);
 	} else {
 		m.memcg = r->kind == COWTOP_RECLAIM_MEMCG;
 		m.stall = r->value / 1e9;
@@ -276,18 +379,13 @@ static double boot_offset(void)
 	return (real.tv_sec - boot.tv_sec) + (real.tv_nsec - boot.tv_nsec) / 1e9;
 }
 
-/* Load the programs and attach them; the ring buffer joins the caller's loop. */
-static int load_attach(struct tracer *t, const struct tracer_opts *o, char *err, size_t errlen)
+/* Watch the roots given before the fork program runs: a child forked once
+ * it runs is followed, never only looked for in /proc later, where one
+ * that has exited meanwhile is not. */
+static int watch_roots(struct tracer *t, const struct tracer_opts *o, char *err, size_t errlen)
 {
-	int e = cowtop_bpf__load(t->skel), i;
+	int i, e;
 
-	if (e) {
-		snprintf(err, errlen, "bpf: cannot load the programs: %s", strerror(-e));
-		return e;
-	}
-	/* The roots are watched before the fork program runs: a child forked
-	 * once it runs is followed, never only looked for in /proc later,
-	 * where one that has exited meanwhile is not. */
 	for (i = 0; i < o->nroots; i++) {
 		e = tracer__watch(t, o->roots[i].pid, o->roots[i].ppid, o->roots[i].start);
 		if (e) {
@@ -295,6 +393,14 @@ static int load_attach(struct tracer *t, const struct tracer_opts *o, char *err,
 			return e;
 		}
 	}
+	return 0;
+}
+
+/* Attach the loaded programs; the ring buffer joins the caller's loop. */
+static int attach(struct tracer *t, char *err, size_t errlen)
+{
+	int e;
+
 	/* Exits first: every process the other programs start counting (a fork
 	 * seen, a first fault in watch-all) must have its exit seen too, or it
 	 * would stay on screen after it has gone, its entry never flagged. */
@@ -320,12 +426,105 @@ static int load_attach(struct tracer *t, const struct tracer_opts *o, char *err,
 	return 0;
 }
 
-/* Silence libbpf's own chatter; errors are reported once, by us. */
+/* The program libbpf last said it could not load (its name), "" if none. */
+static char rejected_prog[64];
+
+/* Silence libbpf's own chatter; errors are reported once, by us. Note the
+ * name of a program the kernel rejects: it may be one cowtop can do without. */
 static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	if (level != LIBBPF_WARN || !getenv("COWTOP_DEBUG"))
+	char line[256], name[64];
+	va_list copy;
+
+	if (level != LIBBPF_WARN)
+		return 0;
+	va_copy(copy, ap);
+	vsnprintf(line, sizeof(line), fmt, copy);
+	va_end(copy);
+	if (sscanf(line, "libbpf: prog '%63[^']': failed to load", name) == 1)
+		snprintf(rejected_prog, sizeof(rejected_prog), "%s", name);
+	if (!getenv("COWTOP_DEBUG"))
 		return 0;
 	return vfprintf(stderr, fmt, ap);
+}
+
+/* The programs cowtop can run without, and what is lost with them. */
+static const struct optional_prog {
+	const char *prog, *word, *what;
+	size_t out; /* offset of the tracer's bool that leaves them out */
+} optional_progs[] = {
+	{ "on_oom_victim", "no-oom", "OOM kills are not seen", offsetof(struct tracer, oom_out) },
+	{ "on_direct_reclaim_begin", "no-reclaim", "reclaim stalls are not seen",
+	  offsetof(struct tracer, reclaim_out) },
+	{ "on_direct_reclaim_end", "no-reclaim", "reclaim stalls are not seen",
+	  offsetof(struct tracer, reclaim_out) },
+	{ "on_memcg_reclaim_begin", "no-reclaim", "reclaim stalls are not seen",
+	  offsetof(struct tracer, reclaim_out) },
+	{ "on_memcg_reclaim_end", "no-reclaim", "reclaim stalls are not seen",
+	  offsetof(struct tracer, reclaim_out) },
+};
+
+/* The load failed: if the kernel rejected a program cowtop can do without,
+ * leave it (and its kind) out of the next try, and say so. */
+static bool leave_out_rejected(struct tracer *t)
+{
+	char why[160];
+	size_t i;
+
+	for (i = 0; i < sizeof(optional_progs) / sizeof(*optional_progs); i++) {
+		const struct optional_prog *o = &optional_progs[i];
+		bool *out = (bool *)((char *)t + o->out);
+
+		if (strcmp(rejected_prog, o->prog) != 0 || *out)
+			continue;
+		*out = true;
+		snprintf(why, sizeof(why), "the kernel rejected the program %s: %s", o->prog,
+			 o->what);
+		tracer_fallback(t, o->word, why);
+		return true;
+	}
+	return false;
+}
+
+/* Open the programs, set them up for this kernel and the options, load
+ * them; a program the kernel rejects that cowtop can do without is left
+ * out, and the whole tried again. */
+static int open_load(struct tracer *t, const struct tracer_opts *o, const struct btf *vmlinux,
+		     char *err, size_t errlen)
+{
+	int e, tries;
+
+	for (tries = 0;; tries++) {
+		t->skel = cowtop_bpf__open();
+		if (!t->skel) {
+			e = -errno;
+			snprintf(err, errlen, "bpf: cannot open the programs: %s", strerror(errno));
+			return e;
+		}
+		e = pick_mechanism(t, vmlinux, err, errlen);
+		if (e)
+			return e;
+		pick_memory_programs(t, vmlinux);
+		configure(t, o, vmlinux);
+		e = configure_cgroup(t, o->cgroup, vmlinux, err, errlen);
+		if (e)
+			return e;
+		rejected_prog[0] = '\0';
+		e = cowtop_bpf__load(t->skel);
+		if (!e)
+			return 0;
+		if (tries > 8 || !leave_out_rejected(t))
+			break;
+		cowtop_bpf__destroy(t->skel);
+		t->skel = NULL;
+		t->mech = NULL;
+	}
+	if (rejected_prog[0])
+		snprintf(err, errlen, "bpf: the kernel rejected the program %s: %s (COWTOP_DEBUG=1 "
+			 "shows why)", rejected_prog, strerror(-e));
+	else
+		snprintf(err, errlen, "bpf: cannot load the programs: %s", strerror(-e));
+	return e;
 }
 
 /* Open, configure, load and attach (see tracer.h). */
@@ -345,27 +544,20 @@ int tracer__open(struct tracer **out, const struct tracer_opts *o, char *err, si
 	t->timens_ns = procfs_timens_boottime_ns();
 	t->boot_to_unix = boot_offset();
 	t->ncpus = libbpf_num_possible_cpus();
-	t->skel = cowtop_bpf__open();
-	if (!t->skel) {
-		e = -errno;
-		snprintf(err, errlen, "bpf: cannot open the programs: %s", strerror(errno));
-		goto fail;
-	}
 	vmlinux = btf__load_vmlinux_btf();
 	if (!vmlinux) {
 		e = -errno;
 		snprintf(err, errlen, "kernel BTF unreadable: %s", strerror(errno));
 		goto fail;
 	}
-	e = pick_mechanism(t, vmlinux, err, errlen);
+	pick_fallbacks(t, vmlinux);
+	e = open_load(t, o, vmlinux, err, errlen);
 	if (e)
 		goto fail;
-	pick_memory_programs(t, vmlinux);
-	configure(t, o, vmlinux);
-	e = configure_cgroup(t, o->cgroup, vmlinux, err, errlen);
+	e = watch_roots(t, o, err, errlen);
 	if (e)
 		goto fail;
-	e = load_attach(t, o, err, errlen);
+	e = attach(t, err, errlen);
 	if (e)
 		goto fail;
 	tracer_tasks_open(t, vmlinux);
@@ -529,4 +721,16 @@ void tracer__set_stacks(struct tracer *t, unsigned every)
 unsigned tracer__stacks(const struct tracer *t)
 {
 	return __atomic_load_n(&t->skel->bss->stacks_every, __ATOMIC_RELAXED);
+}
+
+/* The fallbacks in use, comma-separated words; "" when none. */
+const char *tracer__fallbacks(const struct tracer *t)
+{
+	return t->fallbacks;
+}
+
+/* Why each fallback is in use: one line each, "" when none. */
+const char *tracer__fallback_notes(const struct tracer *t)
+{
+	return t->notes;
 }

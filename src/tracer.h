@@ -34,7 +34,8 @@ struct tracer_event {
 	unsigned long long reclaims; /* EXIT: its reclaim stalls */
 	double reclaim_s;          /* EXIT: their total length, seconds */
 	struct cow_counts counts;  /* at the moment of the event */
-	unsigned long long inherited_kib; /* FORK: the parent's anonymous RSS at the fork, KiB */
+	long long inherited_kib;   /* FORK: the parent's anonymous RSS at the fork, KiB; -1
+				    * when this kernel's counters cannot be read */
 	char comm[TRACER_COMM_LEN];/* NUL-terminated */
 };
 
@@ -61,7 +62,7 @@ struct tracer_mem {
 	int pid, tid;
 	bool memcg;                /* RECLAIM: of a memory cgroup at its limit, not of the machine */
 	double stall;              /* RECLAIM: seconds */
-	unsigned long long anon_kib; /* OOM: the victim's anonymous memory */
+	long long anon_kib;        /* OOM: the victim's anonymous memory; -1 unknown */
 };
 
 /* One process the kernel side counts, read at a tick. */
@@ -146,6 +147,10 @@ struct tracer_opts {
 int tracer__open(struct tracer **out, const struct tracer_opts *o, char *err, size_t errlen);
 void tracer__free(struct tracer *t);
 const char *tracer__mechanism(const struct tracer *t);
+/* What this kernel lacks and cowtop does instead (or without): words
+ * separated by commas, "" when nothing; and one line of why for each. */
+const char *tracer__fallbacks(const struct tracer *t);
+const char *tracer__fallback_notes(const struct tracer *t);
 /* Whether OOM kills and reclaim stalls are seen (their tracepoints exist). */
 bool tracer__sees_oom(const struct tracer *t);
 bool tracer__sees_reclaim(const struct tracer *t);

@@ -47,6 +47,11 @@ struct tracer {
 	struct cowtop_slot *region_slots;
 	bool regions_read, phases_read;
 	size_t ndrop, drop_cap;
+	enum cowtop_rss_layout rss; /* how the kernel side reads mm->rss_stat */
+	enum cowtop_fault_end fault_end; /* how it tells a fault has ended */
+	bool oom_out, reclaim_out; /* their programs left out (missing, or rejected) */
+	char fallbacks[256];     /* words for the header and JSON (tracer__fallbacks) */
+	char notes[1024];        /* why, a line each */
 	struct iter_bpf *iter;   /* the task iterator; NULL when this kernel cannot run it */
 	struct bpf_link *iter_link;
 	char *tasks_buf;         /* its last read */
@@ -58,6 +63,7 @@ struct tracer {
  * read instead. */
 void tracer_tasks_open(struct tracer *t, const struct btf *vmlinux);
 void tracer_tasks_free(struct tracer *t);
+void tracer_fallback(struct tracer *t, const char *word, const char *why);
 long btf_enum_value(const struct btf *btf, const char *name);
 /* tracer_usdt.c: how USDT probes are attached, chosen before load. */
 void tracer_usdt_prepare(struct tracer *t, bool usdt);

@@ -25,21 +25,34 @@ static void set_counters(struct iter_bpf *it, const struct btf *vmlinux)
 	it->rodata->mm_shmempages = shmem;
 }
 
+/* Without the iterator: /proc is read per process instead; say why. */
+static void tasks_from_proc(struct tracer *t, struct iter_bpf *it, const char *why)
+{
+	iter_bpf__destroy(it);
+	tracer_fallback(t, "tasks:/proc", why);
+}
+
 void tracer_tasks_open(struct tracer *t, const struct btf *vmlinux)
 {
-	struct iter_bpf *it = iter_bpf__open();
+	struct iter_bpf *it;
 
-	if (!it)
+	if (t->rss == COWTOP_RSS_NONE)
+		return; /* it would say RSS 0: /proc says what it is (see rss:/proc) */
+	it = iter_bpf__open();
+	if (!it) {
+		tasks_from_proc(t, NULL, "the task iterator cannot be opened");
 		return;
+	}
 	set_counters(it, vmlinux);
+	it->rodata->rss_layout = t->rss;
 	if (bpf_map__reuse_fd(it->maps.procs, bpf_map__fd(t->skel->maps.procs)) ||
 	    iter_bpf__load(it)) {
-		iter_bpf__destroy(it);
+		tasks_from_proc(t, it, "the kernel rejected the task iterator (bpf iter/task)");
 		return;
 	}
 	t->iter_link = bpf_program__attach_iter(it->progs.dump_procs, NULL);
 	if (!t->iter_link) {
-		iter_bpf__destroy(it);
+		tasks_from_proc(t, it, "the task iterator cannot be attached");
 		return;
 	}
 	t->iter = it;

@@ -56,6 +56,8 @@ static void header_where(const struct header_info *h, unsigned drop, struct line
 		put_field(l, "kernel", h->kernel, h->utf8);
 	if (!(drop & DROP_MECHANISM))
 		put_field(l, "mechanism", h->mechanism, h->utf8);
+	if (!(drop & DROP_MECHANISM) && h->fallbacks && *h->fallbacks)
+		put_field(l, "fallbacks", h->fallbacks, h->utf8);
 }
 
 /* Line 2: what is watched and how often. */
@@ -174,6 +176,7 @@ static void header_totals(const struct header_info *h, unsigned drop, struct lin
 void header_take_frame(struct header_info *h, const struct frame *f)
 {
 	h->mechanism = f->mechanism;
+	h->fallbacks = f->fallbacks;
 	h->target = f->target;
 	h->now = (time_t)f->time;
 	h->cpu_pct = f->cpu_pct;

@@ -12,7 +12,7 @@
 
 struct header_info {
 	const char *host, *kernel;  /* as the system says (sanitized here) */
-	const char *mechanism, *target;
+	const char *mechanism, *fallbacks, *target;
 	time_t now;
 	double delay;               /* refresh interval, seconds */
 	double cpu_pct;             /* cowtop's own CPU use */

@@ -125,6 +125,31 @@ test_kread_file() {
 	check_cow_kernel "$(report_pids kread)" 600
 }
 
+# Write faults resolved by reuse, each followed by a write(2) that
+# allocates a page-cache page: no copies. A detector that does not know its
+# fault has ended takes each allocation for a copy. With
+# COWTOP_NO_IN_USER_FAULT=1, the way of kernels without
+# task_struct.in_user_fault (built without cgroup-v1 memory).
+test_reuse_io() {
+	local how=$1 pid excl cow reuse
+	new_report "reuse_$how"
+	[ "$how" = flag ] || export COWTOP_NO_IN_USER_FAULT=1
+	run_cowtop "reuse_$how" -- python3 "$(dirname "$0")/../workloads/reuse_io.py" \
+		3000 "$WORK/reuse_io.data" "$REPORT"
+	unset COWTOP_NO_IN_USER_FAULT
+	expect_eq "reuse io ($how): cowtop exit status" "$RC" 0
+	check "reuse io ($how): fallbacks named" jq_true \
+		'[inputs.fallbacks] | all(. == $f)' --arg f "$([ "$how" = flag ] || echo fault-end:count)"
+	read -r pid excl < <(awk '$1 == "reuse_io" { print $2, $6 }' "$REPORT")
+	cow=$(proc_field "$pid" cow)
+	reuse=$(proc_field "$pid" reuse)
+	# The process's other copies (interpreter start-up, its fork) are a
+	# few hundred; each reuse fault taken for a copy adds one.
+	check_value "reuse io ($how) pid $pid" "reuses (of $excl exclusive pages written)" \
+		"$reuse" "$excl" 1000000
+	check_value "reuse io ($how) pid $pid" "copies" "$cow" 0 $((excl / 2))
+}
+
 # cowtop exits with the command's exit status. The command and its child
 # live a few milliseconds, far less than one refresh (-d 2 here): the one
 # frame is rated over a whole refresh, not over those milliseconds, and
@@ -214,6 +239,8 @@ test_race
 test_zero_kread zero
 test_zero_kread nozero --no-zero-page
 test_kread_file
+test_reuse_io flag
+test_reuse_io count
 test_status
 test_last_frame
 test_no_command

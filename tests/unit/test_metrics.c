@@ -168,7 +168,7 @@ static void test_names_escaped_and_label(void **state)
 	feed(named, m);
 	s = text(mt, METRICS_PROMETHEUS);
 	assert_int_equal(sample(s, COW("a\\\"b\\\\c??", "parent")), 9);
-	assert_non_null(strstr(s, "cowtop_build_info{version=\"1\\\"x\",mechanism=\"test\"} 1\n"));
+	assert_non_null(strstr(s, "cowtop_build_info{version=\"1\\\"x\",mechanism=\"test\",fallbacks=\"\"} 1\n"));
 	assert_null(strchr(s, '\xff'));
 	free(s);
 	s = text(named, METRICS_PROMETHEUS);
