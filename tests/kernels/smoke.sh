@@ -9,10 +9,16 @@
 #   USS, PSS, SHR% against /proc/PID/smaps_rollup
 #   fault end      reuse faults followed by page-cache allocations are no
 #                  copies (reuse_io.py)
+#   regions        a regionload child's copies per region (heap, anon,
+#                  stack, a library's .data, a private file mapping)
+#                  against what it wrote
+#   USDT phase     a phaseload child's copies inside its cowtest:phase
+#                  against what it wrote there, and its probe markers
 #   exit causes    a status and a signal
 #   exporter       one scrape of /metrics
 #   fallbacks      the ones named are the ones this kernel's BTF calls for
-# Environment as tests/integration/lib.sh (COWTOP, COWLOAD). Writes
+# Environment as tests/integration/lib.sh (COWTOP, COWLOAD, REGIONLOAD,
+# PHASELOAD). Writes
 # "smoke PASSED FAILED" to RESULTS_DIR/smoke.rc when given.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -177,6 +183,42 @@ test_exits() {
 	check "exit: SIGKILL in the JSON" jq_true '[inputs.processes[] | .exit.signal] | any(. == "SIGKILL")'
 }
 
+# regionload: each region the child wrote holds what it wrote (bpf_find_vma
+# and the VMA fields read behind it differ between kernels).
+test_regions() {
+	local child file r n
+	new_report regions
+	run_cowtop regions -- "$REGIONLOAD" --report "$REPORT" --heap 400 --mmap 300 \
+		--stack 32 --data 64 --file 100 --file-dir "$WORK"
+	expect_eq "regions: cowtop exit status" "$RC" 0
+	child=$(awk '$1 == "child" { print $2 }' "$REPORT")
+	file=$(awk '$1 == "child" { print $NF }' "$REPORT")
+	for r in heap:400 anon:300 stack:32 file:libregiondata.so:64 "file:$file:100"; do
+		n=${r##*:}
+		r=${r%:*}
+		check_value "regions: child ${child:-?}" "$r" "$(jq -r -n --argjson p "${child:-0}" --arg r "$r" \
+			'[inputs.processes[] | select(.pid == $p)] | last | .cow_by_region[$r] // 0' "$FRAMES")" \
+			"$n" $((n + SLACK))
+	done
+}
+
+# phaseload: copies inside a USDT phase and the probe's markers (uprobes and
+# the USDT argument specs on this kernel).
+test_phase() {
+	local pid inside
+	new_report phase
+	run_cowtop phase -u cowtest:phase__begin -- "$PHASELOAD" --report "$REPORT" --check \
+		--children 1 --outside 100 --inside 300 --after 50
+	expect_eq "phase: cowtop exit status" "$RC" 0
+	check_workload_self
+	for pid in $(report_pids child); do
+		inside=$(report_sum "$pid" inside)
+		expect_phase "$pid" cowtest:phase "$inside" $((inside + SLACK)) "phase child"
+		check "phase: child $pid has its phase__begin marker" \
+			test "$(marker_count "$pid" cowtest:phase__begin)" -eq 1
+	done
+}
+
 # One scrape of the exporter.
 test_exporter() {
 	local port=$((20000 + RANDOM % 20000)) m=$WORK/metrics i
@@ -194,7 +236,9 @@ test_exporter() {
 setup
 FALLBACKS=$(expected_fallbacks)
 echo "kernel $(uname -r), expected fallbacks '$FALLBACKS'"
-for t in test_launch test_attach test_reuse_io test_exits test_exporter; do
+REGIONLOAD=${REGIONLOAD:-./tests/workloads/regionload}
+PHASELOAD=${PHASELOAD:-./tests/workloads/phaseload}
+for t in test_launch test_attach test_reuse_io test_regions test_phase test_exits test_exporter; do
 	s=$(date +%s.%N)
 	$t
 	echo "time: $t $(awk -v s="$s" -v e="$(date +%s.%N)" 'BEGIN { printf "%.1f", e - s }') s"

@@ -11,7 +11,8 @@
 #                         Debian 12's 6.1, and linux-image-6.12-amd64)
 #   COWTOP_KERNEL_CACHE   downloads and initramfs images
 #                         (default ~/.cache/cowtop-kernels)
-#   COWTOP, COWLOAD       as for tests/integration (make check sets them)
+#   COWTOP, COWLOAD, REGIONLOAD, PHASELOAD
+#                         as for tests/integration (make check sets them)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 name=$(basename "$0" .sh)
@@ -21,6 +22,8 @@ cache=${COWTOP_KERNEL_CACHE:-$HOME/.cache/cowtop-kernels}
 export COWTOP_KERNEL_CACHE=$cache
 COWTOP=$(realpath "${COWTOP:-./cowtop}")
 COWLOAD=$(realpath "${COWLOAD:-./tests/workloads/cowload}")
+REGIONLOAD=$(realpath "${REGIONLOAD:-./tests/workloads/regionload}")
+PHASELOAD=$(realpath "${PHASELOAD:-./tests/workloads/phaseload}")
 
 # Skip, or fail when the matrix is required.
 unable() {
@@ -60,7 +63,7 @@ for pkg in $kernels; do
 	cat >"$res/run.sh" <<RUN
 #!/bin/sh
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
-export COWTOP='$COWTOP' COWLOAD='$COWLOAD' TMPDIR=/tmp
+export COWTOP='$COWTOP' COWLOAD='$COWLOAD' REGIONLOAD='$REGIONLOAD' PHASELOAD='$PHASELOAD' TMPDIR=/tmp
 exec bash '$here/smoke.sh' /tmp/results
 RUN
 	chmod 755 "$res/run.sh"
