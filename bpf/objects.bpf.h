@@ -188,7 +188,7 @@ static __noinline int py311_classify(__u64 addr, __u64 type_type, struct cowtop_
  * word holds its builtin type in its low 5 bits. */
 #define RB31_PAGE 65536
 #define RB31_SLOT 40
-#define RB31_PAGE_START 24 /* offsetof(struct heap_page, start) */
+#define RB31_PAGE_START 32 /* offsetof(struct heap_page, start): measured on Debian's 3.1 */
 
 /* The Ruby slot holding addr and the part of it written, into k. */
 static __noinline int rb31_classify(__u64 addr, struct cowtop_obj_key *k)

@@ -24,7 +24,9 @@ a tracer can still read its memory to name types). Report lines (appended to
                                            bytearrays' buffers; by address)
   ready PID
   child PID mode MODE
-  done PID dirty_before KIB dirty_after KIB   (the child's Private_Dirty)
+  done PID dirty_before KIB dirty_after KIB ns NS   (the child's
+                                           Private_Dirty; NS: the mode's
+                                           loop, nanoseconds)
 """
 
 import argparse
@@ -73,6 +75,7 @@ def private_dirty_kib():
 def child(args, items, strings, buffers):
     """Do the mode's writes, report the pages this made private, leave."""
     before = private_dirty_kib()
+    t0 = time.perf_counter_ns()
     if args.mode == "iter":
         for s in strings:
             pass
@@ -82,8 +85,10 @@ def child(args, items, strings, buffers):
     elif args.mode == "bytes":
         for b in buffers:
             b[100] = 1
+    ns = time.perf_counter_ns() - t0
     after = private_dirty_kib()
-    report(args.report, "done %d dirty_before %d dirty_after %d" % (os.getpid(), before, after))
+    report(args.report, "done %d dirty_before %d dirty_after %d ns %d"
+           % (os.getpid(), before, after, ns))
     os._exit(0)
 
 
