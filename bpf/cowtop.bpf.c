@@ -177,6 +177,8 @@ struct {
 	__type(value, __u64);
 } stack_stats SEC(".maps");
 
+#include "objects.bpf.h" /* the object sampler (--objects) */
+
 /* Whether tgid may be watched (exact unless bits alias). */
 static __always_inline bool watched(__u32 tgid)
 {
@@ -305,6 +307,8 @@ static __always_inline int on_fault(__u64 addr, __u64 error_code, __u32 kernel)
 	s->kernel = kernel;
 	s->addr = addr;
 	s->flagged = (error_code & 1) ? COWTOP_FLAG_PRESENT : COWTOP_FLAG_ABSENT;
+	if (objects_every && (error_code & 1) && !kernel)
+		obj_fault(s->tgid, s->tid, addr, objects_every);
 	if (fault_end == COWTOP_FAULT_END_COUNT)
 		s->faults = faults_ended(bpf_get_current_task_btf());
 	return 0;
@@ -660,6 +664,8 @@ static __always_inline void count_split(struct bpf_raw_tracepoint_args *ctx, str
 	region_add(s, task, kind, pages);
 	if (stacks_every && stack_sampled(stacks_every))
 		stack_count(ctx, s->tgid, pages, stacks_every);
+	if (objects_every)
+		obj_take(s->tid, s->addr, pages, objects_every);
 	if (usdt_enabled)
 		phase_count(task, s->tgid, s->tid, pages);
 }
@@ -838,6 +844,8 @@ int on_process_fork(struct bpf_raw_tracepoint_args *ctx)
 	p = proc_add(ctgid, BPF_CORE_READ(child, real_parent, tgid),
 		     group_start_ns(child), inherited, BPF_ANY);
 	watch_bit(ctgid, true);
+	if (objects_enabled)
+		obj_fork(ptgid, ctgid);
 	emit(COWTOP_EV_FORK, ctgid, child, p, inherited);
 	return 0;
 }
@@ -851,6 +859,8 @@ int on_process_exec(struct bpf_raw_tracepoint_args *ctx)
 
 	if (region_hold == tgid)
 		region_hold = 0;
+	if (objects_enabled)
+		obj_forget(tgid);
 	if (p || watch_all)
 		emit(COWTOP_EV_EXEC, tgid, task, p, COWTOP_INHERITED_UNKNOWN);
 	return 0;
@@ -941,6 +951,8 @@ int on_process_exit(struct bpf_raw_tracepoint_args *ctx)
 	p->exited = 1;
 	mark_changed(tgid);
 	watch_bit(tgid, false);
+	if (objects_enabled)
+		obj_forget(tgid);
 	/* The record has the final counts: the entry goes now, here, so that
 	 * user space never deletes by pid an entry that a new process on the
 	 * same pid may already have (a lookup and a delete are two steps). If

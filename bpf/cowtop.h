@@ -301,4 +301,6 @@ enum cowtop_stack_stat {
 	COWTOP_STACK_STAT_MAX = 3,
 };
 
+#include "objects.h" /* the object sampler (--objects) */
+
 #endif

@@ -23,6 +23,7 @@
 #include "sampler.h"
 #include "sink.h"
 #include "stackfeed.h"
+#include "objfeed.h"
 #include "targets.h"
 #include "tracer.h"
 #include "tui.h"
@@ -35,6 +36,7 @@ struct app {
 	struct targets targets;
 	struct sampler *sampler;        /* smaps_rollup, MemAvailable, memory cgroups */
 	struct stackfeed stacks;        /* copies by code path (--stacks, key c) */
+	struct objfeed objects;         /* copies by runtime object (--objects) */
 	struct loop *loop;
 	struct tui *tui;                /* NULL in batch mode */
 	struct sink *sinks;             /* the views frames go to, in order */
@@ -130,6 +132,7 @@ static void present(struct app *a, double interval)
 		.command_done = a->targets.launch.pid > 0 && targets__done(&a->targets),
 		.command_status = a->targets.cmd_status,
 		.stacks = a->stacks.stacks,
+		.objects = a->objects.objects,
 	};
 	struct frame *f;
 	struct sink *s;
@@ -230,6 +233,7 @@ static void tick(struct app *a)
 	want(a);
 	interval = collect__tick(&a->collect, dt);
 	stackfeed__tick(&a->stacks);
+	objfeed__tick(&a->objects);
 	sampler__run(a->sampler, interval);
 	measure_cpu(a, dt);
 	present(a, interval);
@@ -404,6 +408,7 @@ static int open_tracer(struct app *a)
 		.ringbuf_kib = a->opt->ringbuf_kib,
 		.usdt = a->targets.probes != NULL,
 		.no_regions = a->opt->no_regions,
+		.objects = a->opt->objects,
 		.on = collect__handlers(&a->collect),
 	};
 	char err[256];
@@ -423,6 +428,9 @@ static int open_tracer(struct app *a)
 	stackfeed__init(&a->stacks, a->tracer, a->model, a->opt->stacks_sample);
 	if (a->opt->stacks && stackfeed__set(&a->stacks, true))
 		return app_fail(a, 1, "stacks: %s", strerror(ENOMEM));
+	if (objfeed__init(&a->objects, a->tracer, a->model, a->opt->objects,
+			  a->opt->objects_sample ? a->opt->objects_sample : OBJECTS_SAMPLE_DEFAULT))
+		return app_fail(a, 1, "objects: %s", strerror(ENOMEM));
 	return 0;
 }
 
@@ -510,6 +518,7 @@ cleanup:
 	close_sinks(&a, false);
 	tui__free(a.tui);
 	stackfeed__free(&a.stacks);
+	objfeed__free(&a.objects);
 	targets__free(&a.targets);
 	loop__free(a.loop);
 	if (a.sigfd >= 0)

@@ -456,6 +456,8 @@ struct frame *frame__build(struct model *m, const struct frame_status *st,
 		e = vo && vo->no_groups ? take_grouped(f, m) : take_groups(f);
 	if (!e && st && st->stacks && !(f->stacks = stacks__snap(st->stacks)))
 		e = -ENOMEM;
+	if (!e && st && st->objects && !(f->objects = objects__snap(st->objects)))
+		e = -ENOMEM;
 	if (e) {
 		frame__free(f);
 		errno = -e;
@@ -509,6 +511,7 @@ void frame__free(struct frame *f)
 	free(f->log);
 	free(f->groups);
 	stacks_snap__free(f->stacks);
+	objects_snap__free(f->objects);
 	free(f);
 }
 

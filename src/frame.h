@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include "model.h"
 #include "stacks.h"
+#include "objects.h"
 #include "tree.h"
 
 #define FRAME_LOG 256 /* newest probe hits a frame carries for the log pane */
@@ -26,6 +27,7 @@ struct frame_status {
 	bool command_done;         /* the -- command and its descendants all exited */
 	int command_status;        /* its exit status then */
 	const struct stacks *stacks; /* copies by code path; NULL: never turned on */
+	const struct objects *objects; /* copies by runtime object; NULL: --objects not given */
 	const unsigned long long *lost_by_kind; /* LOST_KINDS counts; NULL: unknown */
 	double cpu_seconds;        /* cowtop's own CPU time since start */
 	bool bpf_stats;            /* the kernel counts the run time of BPF programs: */
@@ -116,6 +118,7 @@ struct frame {
 	struct frame_mark *log;     /* the newest kept hits (<= FRAME_LOG), oldest first */
 	size_t nlog, log_kept;      /* ... and how many the model keeps */
 	struct stacks_snap *stacks; /* top stacks and copy sites; NULL: never turned on */
+	struct objects_snap *objects; /* copies by runtime object; NULL: off */
 };
 
 /* Build the frame of the model now; *cursor counts the probe hits already in

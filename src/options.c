@@ -25,6 +25,8 @@ enum {
 	OPT_REGIONS,
 	OPT_STACKS,
 	OPT_STACKS_SAMPLE,
+	OPT_OBJECTS,
+	OPT_OBJECTS_SAMPLE,
 	OPT_FOLDED,
 	OPT_NO_REGIONS,
 	OPT_CGROUP,
@@ -60,6 +62,8 @@ static const struct option long_opts[] = {
 	{ "list-usdt", required_argument, NULL, OPT_LIST_USDT },
 	{ "stacks", no_argument, NULL, OPT_STACKS },
 	{ "stacks-sample", required_argument, NULL, OPT_STACKS_SAMPLE },
+	{ "objects", no_argument, NULL, OPT_OBJECTS },
+	{ "objects-sample", required_argument, NULL, OPT_OBJECTS_SAMPLE },
 	{ "folded", required_argument, NULL, OPT_FOLDED },
 	{ "cgroup", required_argument, NULL, OPT_CGROUP },
 	{ "unit", required_argument, NULL, OPT_UNIT },
@@ -130,6 +134,11 @@ void options_usage(FILE *f)
 	      "      --stacks              capture the user stack of each copy (key c in the view)\n"
 	      "      --stacks-sample N     only of 1 copy in N (counts scaled by N; default 1)\n"
 	      "      --folded FILE         at exit, write the stacks for flame graphs (implies --stacks)\n"
+	      "\n"
+	      "Copies by runtime object (CPython 3.11, Ruby 3.1):\n"
+	      "      --objects             the object type each copy's write fell in, and which\n"
+	      "                            part was written (refcount, gc_header, flags, ...)\n"
+	      "      --objects-sample N    read the object of 1 copy in N (default 8)\n"
 	      "\n"
 	      "Metrics for Prometheus (see cowtop(8), METRICS):\n"
 	      "      --listen [ADDR:]PORT  serve /metrics there (ADDR default 127.0.0.1;\n"
@@ -397,6 +406,14 @@ static int apply(struct options *o, int c, const char *arg, char *err, size_t er
 				    arg, number_problem(e));
 		return 0;
 	case OPT_STACKS: o->stacks = true; return 0;
+	case OPT_OBJECTS: o->objects = true; return 0;
+	case OPT_OBJECTS_SAMPLE:
+		e = parse_count(arg, 1, 1000000, &v);
+		if (e)
+			return fail(err, errlen, "invalid object sampling '%s': %s (1 copy in N, 1 to 1000000)",
+				    arg, number_problem(e));
+		o->objects_sample = (unsigned)v;
+		return 0;
 	case OPT_NO_REGIONS: o->no_regions = true; return 0;
 	case OPT_FOLDED:
 		if (!*arg)
@@ -507,6 +524,8 @@ int options_check_mode(const struct options *o, bool screen, char *err, size_t e
 		return fail(err, errlen, "--ascii is for the screen and batch text, not JSON");
 	if (!screen && o->stacks_sample && !o->stacks)
 		return fail(err, errlen, "--stacks-sample needs --stacks in batch output");
+	if (o->objects_sample && !o->objects)
+		return fail(err, errlen, "--objects-sample needs --objects");
 	return 0;
 }
 

@@ -8,6 +8,7 @@
 #include "tree.h"
 
 #define OPT_MAX_PIDS 64
+#define OBJECTS_SAMPLE_DEFAULT 8 /* --objects-sample default: 1 copy in 8 */
 #define OPT_MAX_USDT 32
 #define OPT_EXPORTER_PORT 9729 /* --exporter's port when --listen is not given */
 
@@ -42,6 +43,8 @@ struct options {
 	bool stacks;          /* --stacks: copies by code path from the start */
 	unsigned stacks_sample; /* --stacks-sample N: 1 copy in N (default 1) */
 	const char *folded;   /* --folded FILE: stacks in folded form at exit */
+	bool objects;         /* --objects: copies by runtime object */
+	unsigned objects_sample; /* --objects-sample N: 1 copy in N (default OBJECTS_SAMPLE_DEFAULT) */
 	const char *listen;   /* --listen [ADDR:]PORT as given; NULL: no exporter */
 	char listen_addr[64]; /* ... its address (default 127.0.0.1), IPv6 without brackets */
 	unsigned short listen_port;

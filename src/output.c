@@ -170,6 +170,42 @@ static void json_stacks(struct jbuf *b, const struct frame *fr, const struct pro
 	jbuf_putc(b, ']');
 }
 
+/* A process's copies by runtime object: its runtime, then (type, write
+ * kind, pages) heaviest first; pages are sampled copies scaled by the rate. */
+static void json_objects(struct jbuf *b, const struct frame *fr, const struct proc *p)
+{
+	const struct objects_proc *op = objects_snap__of(fr->objects, p->pid, p->start_time);
+	size_t i;
+
+	if (!op)
+		return;
+	jbuf_puts(b, ",\"cow_objects\":{\"runtime\":");
+	jbuf_string(b, op->runtime, strlen(op->runtime));
+	json_count(b, "pages", true, op->pages);
+	jbuf_puts(b, ",\"by_write\":{");
+	for (i = 0; i < OBJ_WRITES; i++) {
+		const char *w = obj_write_name((int)i);
+
+		if (i)
+			jbuf_putc(b, ',');
+		jbuf_string(b, w, strlen(w));
+		jbuf_putc(b, ':');
+		jbuf_u64(b, op->by_write[i]);
+	}
+	jbuf_puts(b, "},\"top\":[");
+	for (i = 0; i < op->ntop; i++) {
+		const char *w = obj_write_name(op->top[i].write);
+
+		jbuf_puts(b, i ? ",{\"type\":" : "{\"type\":");
+		jbuf_string(b, op->top[i].type, strlen(op->top[i].type));
+		jbuf_puts(b, ",\"write\":");
+		jbuf_string(b, w, strlen(w));
+		json_count(b, "pages", true, op->top[i].pages);
+		jbuf_putc(b, '}');
+	}
+	jbuf_puts(b, "]}");
+}
+
 /* How p ended: ,"exit":{"code":N|null,"signal":"SIGKILL"|null,"oom":bool},
  * null while it runs (code and signal both null when the kernel did not say). */
 static void json_exit(struct jbuf *b, const struct proc *p)
@@ -261,6 +297,8 @@ static void json_proc(struct jbuf *b, const struct frame *fr, const struct row *
 		json_split(b, "cow_by_phase", fr, p, SPLIT_PHASE, true);
 	if (fr->stacks)
 		json_stacks(b, fr, p);
+	if (fr->objects)
+		json_objects(b, fr, p);
 	jbuf_putc(b, '}');
 }
 
@@ -371,6 +409,13 @@ void output_json_buf(struct jbuf *b, const struct frame *fr)
 	json_count(b, "lost", true, fr->lost);
 	if (fr->stacks)
 		output_json_stacks_status(b, fr->stacks);
+	if (fr->objects) {
+		jbuf_puts(b, ",\"objects\":{\"sample\":");
+		jbuf_u64(b, fr->objects->every);
+		json_count(b, "failed", true, fr->objects->failed);
+		json_real(b, "us_per_sample", fr->objects->us_per_sample, 3);
+		jbuf_putc(b, '}');
+	}
 	jbuf_puts(b, ",\"processes\":[");
 	for (i = 0; i < fr->nrows; i++) {
 		if (i)

@@ -240,6 +240,7 @@ static void configure(struct tracer *t, const struct tracer_opts *o, const struc
 		bpf_map__set_max_entries(s->maps.events, o->ringbuf_kib * 1024);
 	s->rodata->usdt_enabled = o->usdt;
 	s->rodata->regions_enabled = !o->no_regions;
+	s->rodata->objects_enabled = o->objects;
 	s->rodata->nr_cpus = t->ncpus > 0 ? t->ncpus : 1;
 	s->rodata->ns_per_tick = t->ns_per_tick;
 	bpf_program__set_autoload(s->progs.on_usdt, o->usdt);

@@ -141,6 +141,7 @@ struct tracer_opts {
 	unsigned ringbuf_kib; /* 0: default */
 	bool usdt;            /* load the USDT program and count copies per phase */
 	bool no_regions;      /* leave copies unsplit by region (all "other") */
+	bool objects;         /* follow runtime layouts for the object sampler */
 	struct tracer_handlers on;
 };
 
@@ -229,5 +230,31 @@ int tracer__for_each_stack(struct tracer *t, tracer_stack_fn fn, void *ctx);
 int tracer__stack_ips(struct tracer *t, unsigned stack_id, unsigned long long *ips, int max);
 void tracer__forget_stack(struct tracer *t, int pid, unsigned stack_id);
 void tracer__stack_stats(struct tracer *t, struct tracer_stack_stats *out);
+
+/* The runtime object of sampled copies (--objects; tracer_objects.c). The
+ * runtime and write kinds are objects.h's (same values as the kernel's). */
+struct tracer_obj {
+	int pid;
+	unsigned long long start;  /* its process's start, clock ticks */
+	int runtime;               /* enum obj_runtime */
+	int write;                 /* enum obj_write */
+	unsigned long long type;   /* PY311: the type object's address, or OBJ_PYT_*;
+				      RUBY31: the builtin type, or OBJ_RBT_NONE */
+	unsigned long long pages;  /* scaled by the sampling */
+};
+typedef void (*tracer_obj_fn)(const struct tracer_obj *o, void *ctx);
+struct tracer_obj_stats {
+	unsigned long long taken, failed, ns;
+};
+void tracer__set_objects(struct tracer *t, unsigned every); /* 0 off; N: 1 copy in N */
+unsigned tracer__objects(const struct tracer *t);
+/* Tell the kernel side pid's runtime layout (type_type: PY311's PyType_Type). */
+int tracer__set_runtime(struct tracer *t, int pid, int runtime, unsigned long long type_type);
+/* Whether the kernel side knows a layout for pid (set, or inherited at fork). */
+bool tracer__has_runtime(struct tracer *t, int pid);
+int tracer__for_each_object(struct tracer *t, tracer_obj_fn fn, void *ctx);
+/* Drop the counters of process (pid, start), read for the last time. */
+void tracer__forget_objects(struct tracer *t, int pid, unsigned long long start);
+void tracer__object_stats(struct tracer *t, struct tracer_obj_stats *out);
 
 #endif

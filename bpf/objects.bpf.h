@@ -1,0 +1,298 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The object sampler (--objects): for 1 write fault on a present page in
+ * objects_every of a process running a runtime cowtop knows, the runtime
+ * object the written address falls in and the part of it written; counted
+ * in obj_pages by (process, type, write kind) if the fault copies.
+ *
+ * Read in the kernel, at the fault: the write has not happened yet, so the
+ * object is read as it was before it, and a child that exits a moment later
+ * has still been read (user space reading afterwards would see neither).
+ * Read at the fault's entry, not at the copy's allocation: a read through
+ * the user mapping sets the page's accessed bit, and the kernel, finding
+ * the PTE changed when it installs the copy (pte_same), throws the copy
+ * away and lets the write fault again: measured, every sampled copy then
+ * cost two allocations and counted twice. At the entry the kernel has not
+ * read the PTE yet. Included by cowtop.bpf.c after its maps. */
+#ifndef COWTOP_OBJECTS_BPF_H
+#define COWTOP_OBJECTS_BPF_H
+
+/* Set before load: --objects given (runtimes are detected and followed). */
+const volatile bool objects_enabled = false;
+
+/* 0 off; N: read the object of 1 copy in N. Writable (.bss). */
+__u32 objects_every = 0;
+
+/* The runtime layout of each process that has one (user space detects it;
+ * a child inherits its parent's at fork; exec and exit drop it). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, COWTOP_PROCS_MAX);
+	__type(key, __u32);
+	__type(value, struct cowtop_rt);
+} obj_rt SEC(".maps");
+
+/* Pages copied per (process, type, write kind), scaled by the sampling. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, COWTOP_OBJ_KEYS);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct cowtop_obj_key);
+	__type(value, __u64);
+} obj_pages SEC(".maps");
+
+/* The object read at this CPU's fault in progress, until its allocation. */
+struct obj_pending {
+	__u32 tid;
+	__u32 valid;
+	__u64 addr; /* the fault's: a read at a fault that reused its page is
+		       not taken by a later one's allocation */
+	struct cowtop_obj_key key;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct obj_pending);
+} obj_pend SEC(".maps");
+
+/* Samples taken, failed, time spent (objects.h); the per-CPU count of copies
+ * since the last sample at index COWTOP_OBJ_STAT_MAX. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, COWTOP_OBJ_STAT_MAX + 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} obj_stats SEC(".maps");
+
+/* CPython 3.11 (64-bit): pymalloc's pools are 16 KiB, pool-aligned, and
+ * start with struct pool_header (48 bytes, POOL_OVERHEAD); blocks of size
+ * class (szidx + 1) * 16 follow. Before a GC-tracked object's PyObject
+ * comes its PyGC_Head (16 bytes), and before that, for types with a
+ * managed dict, two pointers (dict, values). */
+#define PY311_POOL 16384
+#define PY311_POOL_OVERHEAD 48
+#define PY311_TP_FLAGS 168 /* offsetof(PyTypeObject, tp_flags) */
+#define PY311_HAVE_GC (1ULL << 14)
+#define PY311_MANAGED_DICT (1ULL << 4)
+
+struct py311_pool {
+	__u32 count, pad;
+	__u64 freeblock, nextpool, prevpool;
+	__u32 arenaindex, szidx, nextoffset, maxnextoffset;
+};
+
+/* Add v to the sampler's counter idx of this CPU. */
+static __always_inline void obj_stat_add(__u32 idx, __u64 v)
+{
+	__u64 *n = bpf_map_lookup_elem(&obj_stats, &idx);
+
+	if (n)
+		*n += v;
+}
+
+/* Whether this copy is the 1 in every that is read. */
+static __always_inline bool obj_sampled(__u32 every)
+{
+	__u32 idx = COWTOP_OBJ_STAT_MAX;
+	__u64 *n;
+
+	if (every <= 1)
+		return true;
+	n = bpf_map_lookup_elem(&obj_stats, &idx);
+	if (!n)
+		return false;
+	if (++*n < every)
+		return false;
+	*n = 0;
+	return true;
+}
+
+/* Whether t is a type object (its type is type, or a metaclass whose type
+ * is type); its tp_flags in *flags. */
+static __always_inline bool py311_is_type(__u64 t, __u64 type_type, __u64 *flags)
+{
+	__u64 meta = 0, mm = 0;
+
+	if (!t || (t & 7) || t >= user_addr_end)
+		return false;
+	if (bpf_probe_read_user(&meta, sizeof(meta), (void *)(t + 8)))
+		return false;
+	if (meta != type_type &&
+	    (!meta || (meta & 7) || bpf_probe_read_user(&mm, sizeof(mm), (void *)(meta + 8)) ||
+	     mm != type_type))
+		return false;
+	return !bpf_probe_read_user(flags, sizeof(*flags), (void *)(t + PY311_TP_FLAGS));
+}
+
+/* The pymalloc object holding addr and the part of it written, into k. A
+ * pool header that does not hold together leaves the write outside. */
+static __noinline int py311_classify(__u64 addr, __u64 type_type, struct cowtop_obj_key *k)
+{
+	__u64 pool = addr & ~(__u64)(PY311_POOL - 1), off = addr - pool;
+	__u64 size, blk, boff, pre, flags = 0, w[6] = {};
+	struct py311_pool h;
+	__u32 n;
+	int i;
+
+	k->type = COWTOP_PYT_NONE;
+	k->write = COWTOP_W_OUTSIDE;
+	if (bpf_probe_read_user(&h, sizeof(h), (void *)pool) || h.szidx >= 32)
+		return 0;
+	size = (h.szidx + 1) * 16;
+	if (h.maxnextoffset != PY311_POOL - size || h.nextoffset < PY311_POOL_OVERHEAD ||
+	    h.nextoffset > PY311_POOL || (h.nextoffset - PY311_POOL_OVERHEAD) % size ||
+	    h.count > (PY311_POOL - PY311_POOL_OVERHEAD) / size)
+		return 0;
+	if (off < PY311_POOL_OVERHEAD) {
+		k->type = COWTOP_PYT_POOL;
+		k->write = COWTOP_W_HEADER;
+		return 0;
+	}
+	blk = pool + PY311_POOL_OVERHEAD + (off - PY311_POOL_OVERHEAD) / size * size;
+	boff = addr - blk;
+	k->type = COWTOP_PYT_BLOCK;
+	k->write = COWTOP_W_PAYLOAD;
+	n = size < sizeof(w) ? size : sizeof(w);
+	if (bpf_probe_read_user(w, n & 63, (void *)blk))
+		return 0;
+	/* The object starts 0, 16 or 32 bytes into its block, as its type says:
+	 * the candidate whose ob_type is a type with that pre-header wins. */
+	for (i = 0; i < 3; i++) {
+		pre = i * 16;
+		if (pre + 16 > size)
+			break;
+		if (!py311_is_type(w[i * 2 + 1], type_type, &flags))
+			continue;
+		if (((flags & PY311_HAVE_GC) ? 16 : 0) + ((flags & PY311_MANAGED_DICT) ? 16 : 0) != pre)
+			continue;
+		k->type = w[i * 2 + 1];
+		if (boff < pre)
+			k->write = (flags & PY311_HAVE_GC) && boff + 16 >= pre ? COWTOP_W_GC
+									       : COWTOP_W_HEADER;
+		else if (boff < pre + 8)
+			k->write = COWTOP_W_REFCNT;
+		else if (boff < pre + 16)
+			k->write = COWTOP_W_HEADER;
+		else
+			k->write = COWTOP_W_PAYLOAD;
+		return 0;
+	}
+	return 0;
+}
+
+/* Ruby 3.1 (64-bit, no variable-width allocation): heap page bodies are
+ * 64 KiB, 64 KiB-aligned; their first word points to the page's struct
+ * heap_page, whose start field (RB31_PAGE_START) is the first slot: the
+ * first multiple of the 40-byte slot size after that word. A slot's flags
+ * word holds its builtin type in its low 5 bits. */
+#define RB31_PAGE 65536
+#define RB31_SLOT 40
+#define RB31_PAGE_START 32 /* offsetof(struct heap_page, start): measured on Debian's 3.1 */
+
+/* The Ruby slot holding addr and the part of it written, into k. */
+static __noinline int rb31_classify(__u64 addr, struct cowtop_obj_key *k)
+{
+	__u64 body = addr & ~(__u64)(RB31_PAGE - 1), page = 0, start, first = 0, slot, flags = 0;
+
+	k->type = COWTOP_RBT_NONE;
+	k->write = COWTOP_W_OUTSIDE;
+	start = body + 8;
+	start += (RB31_SLOT - start % RB31_SLOT) % RB31_SLOT;
+	if (addr < start || bpf_probe_read_user(&page, sizeof(page), (void *)body) || !page ||
+	    (page & 7) || page >= user_addr_end ||
+	    bpf_probe_read_user(&first, sizeof(first), (void *)(page + RB31_PAGE_START)) ||
+	    first != start)
+		return 0;
+	slot = start + (addr - start) / RB31_SLOT * RB31_SLOT;
+	if (slot + RB31_SLOT > body + RB31_PAGE ||
+	    bpf_probe_read_user(&flags, sizeof(flags), (void *)slot))
+		return 0;
+	k->type = flags & 0x1f;
+	k->write = addr - slot < 8 ? COWTOP_W_FLAGS : COWTOP_W_SLOT;
+	return 0;
+}
+
+/* A write fault on a present page of tgid (current), thread tid, at addr:
+ * forget what the last fault read; if tgid runs a known runtime and this
+ * fault is the 1 in every, read the object now, for obj_take. */
+static __noinline int obj_fault(__u32 tgid, __u32 tid, __u64 addr, __u32 every)
+{
+	__u32 zero32 = 0;
+	struct obj_pending *pd = bpf_map_lookup_elem(&obj_pend, &zero32);
+	struct cowtop_obj_key k = { .tgid = tgid };
+	struct task_struct *task;
+	struct cowtop_rt *rt;
+	__u64 t0;
+
+	if (!pd)
+		return 0;
+	pd->valid = 0;
+	rt = bpf_map_lookup_elem(&obj_rt, &tgid);
+	if (!rt || rt->kind == COWTOP_RT_NONE || !obj_sampled(every))
+		return 0;
+	t0 = bpf_ktime_get_ns();
+	k.runtime = rt->kind;
+	if (rt->kind == COWTOP_RT_PY311) {
+		py311_classify(addr, rt->type_type, &k);
+	} else if (rt->kind == COWTOP_RT_RUBY31) {
+		rb31_classify(addr, &k);
+	} else {
+		k.type = 0;
+		k.write = COWTOP_W_UNKNOWN;
+	}
+	task = bpf_get_current_task_btf();
+	k.start = task->group_leader->start_boottime / ns_per_tick;
+	pd->key = k;
+	pd->tid = tid;
+	pd->addr = addr;
+	pd->valid = 1;
+	obj_stat_add(COWTOP_OBJ_NS, bpf_ktime_get_ns() - t0);
+	return 0;
+}
+
+/* The fault of thread tid at addr copied pages: count them, scaled by every, under
+ * the object its fault read, if it read one. */
+static __noinline int obj_take(__u32 tid, __u64 addr, __u64 pages, __u32 every)
+{
+	__u32 zero32 = 0;
+	struct obj_pending *pd = bpf_map_lookup_elem(&obj_pend, &zero32);
+	__u64 t0, zero = 0, *n;
+	struct cowtop_obj_key k;
+
+	if (!pd || !pd->valid || pd->tid != tid || pd->addr != addr)
+		return 0;
+	pd->valid = 0;
+	t0 = bpf_ktime_get_ns();
+	k = pd->key;
+	n = bpf_map_lookup_elem(&obj_pages, &k);
+	if (!n) {
+		bpf_map_update_elem(&obj_pages, &k, &zero, BPF_NOEXIST);
+		n = bpf_map_lookup_elem(&obj_pages, &k);
+	}
+	if (n) {
+		__sync_fetch_and_add(n, pages * (every ? every : 1));
+		obj_stat_add(COWTOP_OBJ_TAKEN, 1);
+	} else {
+		obj_stat_add(COWTOP_OBJ_FAILED, 1);
+	}
+	obj_stat_add(COWTOP_OBJ_NS, bpf_ktime_get_ns() - t0);
+	return 0;
+}
+
+/* A forked child runs its parent's runtime, at the same addresses. */
+static __always_inline void obj_fork(__u32 ptgid, __u32 ctgid)
+{
+	struct cowtop_rt *rt = bpf_map_lookup_elem(&obj_rt, &ptgid);
+
+	if (rt)
+		bpf_map_update_elem(&obj_rt, &ctgid, rt, BPF_ANY);
+}
+
+/* An exec or an exit: the layout known of tgid is gone. */
+static __always_inline void obj_forget(__u32 tgid)
+{
+	bpf_map_delete_elem(&obj_rt, &tgid);
+}
+
+#endif

@@ -1,0 +1,88 @@
+/* Copies by runtime object (--objects): pages copied per (process, object
+ * type, write kind), as the kernel's sampler counts them, with each type's
+ * name; and a snapshot of the top ones per process for a frame. Pure: the
+ * object feed (objfeed.c) fills it. */
+#ifndef COWTOP_OBJECTS_H
+#define COWTOP_OBJECTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define OBJECTS_TOP 16       /* (type, write) rows per process in a snapshot */
+#define OBJECTS_NAME_MAX 64
+
+/* Which part of an object a copy's write fell in (the kernel's values). */
+enum obj_write {
+	OBJ_W_OUTSIDE = 0, /* not in the runtime's object heap */
+	OBJ_W_REFCNT = 1,  /* CPython: ob_refcnt */
+	OBJ_W_GC = 2,      /* CPython: PyGC_Head */
+	OBJ_W_HEADER = 3,  /* CPython: ob_type, managed-dict pointers, pool header */
+	OBJ_W_PAYLOAD = 4, /* CPython: the rest of the object, or a block without one */
+	OBJ_W_FLAGS = 5,   /* Ruby: the slot's flags word */
+	OBJ_W_SLOT = 6,    /* Ruby: the rest of the slot */
+	OBJ_W_UNKNOWN = 7, /* unknown runtime layout */
+	OBJ_WRITES = 8,
+};
+
+/* Special types (the kernel's COWTOP_PYT_* and COWTOP_RBT_NONE). */
+#define OBJ_PYT_NONE 0
+#define OBJ_PYT_BLOCK 1
+#define OBJ_PYT_POOL 2
+#define OBJ_RBT_NONE 0x100
+
+/* The JSON and metric name of a write kind ("refcount", "gc_header", ...). */
+const char *obj_write_name(int w);
+/* The name of a type the runtime itself defines (Ruby's builtin types,
+ * the special ones), into buf; false when it must be read from the process
+ * (a CPython type object). Pure. */
+bool obj_type_static_name(int runtime, unsigned long long type, char *buf, size_t len);
+
+struct objects;
+
+/* One (type, write) row of a process. */
+struct objects_row {
+	char type[OBJECTS_NAME_MAX];
+	int write;         /* enum obj_write */
+	unsigned long long pages;
+};
+
+struct objects_proc {
+	int pid;
+	unsigned long long start;
+	const char *runtime;            /* runtime_name() */
+	unsigned long long pages;       /* over all its rows (sampled pages, scaled) */
+	struct objects_row top[OBJECTS_TOP];
+	size_t ntop;
+	unsigned long long by_write[OBJ_WRITES];
+};
+
+struct objects_snap {
+	unsigned every;                 /* 1 copy in every read */
+	double us_per_sample;           /* measured cost of a sample; < 0 unknown */
+	unsigned long long failed;
+	struct objects_proc *procs;
+	size_t nprocs;
+};
+
+struct objects *objects__new(void);
+void objects__free(struct objects *o);
+/* Set the pages of (pid, start, runtime, type, write) (kept monotonic).
+ * Returns 1 when its type has no name yet, 0, or -ENOMEM. */
+int objects__set(struct objects *o, int pid, unsigned long long start, int runtime,
+		 unsigned long long type, int write, unsigned long long pages);
+/* Name the type of the rows of (pid, start) with that type. */
+void objects__name(struct objects *o, int pid, unsigned long long start, unsigned long long type,
+		   const char *name);
+/* The name of type in a row of (pid, start), or NULL. */
+const char *objects__name_of(const struct objects *o, int pid, unsigned long long start,
+			     unsigned long long type);
+/* Drop the rows of processes for which keep says false. */
+void objects__prune(struct objects *o, bool (*keep)(int pid, unsigned long long start, void *ctx),
+		    void *ctx);
+void objects__set_status(struct objects *o, unsigned every, double us, unsigned long long failed);
+struct objects_snap *objects__snap(const struct objects *o);
+void objects_snap__free(struct objects_snap *sn);
+const struct objects_proc *objects_snap__of(const struct objects_snap *sn, int pid,
+					    unsigned long long start);
+
+#endif

@@ -1,0 +1,33 @@
+/* Copies by runtime object, fed each tick: each watched process's runtime
+ * detected once (and again after an exec) and told to the kernel side, the
+ * kernel's pages per (process, type, write kind) into the object table, and
+ * each new CPython type named from the process (or the parent it was forked
+ * from) while one of them lives. */
+#ifndef COWTOP_OBJFEED_H
+#define COWTOP_OBJFEED_H
+
+#include "model.h"
+#include "objects.h"
+#include "tracer.h"
+
+struct objfeed {
+	struct tracer *tracer;
+	struct model *model;
+	struct objects *objects; /* NULL: --objects not given */
+	unsigned every;
+	struct objfeed_seen {
+		int pid;
+		unsigned long long start;
+		int runtime;            /* -1: inherited at fork */
+		char comm[PROC_COMM_MAX]; /* when looked at: an exec renames */
+	} *seen;
+	size_t nseen, seen_cap;  /* processes whose runtime was looked at */
+	struct objfeed_seen *gone; /* read for the last time this tick */
+	size_t ngone, gone_cap;
+};
+
+int objfeed__init(struct objfeed *f, struct tracer *t, struct model *m, bool on, unsigned every);
+void objfeed__tick(struct objfeed *f);
+void objfeed__free(struct objfeed *f);
+
+#endif
