@@ -670,3 +670,32 @@ memcg_remove() {
 		sleep 0.1
 	done
 }
+
+# cowtop's BPF program names.
+readonly PROG_NAMES='^(on_page_fault_user|on_page_fault_kernel|on_mm_page_alloc|on_process_fork|on_process_exec|on_process_exit|on_usdt|on_oom_victim|on_direct_reclaim_begin|on_direct_reclaim_end|on_memcg_reclaim_begin|on_memcg_reclaim_end|on_cgroup_attach|dump_procs)$'
+
+# Ids of loaded programs that carry cowtop's program names.
+our_prog_ids() {
+	{ bpftool -j prog show 2>/dev/null || echo '[]'; } |
+		jq -r --arg re "$PROG_NAMES" '.[] | select((.name // "") | test($re)) | .id' | sort -u
+}
+
+# Program ids held by some process's descriptor.
+held_prog_ids() {
+	{ cat /proc/[0-9]*/fdinfo/* 2>/dev/null || true; } | awk '$1 == "prog_id:" { print $2 }' | sort -u
+}
+
+# Programs named like cowtop's, loaded since BEFORE (an our_prog_ids
+# list), that no process holds: left behind. Programs of a cowtop that
+# another user runs meanwhile are held by it and do not count. The kernel
+# frees programs in deferred work after their last descriptor closes, so
+# it takes up to 3 s (a loaded machine) for the list to empty.
+leaked_progs() {
+	local i left
+	for ((i = 0; i < 60; i++)); do
+		left=$(comm -13 <(printf '%s\n' "$1") <(our_prog_ids) | comm -23 - <(held_prog_ids) | tr '\n' ' ')
+		[ -n "${left// /}" ] || break
+		sleep 0.05
+	done
+	printf '%s' "$left"
+}

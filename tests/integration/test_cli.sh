@@ -13,11 +13,8 @@ if [ "$(id -u)" -ne 0 ]; then
 	exit 1
 fi
 
-# IDs of loaded BPF programs that carry cowtop's program names.
-our_progs() {
-	{ bpftool prog show 2>/dev/null || true; } | { grep -E 'on_page_fault|on_mm_page_alloc|on_process_' || true; } | cut -d: -f1 | sort
-}
-progs_before=$(our_progs)
+. "$(dirname "$0")/lib.sh"
+progs_before=$(our_prog_ids)
 
 # Run cowtop with args; sets rc, out (stdout) and err (stderr).
 run() {
@@ -74,7 +71,6 @@ run -b -d 0.2 -- sh -c 'exit 7'
 # Not root: a clear one-line refusal, exit 1.
 if command -v setpriv >/dev/null; then
 	set +e
-	. "$(dirname "$0")/../public.sh"
 	WORK=$(mktemp -d)
 	e=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$(public_copy "$COWTOP")" -b -n 1 2>&1 >/dev/null)
 	r=$?
@@ -103,8 +99,9 @@ else
 	bad "watch all rc=$rc"
 fi
 
-# Nothing of ours stays loaded: no program that was not there before the runs.
-leaked=$(comm -13 <(printf '%s\n' "$progs_before") <(our_progs) | tr '\n' ' ')
+# Nothing of ours stays loaded: no program that was not there before the
+# runs and that no process holds (another cowtop may run meanwhile).
+leaked=$(leaked_progs "$progs_before")
 if [ -n "${leaked// /}" ]; then
 	bad "BPF programs left loaded: $leaked"
 else
