@@ -14,13 +14,15 @@
 # to the child without a copy (more in Redis's figure); the parent's copies
 # made after the child's reading (less). Measured within 1% (issue 12).
 #
-# The save is slowed (rdb-key-save-delay) so that it lasts about 2 s, and the
-# test checks the writes ended while it was still running.
+# The save is slowed (rdb-key-save-delay) so that it lasts seconds; the
+# writes go in chunks while it runs and stop when it ends (on a slow or
+# loaded machine fewer of them land in it: Redis's own figure, which must be
+# 2000 pages or more, says how many copies they made).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/servers.sh"
 
-readonly KEYS=20000 VALUE=2000 WRITES=20000 TOLERANCE_PCT=2
+readonly KEYS=20000 VALUE=2000 WRITES=20000 CHUNK=2000 TOLERANCE_PCT=2
 INTERVAL=0.5
 
 # redis-cli on the private socket of DIR: rcli DIR ARGS...
@@ -55,12 +57,21 @@ redis_args() {
 		--rdb-key-save-delay 1)
 }
 
-# The writes: SET on random existing keys, through one pipe.
+# The writes: SET on random existing keys, through one pipe, in chunks of
+# CHUNK while the save runs (how long a save lasts against how fast the
+# writes go depends on the machine; writes after it copy nothing). Sets
+# LANDED, the writes sent while the save was running: writes DIR.
 writes() {
-	awk -v n="$WRITES" -v k="$KEYS" -v v="$VALUE" 'BEGIN { srand(7)
-		for (i = 0; i < n; i++)
-			printf "SET key:%d %0" v "d\r\n", int(rand() * k), i }' |
-		rcli "$1" --pipe >"$1/pipe.out" 2>&1
+	local i
+	LANDED=0
+	for ((i = 0; i < WRITES; i += CHUNK)); do
+		saving "$1" || break
+		awk -v from="$i" -v n="$CHUNK" -v k="$KEYS" -v v="$VALUE" 'BEGIN { srand(7 + from)
+			for (j = from; j < from + n; j++)
+				printf "SET key:%d %0" v "d\r\n", int(rand() * k), j }' |
+			rcli "$1" --pipe >>"$1/pipe.out" 2>&1
+		LANDED=$((i + CHUNK))
+	done
 }
 
 # Run the case: launch (--) or attach (-p) mode. run_case MODE.
@@ -86,7 +97,8 @@ run_case() {
 	expect_eq "$mode: BGSAVE started" "$(rcli "$dir" bgsave)" "Background saving started"
 	sleep 0.2
 	writes "$dir"
-	check "$mode: $WRITES writes done while the save was running" saving "$dir"
+	echo "$mode: $LANDED of $WRITES writes sent while the save was running"
+	check "$mode: writes sent while the save was running ($LANDED)" test "$LANDED" -gt 0
 	wait_until 30 saved "$dir" || fail "$mode: the save did not end within 30 s"
 	cow=$(persistence "$dir" rdb_last_cow_size)
 	wait_frames 2 10 || fail "$mode: no frames after the save"
