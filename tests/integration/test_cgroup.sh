@@ -60,11 +60,12 @@ stop_sleepers() {
 	done
 }
 
-# Poll the newest frame for a pid's state: state_is PID STATE.
+# Poll the newest frame for a pid's state, up to 30 s (a loaded machine may
+# take several refreshes to show a move): state_is PID STATE.
 # shellcheck disable=SC2317 # called through check
 state_is() {
 	local i
-	for ((i = 0; i < 100; i++)); do
+	for ((i = 0; i < 600; i++)); do
 		if tail -n 1 "$FRAMES" 2>/dev/null |
 			jq -e --argjson p "$1" --arg s "$2" 'any(.processes[]; .pid == $p and .state == $s)' \
 				>/dev/null 2>&1; then
