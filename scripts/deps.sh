@@ -19,6 +19,10 @@ packages=(
 	# the kernel matrix (tests/kernels): Debian's kernels booted under qemu (TCG)
 	# with a tiny initramfs of static busybox and the kernel's own modules
 	qemu-system-x86 busybox-static kmod cpio xz-utils
+	# the Debian package (debian/: dpkg-buildpackage -us -uc -b; tests/packaging/test_deb.sh lints it)
+	dpkg-dev debhelper lintian
+	# the container recipe's test (contrib/container): its manifest parsed
+	python3-yaml
 	# benchmarks
 	bpftrace
 )
