@@ -24,6 +24,7 @@ skip() {
 	exit 77
 }
 
+[ "${COWTOP_DEB_TEST:-on}" != off ] || skip "COWTOP_DEB_TEST=off (scripts/test.sh: the package was built from this tree in make check)"
 [ "$(id -u)" -eq 0 ] || skip "must run as root (dpkg -i, BPF)"
 for tool in dpkg-buildpackage:dpkg-dev dh:debhelper lintian:lintian; do
 	command -v "${tool%%:*}" >/dev/null || skip "${tool%%:*} is missing: install ${tool#*:} (scripts/deps.sh does)"
