@@ -53,7 +53,7 @@ check "run: $distinct distinct children's stacks folded (>= 3/4 of $CHILDREN)" \
 # the caller of a leaf function): 11 bits, then maybe the 12th.
 child_line() {
 	local b line='main \(stackload\)'
-	for ((b = 0; b < 11; b++)); do
+	for ((b = 0; b < 15; b++)); do
 		(($1 >> b & 1)) && line+=';step_a \(stackload\)' || line+=';step_b \(stackload\)'
 	done
 	printf '%s(;step_[ab] \\(stackload\\))?;write_pages \\(stackload\\) %s$\n' "$line" $PAGES

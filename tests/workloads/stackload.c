@@ -4,8 +4,8 @@
  * stack of its own, for the pruning of cowtop's stack map. The parent
  * pre-touches PAGES pages of an anonymous mapping, then forks CHILDREN
  * children one after another, GAP_MS apart, waiting for each. Child i
- * reaches write_pages() through a chain of 12 calls of step_a() or
- * step_b(), chosen by the bits of i: 4,096 distinct paths, so up to 4,096
+ * reaches write_pages() through a chain of 16 calls of step_a() or
+ * step_b(), chosen by the bits of i: 65,536 distinct paths, so up to 65,536
  * children in a row copy under distinct user stacks (built with frame
  * pointers); write_pages() writes each page once (one copy each) and the
  * child exits. CHILDREN 0: fork until killed.
@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #define PAGE 4096UL
-#define LEVELS 12
+#define LEVELS 16
 
 void write_pages(volatile char *p, unsigned long n);
 void step_a(unsigned level, unsigned path, volatile char *p, unsigned long n);
