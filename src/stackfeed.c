@@ -1,5 +1,6 @@
 /* The stack feed: kernel counters -> symbolizer -> stack table. */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +54,8 @@ static void symbolize(struct stackfeed *f, const struct proc *p, unsigned id)
 	const char *v[STACKS_FRAMES_MAX];
 	int i, n = tracer__stack_ips(f->tracer, id, ips, STACKS_FRAMES_MAX);
 
+	if (!n && !p->exited)
+		return; /* the id was given back and not taken again yet: next tick */
 	for (i = 0; i < n; i++) {
 		symbolizer__frame(f->sym, pid, ips[i], i > 0, names[i], sizeof(names[i]));
 		v[i] = names[i];
@@ -60,19 +63,34 @@ static void symbolize(struct stackfeed *f, const struct proc *p, unsigned id)
 	stacks__set_frames(f->stacks, p->pid, p->start_time, id, v, n);
 }
 
-/* Remember a counter read for the last time (its process exited). */
-static void done(struct stackfeed *f, int pid, unsigned id)
+/* Mark stack id as used by a kernel counter: seen (to give it back once
+ * unused) and, unless the counter is read for the last time, referred to. */
+static void mark(struct stackfeed *f, unsigned id, bool ref)
+{
+	unsigned long bit = 1UL << (id % (8 * sizeof(long)));
+
+	if (!f->seen || id >= f->nids)
+		return;
+	f->seen[id / (8 * sizeof(long))] |= bit;
+	if (ref)
+		f->ref[id / (8 * sizeof(long))] |= bit;
+}
+
+/* Remember a counter read for the last time (its process exited); false
+ * when it cannot be (it is read again next tick). */
+static bool done(struct stackfeed *f, int pid, unsigned id)
 {
 	if (f->ndone == f->done_cap) {
 		size_t cap = f->done_cap ? f->done_cap * 2 : 64;
 		void *v = realloc(f->done, cap * sizeof(*f->done));
 
 		if (!v)
-			return; /* read again next tick */
+			return false;
 		f->done = v;
 		f->done_cap = cap;
 	}
 	f->done[f->ndone++] = (struct stackfeed_done){ pid, id };
+	return true;
 }
 
 /* One kernel counter: into the table, symbolized if new. */
@@ -83,26 +101,80 @@ static void on_stack(int pid, unsigned id, unsigned long long pages, void *ctx)
 
 	if (!p)
 		p = model__find(f->model, pid, 0);
-	if (!p)
-		return; /* not in the model yet: next tick */
+	if (!p) {
+		/* not in the model yet (next tick), or never will be: gone */
+		mark(f, id, !(kill(pid, 0) && errno == ESRCH && done(f, pid, id)));
+		return;
+	}
 	if (stacks__set(f->stacks, pid, p->start_time, p->comm, id, pages) == 1)
 		symbolize(f, p, id);
-	if (p->exited)
-		done(f, pid, id);
+	mark(f, id, !(p->exited && done(f, pid, id)));
 }
 
-/* Read the kernel's counters into the table; forget sessions of the exited. */
+/* Give back the stack ids no kernel counter refers to any more (their
+ * processes' counts are in the table): the stack map never fills up with
+ * the stacks of processes long gone. */
+static void prune(struct stackfeed *f)
+{
+	const size_t bits = 8 * sizeof(long);
+	size_t w, nw = (f->nids + bits - 1) / bits;
+
+	for (w = 0; w < nw; w++) {
+		unsigned long drop = f->seen[w] & ~f->ref[w];
+
+		while (drop) {
+			unsigned b = (unsigned)__builtin_ctzl(drop);
+
+			tracer__drop_stack(f->tracer, (unsigned)(w * bits + b));
+			drop &= drop - 1;
+		}
+		f->seen[w] &= f->ref[w];
+		f->ref[w] = 0;
+	}
+}
+
+/* Whether the model still holds process (pid, start): else its stacks are
+ * folded into the table's totals. */
+static bool shown(int pid, unsigned long long start, void *ctx)
+{
+	struct stackfeed *f = ctx;
+
+	return model__find(f->model, pid, start) != NULL;
+}
+
+/* Read the kernel's counters into the table; drop the counters read for
+ * the last time and the stack ids nothing refers to any more; fold the
+ * processes the model forgot; forget sessions of the exited. */
 void stackfeed__tick(struct stackfeed *f)
 {
 	struct tracer_stack_stats st;
 	size_t i, n;
+	int e;
 
 	if (!f->stacks)
 		return;
+	if (!f->seen) {
+		size_t nw = (tracer__stack_ids(f->tracer) + 8 * sizeof(long) - 1) / (8 * sizeof(long));
+
+		f->seen = calloc(nw, sizeof(long));
+		f->ref = calloc(nw, sizeof(long));
+		if (f->seen && f->ref) {
+			f->nids = tracer__stack_ids(f->tracer);
+		} else {
+			free(f->seen); /* never pruned: as if the map were larger */
+			free(f->ref);
+			f->seen = f->ref = NULL;
+		}
+	}
 	f->ndone = 0;
-	tracer__for_each_stack(f->tracer, on_stack, f);
+	e = tracer__for_each_stack(f->tracer, on_stack, f);
 	for (i = 0; i < f->ndone; i++)
 		tracer__forget_stack(f->tracer, f->done[i].pid, f->done[i].id);
+	if (f->seen && !e)
+		prune(f);
+	else if (f->ref)
+		memset(f->ref, 0, (f->nids + 8 * sizeof(long) - 1) / (8 * sizeof(long)) * sizeof(long));
+	stacks__fold(f->stacks, shown, f); /* on ENOMEM: next tick */
 	tracer__stack_stats(f->tracer, &st);
 	stacks__set_status(f->stacks, tracer__stacks(f->tracer),
 			   st.taken + st.failed ? st.ns / 1e3 / (st.taken + st.failed) : -1, st.failed);
@@ -143,6 +215,9 @@ void stackfeed__free(struct stackfeed *f)
 	symbolizer__free(f->sym);
 	stacks__free(f->stacks);
 	free(f->done);
+	free(f->seen);
+	free(f->ref);
+	f->seen = f->ref = NULL;
 	f->done = NULL;
 	f->sym = NULL;
 	f->stacks = NULL;

@@ -17,6 +17,8 @@ struct stackfeed {
 	unsigned every;          /* the sampling asked for: 1 copy in every */
 	struct stackfeed_done { int pid; unsigned id; } *done; /* read for the last time */
 	size_t ndone, done_cap;
+	unsigned long *seen, *ref; /* bitmaps by stack id: counted, still referred to */
+	unsigned nids;             /* stack ids are below this */
 };
 
 void stackfeed__init(struct stackfeed *f, struct tracer *t, struct model *m, unsigned every);

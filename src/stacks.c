@@ -27,6 +27,13 @@ struct sproc {
 	char comm[64];
 };
 
+/* Copies of processes gone from the table, by (comm, frames): the strings
+ * are interned, so equal stacks have equal pointers. */
+struct sfold {
+	const char *comm;
+	struct stack_top st;
+};
+
 struct stacks {
 	struct srec *recs;
 	size_t nrecs, rcap;
@@ -37,6 +44,9 @@ struct stacks {
 	char **strs;
 	size_t nstrs, scap;
 	struct itab stab;
+	struct sfold *folds;
+	size_t nfolds, fcap;
+	struct itab ftab;
 	unsigned every;
 	double us_per_copy;
 	unsigned long long failed;
@@ -72,9 +82,21 @@ static uint64_t proc_hash(int pid, unsigned long long start)
 	return mix((uint64_t)(unsigned)pid ^ mix(start + 1));
 }
 
+static uint64_t fold_hash(const char *comm, const struct stack_top *st)
+{
+	uint64_t h = mix((uintptr_t)comm ^ (uint64_t)st->nframes << 48);
+	int i;
+
+	for (i = 0; i < st->nframes; i++)
+		h = mix(h ^ (uintptr_t)st->frames[i]);
+	return h;
+}
+
 /* The hash of element i of table t's array. */
 static uint64_t elem_hash(const struct stacks *s, const struct itab *t, int i)
 {
+	if (t == &s->ftab)
+		return fold_hash(s->folds[i].comm, &s->folds[i].st);
 	if (t == &s->rtab)
 		return rec_hash(s->recs[i].pid, s->recs[i].start, s->recs[i].id);
 	if (t == &s->ptab)
@@ -82,15 +104,16 @@ static uint64_t elem_hash(const struct stacks *s, const struct itab *t, int i)
 	return str_hash(s->strs[i]);
 }
 
-/* Make room for one more element in t (rehashing). */
-static int itab_reserve(struct stacks *s, struct itab *t)
+/* Make room for extra more elements in t (rehashing). */
+static int itab_reserve_n(struct stacks *s, struct itab *t, size_t extra)
 {
 	size_t cap, i, k;
 	int *v;
 
-	if ((t->n + 1) * 2 <= t->cap)
+	if ((t->n + extra) * 2 <= t->cap)
 		return 0;
-	cap = t->cap ? t->cap * 2 : 64;
+	for (cap = t->cap ? t->cap * 2 : 64; (t->n + extra) * 2 > cap; cap *= 2)
+		;
 	v = malloc(cap * sizeof(*v));
 	if (!v)
 		return -ENOMEM;
@@ -106,6 +129,12 @@ static int itab_reserve(struct stacks *s, struct itab *t)
 	t->slot = v;
 	t->cap = cap;
 	return 0;
+}
+
+/* Make room for one more element in t. */
+static int itab_reserve(struct stacks *s, struct itab *t)
+{
+	return itab_reserve_n(s, t, 1);
 }
 
 /* Grow an array of elements of size bytes to hold one more. */
@@ -201,6 +230,8 @@ void stacks__free(struct stacks *s)
 		return;
 	for (i = 0; i < s->nrecs; i++)
 		free(s->recs[i].st.frames);
+	for (i = 0; i < s->nfolds; i++)
+		free(s->folds[i].st.frames);
 	for (i = 0; i < s->nstrs; i++)
 		free(s->strs[i]);
 	free(s->recs);
@@ -209,6 +240,8 @@ void stacks__free(struct stacks *s)
 	free(s->rtab.slot);
 	free(s->ptab.slot);
 	free(s->stab.slot);
+	free(s->folds);
+	free(s->ftab.slot);
 	free(s);
 }
 
@@ -410,11 +443,123 @@ const struct stacks_proc *stacks_snap__of(const struct stacks_snap *sn, int pid,
 	return NULL;
 }
 
-/* Call fn for every stack, in the order first counted. */
+/* Add the copies of record r (its process gone) to the folded totals, the
+ * room made beforehand; its frames move there or are freed. */
+static void fold_rec(struct stacks *s, const char *comm, struct srec *r)
+{
+	struct stack_top *st = &r->st;
+	size_t k;
+
+	for (k = fold_hash(comm, st) & (s->ftab.cap - 1); s->ftab.slot[k] >= 0;
+	     k = (k + 1) & (s->ftab.cap - 1)) {
+		struct sfold *f = &s->folds[s->ftab.slot[k]];
+
+		if (f->comm == comm && f->st.nframes == st->nframes &&
+		    (!st->nframes || !memcmp(f->st.frames, st->frames, st->nframes * sizeof(char *)))) {
+			f->st.pages += st->pages;
+			free(st->frames);
+			st->frames = NULL;
+			return;
+		}
+	}
+	s->folds[s->nfolds] = (struct sfold){ .comm = comm, .st = *st };
+	st->frames = NULL;
+	s->ftab.slot[k] = (int)s->nfolds++;
+	s->ftab.n++;
+}
+
+/* Rebuild index t over n elements into the empty slots v (cap entries). */
+static void itab_rebuild(struct stacks *s, struct itab *t, int *v, size_t cap, size_t n)
+{
+	size_t i, k;
+
+	memset(v, 0xff, cap * sizeof(*v));
+	free(t->slot);
+	t->slot = v;
+	t->cap = cap;
+	t->n = n;
+	for (i = 0; i < n; i++) {
+		for (k = elem_hash(s, t, (int)i) & (cap - 1); v[k] >= 0; k = (k + 1) & (cap - 1))
+			;
+		v[k] = (int)i;
+	}
+}
+
+/* Fold the stacks of every process keep() lets go into the totals by
+ * (comm, frames), and forget those processes: what an exited process
+ * counted stays in stacks__each at the cost of one entry per distinct
+ * stack, not one per process. Returns the processes folded, or -ENOMEM
+ * (nothing changed). */
+int stacks__fold(struct stacks *s, bool (*keep)(int pid, unsigned long long start, void *ctx),
+		 void *ctx)
+{
+	const char **comm = NULL;
+	int *map = NULL, *rslot = NULL, *pslot = NULL;
+	size_t i, n = 0, nrec = 0, np = 0, nr = 0;
+	int e = -ENOMEM;
+
+	if (!s->nprocs)
+		return 0;
+	if (!(comm = calloc(s->nprocs, sizeof(*comm))) || !(map = malloc(s->nprocs * sizeof(*map))))
+		goto out;
+	for (i = 0; i < s->nprocs; i++) {
+		map[i] = -1;
+		if (keep(s->procs[i].pid, s->procs[i].start, ctx))
+			continue;
+		if (!(comm[i] = intern(s, s->procs[i].comm)))
+			goto out;
+		n++;
+	}
+	e = 0;
+	if (!n)
+		goto out;
+	for (i = 0; i < s->nrecs; i++)
+		nrec += comm[s->recs[i].proc] != NULL;
+	e = -ENOMEM;
+	while (s->nfolds + nrec > s->fcap)
+		if (grow((void **)&s->folds, s->fcap, &s->fcap, sizeof(*s->folds)))
+			goto out;
+	if (itab_reserve_n(s, &s->ftab, nrec) ||
+	    !(rslot = malloc((s->rtab.cap ? s->rtab.cap : 1) * sizeof(int))) ||
+	    !(pslot = malloc((s->ptab.cap ? s->ptab.cap : 1) * sizeof(int))))
+		goto out;
+	for (i = 0; i < s->nprocs; i++)
+		if (!comm[i]) {
+			map[i] = (int)np;
+			s->procs[np++] = s->procs[i];
+		}
+	for (i = 0; i < s->nrecs; i++) {
+		struct srec *r = &s->recs[i];
+
+		if (comm[r->proc]) {
+			fold_rec(s, comm[r->proc], r);
+			continue;
+		}
+		r->proc = map[r->proc];
+		s->recs[nr++] = *r;
+	}
+	s->nprocs = np;
+	s->nrecs = nr;
+	itab_rebuild(s, &s->rtab, rslot, s->rtab.cap, nr);
+	itab_rebuild(s, &s->ptab, pslot, s->ptab.cap, np);
+	rslot = pslot = NULL;
+	e = (int)n;
+out:
+	free(rslot);
+	free(pslot);
+	free(comm);
+	free(map);
+	return e;
+}
+
+/* Call fn for every stack: the folded totals of processes gone, then the
+ * stacks of the others in the order first counted. */
 void stacks__each(const struct stacks *s, stacks_fn fn, void *ctx)
 {
 	size_t i;
 
+	for (i = 0; i < s->nfolds; i++)
+		fn(s->folds[i].comm, &s->folds[i].st, ctx);
 	for (i = 0; i < s->nrecs; i++)
 		fn(s->procs[s->recs[i].proc].comm, &s->recs[i].st, ctx);
 }

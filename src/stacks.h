@@ -68,8 +68,13 @@ struct stacks_snap *stacks__snap(const struct stacks *s);
 void stacks_snap__free(struct stacks_snap *sn);
 const struct stacks_proc *stacks_snap__of(const struct stacks_snap *sn, int pid,
 					  unsigned long long start);
-/* Call fn for every stack of every process seen, exited ones included, in
- * the order they were first counted. */
+/* Fold the stacks of every process keep() says no to into totals by (comm,
+ * frames) and forget the process (its stacks leave the snapshots, stay in
+ * stacks__each). Returns how many were folded, or -ENOMEM (nothing changed). */
+int stacks__fold(struct stacks *s, bool (*keep)(int pid, unsigned long long start, void *ctx),
+		 void *ctx);
+/* Call fn for every stack of every process seen, exited ones included (those
+ * folded: once per comm and frames), the folded first. */
 typedef void (*stacks_fn)(const char *comm, const struct stack_top *st, void *ctx);
 void stacks__each(const struct stacks *s, stacks_fn fn, void *ctx);
 

@@ -247,6 +247,27 @@ static void configure(struct tracer *t, const struct tracer_opts *o, const struc
 	tracer_usdt_prepare(t, o->usdt);
 }
 
+/* The size of the stack map: COWTOP_STACK_ENTRIES in the environment (a
+ * small map for tests of its pruning), else COWTOP_STACKS. */
+static int size_stacks(struct tracer *t, char *err, size_t errlen)
+{
+	const char *v = getenv("COWTOP_STACK_ENTRIES");
+	unsigned long n;
+	char *end;
+
+	if (!v)
+		return 0;
+	errno = 0;
+	n = strtoul(v, &end, 10);
+	if (!*v || *end || errno || n < 16 || n > 1048576 || *v == '-' || *v == '+') {
+		snprintf(err, errlen, "COWTOP_STACK_ENTRIES: '%s' is not a number from 16 to 1048576", v);
+		return -EINVAL;
+	}
+	bpf_map__set_max_entries(t->skel->maps.stack_map, (__u32)n);
+	bpf_map__set_max_entries(t->skel->maps.stack_pages, (__u32)(4 * n));
+	return 0;
+}
+
 /* Point the kernel side at the --cgroup target, checked against the kernel:
  * its attach tracepoint, and the id of a v1 controller. Without a target
  * the attach program is not loaded (the kernel formats a path at every
@@ -507,6 +528,9 @@ static int open_load(struct tracer *t, const struct tracer_opts *o, const struct
 			return e;
 		pick_memory_programs(t, vmlinux);
 		configure(t, o, vmlinux);
+		e = size_stacks(t, err, errlen);
+		if (e)
+			return e;
 		e = configure_cgroup(t, o->cgroup, vmlinux, err, errlen);
 		if (e)
 			return e;

@@ -229,6 +229,10 @@ int tracer__for_each_stack(struct tracer *t, tracer_stack_fn fn, void *ctx);
 /* The user addresses of stack id, innermost first; returns how many (0 when gone). */
 int tracer__stack_ips(struct tracer *t, unsigned stack_id, unsigned long long *ips, int max);
 void tracer__forget_stack(struct tracer *t, int pid, unsigned stack_id);
+/* Stack ids are below tracer__stack_ids(); one no counter refers to any
+ * more is given back with tracer__drop_stack. */
+unsigned tracer__stack_ids(const struct tracer *t);
+void tracer__drop_stack(struct tracer *t, unsigned stack_id);
 void tracer__stack_stats(struct tracer *t, struct tracer_stack_stats *out);
 
 /* The runtime object of sampled copies (--objects; tracer_objects.c). The

@@ -653,3 +653,23 @@ void tracer__forget_stack(struct tracer *t, int pid, unsigned stack_id)
 
 	bpf_map_delete_elem(bpf_map__fd(t->skel->maps.stack_pages), &key);
 }
+
+/* How many stack ids there can be: ids are below this (the kernel's buckets,
+ * its entries rounded up to a power of two). */
+unsigned tracer__stack_ids(const struct tracer *t)
+{
+	unsigned n = bpf_map__max_entries(t->skel->maps.stack_map), p = 1;
+
+	while (p < n && p < (1u << 31))
+		p <<= 1;
+	return p;
+}
+
+/* Free the captured stack id, no counter referring to it any more: a new
+ * stack can take its place. */
+void tracer__drop_stack(struct tracer *t, unsigned stack_id)
+{
+	__u32 key = stack_id;
+
+	bpf_map_delete_elem(bpf_map__fd(t->skel->maps.stack_map), &key);
+}

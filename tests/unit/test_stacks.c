@@ -160,6 +160,54 @@ static void test_folded(void **state)
 	stacks__free(s);
 }
 
+/* keep() of test_fold: processes with an even pid stay. */
+static bool keep_even(int pid, unsigned long long start, void *ctx)
+{
+	(void)start;
+	++*(int *)ctx;
+	return pid % 2 == 0;
+}
+
+/* Folding: the processes let go leave the snapshot, their copies stay in
+ * the folded output, merged by (comm, frames) however many processes had
+ * them; the kept ones are untouched and still found; a second fold of
+ * the same stack adds up. */
+static void test_fold(void **state)
+{
+	struct stacks *s = stacks__new();
+	struct stacks_snap *sn;
+	char *text;
+	size_t len;
+	int pid, calls = 0;
+
+	(void)state;
+	for (pid = 1; pid <= 200; pid++) {
+		put(s, pid, 1, 10, "write_heap (app)", "main (app)");
+		put(s, pid, 2, 1, "write_mmap (app)", NULL);
+	}
+	assert_int_equal(stacks__fold(s, keep_even, &calls), 100);
+	assert_int_equal(calls, 200);
+	sn = stacks__snap(s);
+	assert_non_null(sn);
+	assert_int_equal(sn->nprocs, 100);
+	assert_null(stacks_snap__of(sn, 3, 7));
+	assert_non_null(stacks_snap__of(sn, 4, 7));
+	assert_int_equal(stacks_snap__of(sn, 4, 7)->pages, 11);
+	stacks_snap__free(sn);
+	/* a kept process is still found: no new record, no frames wanted */
+	assert_int_equal(stacks__set(s, 4, 7, "app", 1, 12), 0);
+	put(s, 201, 1, 5, "write_heap (app)", "main (app)");
+	assert_int_equal(stacks__fold(s, keep_even, &calls), 1);
+	text = folded_text(s, &len);
+	assert_non_null(text);
+	assert_non_null(strstr(text, "app;main (app);write_heap (app) 1005\n"));
+	assert_non_null(strstr(text, "app;write_mmap (app) 100\n"));
+	assert_non_null(strstr(text, "app;main (app);write_heap (app) 12\n"));
+	free(text);
+	assert_int_equal(stacks__fold(s, keep_even, &calls), 0);
+	stacks__free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -167,6 +215,7 @@ int main(void)
 		cmocka_unit_test(test_top_and_sites),
 		cmocka_unit_test(test_many),
 		cmocka_unit_test(test_folded),
+		cmocka_unit_test(test_fold),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

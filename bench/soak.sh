@@ -1,0 +1,338 @@
+#!/bin/bash
+# soak.sh: cowtop with everything on for a long run, against a workload
+# that forks and exits workers all the time.
+#
+# cowtop runs in batch mode (-b -f json, output discarded) with a refresh
+# of 1 s, --stacks, two USDT phases (-u cowtest:phase__begin of phaseload,
+# -u sites:work__start of sitesload), --listen on 127.0.0.1:PORT and -w
+# FILE, and launches a workload of three parts, all running at once:
+#   - stackload: forks a child every GAP ms (waiting for each), every child
+#     copying PAGES pages under a stack of its own (65,536 distinct paths:
+#     over a long run far more distinct stacks than the stack map holds);
+#   - phaseload, again and again: 4 children writing inside and outside
+#     their phase, which the USDT probes mark;
+#   - sitesload --rounds 20, again and again: its work phase fired 20 times.
+# Meanwhile /metrics is scraped with curl every second and cowtop's VmRSS
+# read every 10 s. After DURATION seconds the workload is stopped (cowtop
+# exits when its command ends) and the run is checked:
+#   - RSS: after the warm-up (the first sample at or past WARMUP s), at the
+#     end, and the largest; the growth from warm-up to the end;
+#   - capture failures: the "failed" count of the stacks status in the
+#     recording, at the end of the warm-up and at the end;
+#   - monotonic: in the recording, every counter of every process (by pid
+#     and start time: cow_pages, cow_kernel, reuse, zero_fill,
+#     children_forked, children_exited, reclaim stalls, each region and
+#     phase) and of the frame (lost, stacks failed, markers_lost) never
+#     decreases; in the scrapes, every *_total series present in two
+#     consecutive scrapes never decreases;
+#   - the recording replays (cowtop -r FILE -b -f json: exit 0, as many
+#     frames as recorded) and diffs (cowtop --diff FILE FILE: exit 0).
+# It prints a summary and keeps everything in OUT (the recording, rss.tsv,
+# scrapes.tsv, the workload's and cowtop's stderr).
+#
+# A benchmark, not a test: it reports figures; its exit status is 0 when
+# every check held, 1 otherwise (or on a setup error).
+#
+# Usage: sudo bench/soak.sh [--duration S] [--warmup S] [--gap MS]
+#                           [--pages N] [--port PORT] [--out DIR]
+# Environment: COWTOP (default ./cowtop), STACKLOAD, PHASELOAD, SITESLOAD
+#              (default ./tests/workloads/...: build them with
+#              make tests/workloads/stackload tests/workloads/phaseload
+#              tests/workloads/sitesload)
+set -euo pipefail
+
+prog=$(basename "$0")
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+duration=3600
+warmup=300
+gap=50
+pages=16
+port=9477
+out=
+cowtop=${COWTOP:-./cowtop}
+stackload=${STACKLOAD:-./tests/workloads/stackload}
+phaseload=${PHASELOAD:-./tests/workloads/phaseload}
+sitesload=${SITESLOAD:-./tests/workloads/sitesload}
+cowtop_pid=
+scrape_pid=
+rss_pid=
+nap_pid=
+stop_timeout=30
+
+usage()
+{
+	cat <<EOF
+usage: $prog [--duration S] [--warmup S] [--gap MS] [--pages N] [--port PORT] [--out DIR]
+  --duration S  length of the run, seconds (default $duration)
+  --warmup S    RSS and failures are compared from this age on (default $warmup,
+                at most half the duration)
+  --gap MS      stackload forks a worker every MS ms (default $gap)
+  --pages N     pages each stackload worker copies (default $pages)
+  --port PORT   --listen port on 127.0.0.1 (default $port)
+  --out DIR     keep the results there (default: a new directory under /tmp)
+EOF
+}
+
+cleanup()
+{
+	[ -n "$nap_pid" ] && kill "$nap_pid" 2>/dev/null
+	[ -n "$scrape_pid" ] && stop_child "$scrape_pid" TERM
+	[ -n "$rss_pid" ] && stop_child "$rss_pid" TERM
+	[ -n "$cowtop_pid" ] && stop_workload
+	[ -n "$cowtop_pid" ] && stop_child "$cowtop_pid"
+	return 0
+}
+
+# Stop the workload: TERM to its shell, which stops its parts and exits.
+stop_workload()
+{
+	local pid
+
+	pid=$(cat "$out/workload.pid" 2>/dev/null) || return 0
+	kill -TERM "$pid" 2>/dev/null || true
+}
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--duration) duration=$(count_arg "$1" "${2-}"); shift 2 ;;
+	--warmup) warmup=$(count_arg "$1" "${2-}"); shift 2 ;;
+	--gap) gap=$(count_arg "$1" "${2-}"); shift 2 ;;
+	--pages) pages=$(count_arg "$1" "${2-}"); shift 2 ;;
+	--port) port=$(count_arg "$1" "${2-}"); shift 2 ;;
+	--out) out=${2-}; [ -n "$out" ] || die "--out needs a directory"; shift 2 ;;
+	-h | --help) usage; exit 0 ;;
+	*) usage >&2; exit 2 ;;
+	esac
+done
+[ "$warmup" -le $((duration / 2)) ] || warmup=$((duration / 2))
+[ "$(id -u)" -eq 0 ] || die "run as root (cowtop loads BPF programs)"
+for b in "$cowtop" "$stackload" "$phaseload" "$sitesload"; do
+	[ -x "$b" ] || die "$b not found or not executable"
+done
+for t in curl jq python3; do
+	command -v "$t" >/dev/null || die "$t is needed"
+done
+if [ -z "$out" ]; then
+	out=$(mktemp -d /tmp/cowtop-soak.XXXXXX)
+else
+	mkdir -p "$out"
+	[ ! -e "$out/soak.rec" ] || die "$out/soak.rec exists: give a new --out"
+fi
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# The workload: its parts forever, until TERM.
+cat >"$out/workload.sh" <<'EOF'
+#!/bin/bash
+# stackload phaseload sitesload gap pages pidfile
+echo $$ >"$6"
+pids=()
+trap 'kill "${pids[@]}" 2>/dev/null; wait; exit 0' TERM
+"$1" 0 "$5" "$4" >/dev/null &
+pids+=($!)
+(
+	trap 'exit 0' TERM
+	while :; do
+		"$2" --children 4 --outside 16 --inside 32 --after 16 --linger 0.2 \
+			--start-delay 100 --report /dev/null || true
+	done
+) &
+pids+=($!)
+(
+	trap 'exit 0' TERM
+	while :; do
+		"$3" --rounds 20 --start-delay 100 2>/dev/null || true
+	done
+) &
+pids+=($!)
+wait
+EOF
+abs() { case $1 in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
+
+note "results in $out; $duration s, warm-up $warmup s, a worker every $gap ms copying $pages pages"
+t0=$(date +%s)
+"$cowtop" -b -f json -d 1 --stacks -u cowtest:phase__begin -u sites:work__start \
+	--listen "127.0.0.1:$port" -w "$out/soak.rec" -- \
+	bash "$out/workload.sh" "$(abs "$stackload")" "$(abs "$phaseload")" "$(abs "$sitesload")" \
+	"$gap" "$pages" "$out/workload.pid" >/dev/null 2>"$out/cowtop.err" &
+cowtop_pid=$!
+
+# Scrape /metrics every second: "age http_code bytes" a line; each scrape's
+# *_total series compared with the previous one's.
+(
+	trap 'exit 0' TERM
+	prev=$out/scrape.prev cur=$out/scrape.cur
+	: >"$prev"
+	while :; do
+		code=$(curl -s -m 5 -o "$cur" -w '%{http_code}' "http://127.0.0.1:$port/metrics" || true)
+		echo "$(($(date +%s) - t0)) $code $(wc -c <"$cur" 2>/dev/null || echo 0)" >>"$out/scrapes.tsv"
+		if [ "$code" = 200 ]; then
+			awk -v age=$(($(date +%s) - t0)) '
+				FNR == NR { if ($1 ~ /_total([{]|$)/) v[$1] = $2; next }
+				$1 ~ /_total([{]|$)/ && ($1 in v) && $2 + 0 < v[$1] + 0 {
+					print age, $1, v[$1], "->", $2
+				}' "$prev" "$cur" >>"$out/scrape-decreases.txt"
+			mv "$cur" "$prev"
+		fi
+		sleep 1
+	done
+) &
+scrape_pid=$!
+
+# cowtop's VmRSS every 10 s: "age kib" a line.
+(
+	trap 'exit 0' TERM
+	while :; do
+		kib=$(awk '/^VmRSS:/ { print $2 }' "/proc/$cowtop_pid/status" 2>/dev/null) || break
+		[ -n "$kib" ] || break
+		echo "$(($(date +%s) - t0)) $kib" >>"$out/rss.tsv"
+		sleep 10
+	done
+) &
+rss_pid=$!
+
+end=$((t0 + duration))
+while [ "$(date +%s)" -lt "$end" ]; do
+	alive "$cowtop_pid" || break
+	pause_for 5
+done
+ran=$(($(date +%s) - t0))
+if alive "$cowtop_pid"; then
+	stop_workload
+	gone_within "$cowtop_pid" 60 || note "cowtop still running 60 s after the workload was stopped"
+fi
+rc=0
+wait "$cowtop_pid" || rc=$?
+cowtop_pid=
+stop_child "$scrape_pid" TERM
+scrape_pid=
+stop_child "$rss_pid" TERM
+rss_pid=
+note "ran $ran s; cowtop exit status $rc"
+
+ok=1
+fail() { ok=0; echo "FAIL: $*"; }
+
+# The recording: monotonic counters, stacks status, frames.
+python3 - "$out/soak.rec" "$warmup" >"$out/recording.txt" <<'EOF'
+import json, sys
+path, warmup = sys.argv[1], float(sys.argv[2])
+proc_keys = ("cow_pages", "cow_kernel", "reuse", "zero_fill", "children_forked",
+             "children_exited")
+prev, bad, frames, t0 = {}, [], 0, None
+series = []  # (age, stacks failed)
+failed_warm = failed_end = None
+procs_seen, frame_prev = set(), {}
+for line in open(path):
+    f = json.loads(line)
+    if f.get("recording"):
+        continue
+    frames += 1
+    t = f.get("time", 0)
+    t0 = t if t0 is None else t0
+    st = f.get("stacks") or {}
+    if "failed" in st:
+        if failed_warm is None and t - t0 >= warmup:
+            failed_warm = st["failed"]
+        failed_end = st["failed"]
+        series.append((t - t0, st["failed"]))
+    for k, v in (("lost", f.get("lost")), ("stacks.failed", st.get("failed")),
+                 ("markers_lost", f.get("markers_lost"))):
+        if isinstance(v, (int, float)):
+            if k in frame_prev and v < frame_prev[k]:
+                bad.append("frame %d: %s %s -> %s" % (frames, k, frame_prev[k], v))
+            frame_prev[k] = v
+    for p in f.get("processes", []):
+        key = (p["pid"], p.get("start_time"))
+        procs_seen.add(key)
+        cur = {k: p[k] for k in proc_keys if isinstance(p.get(k), (int, float))}
+        r = p.get("reclaim") or {}
+        if isinstance(r.get("stalls"), (int, float)):
+            cur["reclaim.stalls"] = r["stalls"]
+        for split in ("cow_by_region", "cow_by_phase"):
+            for k, v in (p.get(split) or {}).items():
+                if isinstance(v, (int, float)):
+                    cur[split + "." + k] = v
+        old = prev.get(key, {})
+        for k, v in cur.items():
+            if k in old and v < old[k]:
+                bad.append("frame %d: pid %d %s %s -> %s" % (frames, key[0], k, old[k], v))
+        old.update(cur)
+        if p.get("exit") is not None:
+            prev.pop(key, None)
+        else:
+            prev[key] = old
+print("frames %d" % frames)
+print("processes %d" % len(procs_seen))
+print("failed_warm %s" % failed_warm)
+print("failed_end %s" % failed_end)
+# failures per minute in the first window after the warm-up and the last
+# one (a tenth of the run after the warm-up, at least 60 s): a stack map
+# that fills up shows as a last rate far above the first
+def at(age):
+    v = None
+    for a, n in series:
+        if a > age:
+            break
+        v = n
+    return v
+if series:
+    end = series[-1][0]
+    w = max(60.0, (end - warmup) / 10)
+    a, b = at(warmup), at(warmup + w)
+    c, d = at(end - w), series[-1][1]
+    if None not in (a, b, c, d) and end - w >= warmup:
+        print("failed_rate_first %.1f" % ((b - a) * 60 / w))
+        print("failed_rate_last %.1f" % ((d - c) * 60 / w))
+        print("failed_window %.0f" % w)
+print("decreases %d" % len(bad))
+for b in bad[:20]:
+    print("decrease " + b)
+EOF
+rec_frames=$(awk '$1 == "frames" { print $2 }' "$out/recording.txt")
+rec_procs=$(awk '$1 == "processes" { print $2 }' "$out/recording.txt")
+failed_warm=$(awk '$1 == "failed_warm" { print $2 }' "$out/recording.txt")
+failed_end=$(awk '$1 == "failed_end" { print $2 }' "$out/recording.txt")
+decreases=$(awk '$1 == "decreases" { print $2 }' "$out/recording.txt")
+rate_first=$(awk '$1 == "failed_rate_first" { print $2 }' "$out/recording.txt")
+rate_last=$(awk '$1 == "failed_rate_last" { print $2 }' "$out/recording.txt")
+rate_window=$(awk '$1 == "failed_window" { print $2 }' "$out/recording.txt")
+scrape_dec=$(wc -l <"$out/scrape-decreases.txt" 2>/dev/null || echo 0)
+scrapes=$(wc -l <"$out/scrapes.tsv" 2>/dev/null || echo 0)
+scrapes_ok=$(awk '$2 == 200' "$out/scrapes.tsv" 2>/dev/null | wc -l)
+
+# RSS: the first sample at or past the warm-up, the last, the largest.
+read -r rss_warm_age rss_warm < <(awk -v w="$warmup" '$1 >= w { print; exit }' "$out/rss.tsv") || true
+read -r rss_end_age rss_end < <(tail -n 1 "$out/rss.tsv") || true
+rss_max=$(awk 'BEGIN { m = 0 } $2 > m { m = $2 } END { print m }' "$out/rss.tsv")
+
+# Replay and diff.
+replay_rc=0
+"$cowtop" -r "$out/soak.rec" -b -f json >"$out/replay.json" 2>"$out/replay.err" || replay_rc=$?
+replay_frames=$(grep -c '^{' "$out/replay.json" || true)
+diff_rc=0
+"$cowtop" --diff "$out/soak.rec" "$out/soak.rec" >"$out/diff.txt" 2>"$out/diff.err" || diff_rc=$?
+
+[ "$rc" -eq 0 ] || fail "cowtop exit status $rc (see $out/cowtop.err)"
+[ "$ran" -ge "$duration" ] || fail "cowtop ended after $ran s of $duration"
+[ "${decreases:-1}" -eq 0 ] || fail "$decreases counters decreased in the recording (see $out/recording.txt)"
+[ "$scrape_dec" -eq 0 ] || fail "$scrape_dec *_total series decreased between scrapes"
+[ "$replay_rc" -eq 0 ] || fail "replay exit status $replay_rc"
+[ "$replay_frames" = "$rec_frames" ] || fail "replay printed $replay_frames frames of $rec_frames"
+[ "$diff_rc" -eq 0 ] || fail "--diff exit status $diff_rc"
+
+echo "soak: $ran s (asked $duration), workload: a stackload worker every $gap ms ($pages pages), phaseload and sitesload in loops"
+echo "  processes seen in the recording: $rec_procs, frames: $rec_frames"
+echo "  cowtop RSS: ${rss_warm:-?} KiB at ${rss_warm_age:-?} s (after warm-up), ${rss_end:-?} KiB at ${rss_end_age:-?} s (end), max $rss_max KiB"
+if [ -n "${rss_warm:-}" ] && [ -n "${rss_end:-}" ]; then
+	echo "  RSS growth after warm-up: $((rss_end - rss_warm)) KiB"
+fi
+echo "  stack captures failed: ${failed_warm:-?} by the end of the warm-up, ${failed_end:-?} at the end"
+echo "  failures per minute: ${rate_first:-?} in the first ${rate_window:-?} s after the warm-up, ${rate_last:-?} in the last"
+echo "  counters decreasing: $decreases in the recording, $scrape_dec between scrapes ($scrapes_ok of $scrapes scrapes answered 200)"
+echo "  replay: exit $replay_rc, $replay_frames of $rec_frames frames; --diff FILE FILE: exit $diff_rc, $(wc -l <"$out/diff.txt") lines"
+echo "  results: $out"
+[ "$ok" -eq 1 ] && echo "soak: every check held" || echo "soak: some checks failed"
+[ "$ok" -eq 1 ]

@@ -1,0 +1,67 @@
+#!/bin/bash
+# cowtop --stacks over a long run: the kernel's stack map holds a fixed
+# number of stacks, so the stacks of processes gone must be given back or
+# every new stack fails once it is full. Here the map is made small
+# (COWTOP_STACK_ENTRIES=256) and stackload forks 800 children one after
+# another, each copying PAGES pages under a stack of its own (800 distinct
+# stacks, about three times what the map holds).
+#
+# Oracle (stackload's own report: children N pages P): the folded output
+# of the whole run holds at least 3/4 of the P pages under write_pages,
+# the children's writing function (the rest: captures lost to collisions
+# in the hash buckets of the map, a few per cent of them per live stack).
+# Without the stacks of exited children given back, the map is full after
+# a few hundred children and about 1/4 of the pages are found. The folded
+# lines of the children stay, though the children left the table long
+# before the end; and the last 40 children, forked when the map had long
+# been filled once, are there with their whole path (at least half of them).
+#
+# Environment (besides lib.sh's): STACKLOAD (default ./tests/workloads/stackload).
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+STACKLOAD=${STACKLOAD:-./tests/workloads/stackload}
+readonly CHILDREN=800 PAGES=8 GAP_MS=20
+
+setup
+[ -x "$STACKLOAD" ] || die "stackload not found at '$STACKLOAD' (set STACKLOAD)"
+
+# A bad size is refused with one line, before anything is loaded.
+RC=0
+COWTOP_STACK_ENTRIES=12x "$COWTOP" -b -n 1 --stacks >"$WORK/bad.out" 2>"$WORK/bad.err" || RC=$?
+expect_eq "bad size: exit status" "$RC" 1
+check "bad size: one line naming the variable" \
+	grep -qx "cowtop: COWTOP_STACK_ENTRIES: '12x' is not a number from 16 to 1048576" "$WORK/bad.err"
+
+F=$WORK/run.folded
+REPORT=$WORK/stackload.out
+COWTOP_STACK_ENTRIES=256 run_cowtop run --stacks --folded "$F" -- \
+	sh -c '"$1" "$2" "$3" "$4" >"$5"' sh "$STACKLOAD" $CHILDREN $PAGES $GAP_MS "$REPORT"
+expect_eq "run: exit status" "$RC" 0
+read -r _ n _ pages <"$REPORT"
+expect_eq "run: children forked" "$n" $CHILDREN
+found=$(awk '/;write_pages \(stackload\) [0-9]+$/ { s += $NF } END { print s + 0 }' "$F")
+check "run: $found of the children's $pages pages folded under write_pages (>= 3/4)" \
+	test "$found" -ge $((pages * 3 / 4))
+# the children's stacks are told apart by their step_a/step_b path
+distinct=$(grep -c ';write_pages (stackload) [0-9]*$' "$F" || true)
+check "run: $distinct distinct children's stacks folded (>= 3/4 of $CHILDREN)" \
+	test "$distinct" -ge $((CHILDREN * 3 / 4))
+# The folded line of child I, as an extended regex: main, then step_a for
+# each bit of I set (lowest first), else step_b, then write_pages. The
+# innermost step may be missing (an unwinder by frame pointers can skip
+# the caller of a leaf function): 11 bits, then maybe the 12th.
+child_line() {
+	local b line='main \(stackload\)'
+	for ((b = 0; b < 15; b++)); do
+		(($1 >> b & 1)) && line+=';step_a \(stackload\)' || line+=';step_b \(stackload\)'
+	done
+	printf '%s(;step_[ab] \\(stackload\\))?;write_pages \\(stackload\\) %s$\n' "$line" $PAGES
+}
+last=0
+for ((i = CHILDREN - 40; i < CHILDREN; i++)); do
+	grep -qE "$(child_line $i)" "$F" && last=$((last + 1))
+done
+check "run: $last of the last 40 children's stacks folded whole (>= 20)" test "$last" -ge 20
+
+finish
