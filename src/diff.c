@@ -122,7 +122,7 @@ static void take(struct side *s, struct dproc *d, const struct frame *f, const s
 /* Read every frame of a side into its summaries. */
 static int read_side(struct side *s, char *err, size_t errlen)
 {
-	static const struct view_opts vo = { .sort = SORT_PID, .tree = true };
+	static const struct view_opts vo = { .sort = FIELD_PID, .tree = true };
 	size_t k, i, n;
 	struct frame *f;
 	int e = recording__open(&s->rec, s->path, err, errlen);

@@ -15,7 +15,7 @@ static void *array(size_t n, size_t size)
 /* Lay the frame's processes out as rows. */
 static int lay_out(struct frame *f, const struct view_opts *vo)
 {
-	static const struct view_opts dflt = { .sort = SORT_COW_RATE, .tree = true };
+	static const struct view_opts dflt = { .sort = FIELD_COW_RATE, .tree = true };
 	long rows;
 
 	f->rows = array(vo && vo->no_rows ? 0 : f->nprocs, sizeof(*f->rows));
@@ -227,7 +227,7 @@ static void group_sum(const struct frame *f, const struct row *rows, size_t n, s
  * focus_pid when not 0; *rows to free. Returns the number of rows. */
 static long tree_of(const struct frame *f, int focus_pid, struct row **rows)
 {
-	struct view_opts vo = { .sort = SORT_PID, .tree = true, .focus_pid = focus_pid };
+	struct view_opts vo = { .sort = FIELD_PID, .tree = true, .focus_pid = focus_pid };
 	long n;
 
 	*rows = array(f->nprocs, sizeof(**rows));

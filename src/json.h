@@ -77,6 +77,51 @@ void jbuf_u64(struct jbuf *b, unsigned long long v);
 void jbuf_i64(struct jbuf *b, long long v);
 void jbuf_fixed(struct jbuf *b, double v, int decimals);
 
+/* The writers of one member, ,"name":value: always inline, as they are
+ * called with a literal name whose length the compiler then knows. name is
+ * a plain key (no escapes needed). */
+static inline __attribute__((always_inline)) void jbuf_key(struct jbuf *b, const char *name)
+{
+	jbuf_put(b, ",\"", 2);
+	jbuf_puts(b, name);
+	jbuf_put(b, "\":", 2);
+}
+
+/* A bool as JSON. */
+static inline void jbuf_bool(struct jbuf *b, bool v)
+{
+	jbuf_puts(b, v ? "true" : "false");
+}
+
+/* ,"name":v, or ,"name":null when not known. */
+static inline __attribute__((always_inline)) void jbuf_count(struct jbuf *b, const char *name, bool known,
+							     unsigned long long v)
+{
+	jbuf_key(b, name);
+	if (known)
+		jbuf_u64(b, v);
+	else
+		jbuf_puts(b, "null");
+}
+
+/* ,"name":v with the given decimals, or ,"name":null when v < 0 (unknown). */
+static inline __attribute__((always_inline)) void jbuf_real(struct jbuf *b, const char *name, double v,
+							    int decimals)
+{
+	jbuf_key(b, name);
+	if (v < 0)
+		jbuf_puts(b, "null");
+	else
+		jbuf_fixed(b, v, decimals);
+}
+
+/* ,"name":v for a signed v. */
+static inline __attribute__((always_inline)) void jbuf_int(struct jbuf *b, const char *name, long long v)
+{
+	jbuf_key(b, name);
+	jbuf_i64(b, v);
+}
+
 /* Empty b, keeping its memory for the next text; jbuf_free lets it go. */
 void jbuf_reset(struct jbuf *b);
 void jbuf_free(struct jbuf *b);

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "fields.h"
 #include "metrics.h"
 
 #define GROUP_MAX 64 /* bytes of a group name, with its NUL */
@@ -12,7 +13,7 @@
 struct mseries {
 	char group[GROUP_MAX];
 	enum metrics_role role;
-	struct cow_counts folded;
+	unsigned long long folded[FIELD_N]; /* the counter figures of members gone */
 	unsigned long long folded_phase[PHASE_MAX];
 };
 
@@ -37,10 +38,10 @@ struct metrics {
 
 /* Sums of a series over one frame: folded counts plus its members'. */
 struct macc {
-	struct cow_counts c;
+	unsigned long long sum[FIELD_N];  /* counters: every member's; gauges: live members' */
 	unsigned long long phase[PHASE_MAX];
-	unsigned long long rss, pss, uss, shared; /* KiB, live members */
-	unsigned live, read;                      /* live members, those with a smaps reading */
+	unsigned long long shared;        /* KiB, live members */
+	unsigned live, read;              /* live members, those with a smaps reading */
 };
 
 /* A new, empty set of metrics. */
@@ -176,10 +177,9 @@ static void fold(struct mseries *s, const struct proc *p)
 {
 	int i;
 
-	s->folded.cow += p->counts.cow;
-	s->folded.cow_kernel += p->counts.cow_kernel;
-	s->folded.zero_fill += p->counts.zero_fill;
-	s->folded.reuse += p->counts.reuse;
+	for (i = 0; i < FIELD_N; i++)
+		if (fields[i].metric && fields[i].counter)
+			s->folded[i] += field_value((enum field_id)i, NULL, p).u;
 	for (i = 1; i < PHASE_MAX; i++)
 		s->folded_phase[i] += p->split[SPLIT_PHASE].v[i];
 }
@@ -188,7 +188,7 @@ static void fold(struct mseries *s, const struct proc *p)
  * series, the new are placed from the tree (parents come before children). */
 static struct mtrack *track_frame(struct metrics *m, const struct frame *f, size_t *n)
 {
-	struct view_opts vo = { .sort = SORT_PID, .tree = true };
+	struct view_opts vo = { .sort = FIELD_PID, .tree = true };
 	struct row *rows = calloc(f->nprocs + 1, sizeof(*rows));
 	int *up = calloc(f->nprocs + 1, sizeof(*up));
 	struct mtrack *t = calloc(f->nprocs + 1, sizeof(*t));
@@ -239,20 +239,20 @@ static void add_member(struct macc *a, const struct proc *p)
 {
 	int i;
 
-	a->c.cow += p->counts.cow;
-	a->c.zero_fill += p->counts.zero_fill;
-	a->c.reuse += p->counts.reuse;
+	for (i = 0; i < FIELD_N; i++)
+		if (fields[i].metric && fields[i].counter)
+			a->sum[i] += field_value((enum field_id)i, NULL, p).u;
 	for (i = 1; i < PHASE_MAX; i++)
 		a->phase[i] += p->split[SPLIT_PHASE].v[i];
 	if (p->exited)
 		return;
 	a->live++;
-	a->rss += p->rss_kib;
+	for (i = 0; i < FIELD_N; i++)
+		if (fields[i].metric && !fields[i].counter && (fields[i].source != FIELD_SMAPS || p->smaps_time))
+			a->sum[i] += field_value((enum field_id)i, NULL, p).u;
 	if (!p->smaps_time)
 		return;
 	a->read++;
-	a->pss += p->smaps.pss;
-	a->uss += proc_uss_kib(p);
 	a->shared += p->smaps.shared_clean + p->smaps.shared_dirty;
 }
 
@@ -266,7 +266,7 @@ static struct macc *accumulate(const struct metrics *m)
 	if (!acc)
 		return NULL;
 	for (s = 0; s < m->nseries; s++) {
-		acc[s].c = m->series[s].folded;
+		memcpy(acc[s].sum, m->series[s].folded, sizeof(acc[s].sum));
 		memcpy(acc[s].phase, m->series[s].folded_phase, sizeof(acc[s].phase));
 	}
 	for (i = 0; i < m->ntrack; i++)
@@ -325,59 +325,74 @@ static void put_series_labels(FILE *out, const struct mseries *s)
 	fprintf(out, "\",role=\"%s\"}", metrics_role_name(s->role));
 }
 
-enum field { F_COW, F_ZERO, F_REUSE, F_LIVE, F_RSS, F_PSS, F_USS, F_SHARED };
-
-static const struct family group_families[] = {
-	[F_COW] = { "cowtop_cow_pages", "counter", "pages",
-		    "Pages copied on write because they were shared (sharing lost), 4 KiB base pages; exited members included." },
-	[F_ZERO] = { "cowtop_zero_fill_pages", "counter", "pages",
-		     "Writes that replaced the shared zero page (no sharing lost), pages; exited members included." },
-	[F_REUSE] = { "cowtop_reuse_pages", "counter", "pages",
-		      "Write-protect faults resolved without a copy, pages; exited members included." },
-	[F_LIVE] = { "cowtop_processes", "gauge", NULL, "Live processes of the group in this role." },
-	[F_RSS] = { "cowtop_rss_bytes", "gauge", "bytes", "Resident set size summed over live members." },
-	[F_PSS] = { "cowtop_pss_bytes", "gauge", "bytes",
-		    "Proportional set size summed over live members with a smaps_rollup reading." },
-	[F_USS] = { "cowtop_uss_bytes", "gauge", "bytes",
-		    "Unique set size (Private_Clean + Private_Dirty) summed over live members with a reading." },
-	[F_SHARED] = { "cowtop_shared_bytes", "gauge", "bytes",
-		       "Shared_Clean + Shared_Dirty (shared mappings included) summed over live members with a reading." },
-};
-
-/* One figure of a series' sums, in the family's unit; false: not known. */
-static bool figure(const struct macc *a, enum field fd, unsigned long long *v)
+/* The family of a field's figure: cowtop_NAME per group and role, or
+ * cowtop_process_NAME per process; name is its storage. */
+static struct family field_family(const struct field *f, bool by_pid, char *name, size_t cap)
 {
-	switch (fd) {
-	case F_COW: *v = a->c.cow; return true;
-	case F_ZERO: *v = a->c.zero_fill; return true;
-	case F_REUSE: *v = a->c.reuse; return true;
-	case F_LIVE: *v = a->live; return true;
-	case F_RSS: *v = a->rss * 1024; return true;
-	case F_PSS: *v = a->pss * 1024; return a->read > 0;
-	case F_USS: *v = a->uss * 1024; return a->read > 0;
-	case F_SHARED: *v = a->shared * 1024; return a->read > 0;
-	}
-	return false;
+	snprintf(name, cap, "cowtop_%s%s", by_pid ? "process_" : "", f->metric);
+	return (struct family){ name, f->counter ? "counter" : "gauge", f->unit == FIELD_KIB ? "bytes" : "pages",
+				by_pid ? f->metric_pid_help : f->metric_help };
 }
 
-/* The families of group and role series. */
-static void put_groups(const struct metrics *m, enum metrics_format fmt, const struct macc *acc, FILE *out)
+/* A figure's value in its family's unit: KiB are exported as bytes. */
+static unsigned long long in_unit(const struct field *f, unsigned long long v)
 {
-	size_t k;
+	return f->unit == FIELD_KIB ? v * 1024 : v;
+}
+
+/* The samples of a family per group and role: v of each series, those
+ * not known left out. */
+static void put_series_samples(const struct metrics *m, FILE *out, const struct family *fam,
+			       const unsigned long long *v, const bool *known)
+{
 	int s;
 
-	for (k = 0; k < sizeof(group_families) / sizeof(*group_families); k++) {
-		put_head(out, fmt, &group_families[k]);
-		for (s = 0; s < m->nseries; s++) {
-			unsigned long long v;
-
-			if (!figure(&acc[s], (enum field)k, &v))
-				continue;
-			put_name(out, &group_families[k]);
-			put_series_labels(out, &m->series[s]);
-			fprintf(out, " %llu\n", v);
-		}
+	for (s = 0; s < m->nseries; s++) {
+		if (known && !known[s])
+			continue;
+		put_name(out, fam);
+		put_series_labels(out, &m->series[s]);
+		fprintf(out, " %llu\n", v[s]);
 	}
+}
+
+/* The families of group and role series: the live members, the fields
+ * that have a family, and the shared memory. */
+static void put_groups(const struct metrics *m, enum metrics_format fmt, const struct macc *acc, FILE *out)
+{
+	static const struct family live = { "cowtop_processes", "gauge", NULL,
+		"Live processes of the group in this role." };
+	static const struct family shared = { "cowtop_shared_bytes", "gauge", "bytes",
+		"Shared_Clean + Shared_Dirty (shared mappings included) summed over live members with a reading." };
+	unsigned long long v[SERIES_MAX];
+	bool known[SERIES_MAX];
+	char name[128];
+	int k, s;
+
+	for (k = 0; k < FIELD_N; k++) {
+		const struct field *f = &fields[k];
+		struct family fam;
+
+		if (!f->metric)
+			continue;
+		fam = field_family(f, false, name, sizeof(name));
+		for (s = 0; s < m->nseries; s++) {
+			v[s] = in_unit(f, acc[s].sum[k]);
+			known[s] = f->source != FIELD_SMAPS || acc[s].read > 0;
+		}
+		put_head(out, fmt, &fam);
+		put_series_samples(m, out, &fam, v, known);
+	}
+	put_head(out, fmt, &live);
+	for (s = 0; s < m->nseries; s++)
+		v[s] = acc[s].live;
+	put_series_samples(m, out, &live, v, NULL);
+	put_head(out, fmt, &shared);
+	for (s = 0; s < m->nseries; s++) {
+		v[s] = acc[s].shared * 1024;
+		known[s] = acc[s].read > 0;
+	}
+	put_series_samples(m, out, &shared, v, known);
 }
 
 /* Copies per USDT phase of each series (with -u only). */
@@ -402,35 +417,6 @@ static void put_phases(const struct metrics *m, enum metrics_format fmt, const s
 		}
 }
 
-enum pfield { P_COW, P_ZERO, P_REUSE, P_RSS, P_PSS, P_USS };
-
-static const struct family pid_families[] = {
-	[P_COW] = { "cowtop_process_cow_pages", "counter", "pages", "Pages copied on write by a live process." },
-	[P_ZERO] = { "cowtop_process_zero_fill_pages", "counter", "pages",
-		     "Zero-page fills of a live process, pages." },
-	[P_REUSE] = { "cowtop_process_reuse_pages", "counter", "pages",
-		      "Write-protect faults of a live process resolved without a copy, pages." },
-	[P_RSS] = { "cowtop_process_rss_bytes", "gauge", "bytes", "Resident set size of a live process." },
-	[P_PSS] = { "cowtop_process_pss_bytes", "gauge", "bytes",
-		    "Proportional set size of a live process (with a smaps_rollup reading)." },
-	[P_USS] = { "cowtop_process_uss_bytes", "gauge", "bytes",
-		    "Unique set size of a live process (with a smaps_rollup reading)." },
-};
-
-/* One figure of a process for a per-pid family; false: not known. */
-static bool pid_figure(const struct proc *p, enum pfield fd, unsigned long long *v)
-{
-	switch (fd) {
-	case P_COW: *v = p->counts.cow; return true;
-	case P_ZERO: *v = p->counts.zero_fill; return true;
-	case P_REUSE: *v = p->counts.reuse; return true;
-	case P_RSS: *v = p->rss_kib * 1024; return true;
-	case P_PSS: *v = p->smaps.pss * 1024; return p->smaps_time > 0;
-	case P_USS: *v = proc_uss_kib(p) * 1024; return p->smaps_time > 0;
-	}
-	return false;
-}
-
 /* One sample of a process's series. */
 static void put_pid_sample(FILE *out, const struct family *fam, const struct mseries *s,
 			   const struct proc *p, unsigned long long v)
@@ -449,18 +435,26 @@ static void put_pid_sample(FILE *out, const struct family *fam, const struct mse
 /* --metrics-by pid: the families of live processes. */
 static void put_pids(const struct metrics *m, enum metrics_format fmt, FILE *out)
 {
-	size_t k, i;
+	char name[128];
+	size_t i;
+	int k;
 
 	if (!m->o.by_pid)
 		return;
-	for (k = 0; k < sizeof(pid_families) / sizeof(*pid_families); k++) {
-		put_head(out, fmt, &pid_families[k]);
+	for (k = 0; k < FIELD_N; k++) {
+		const struct field *f = &fields[k];
+		struct family fam;
+
+		if (!f->metric)
+			continue;
+		fam = field_family(f, true, name, sizeof(name));
+		put_head(out, fmt, &fam);
 		for (i = 0; i < m->ntrack; i++) {
 			const struct proc *p = m->track[i].p;
-			unsigned long long v;
+			struct fval v = field_value((enum field_id)k, NULL, p);
 
-			if (!p->exited && pid_figure(p, (enum pfield)k, &v))
-				put_pid_sample(out, &pid_families[k], &m->series[m->track[i].series], p, v);
+			if (!p->exited && (f->source != FIELD_SMAPS || v.known))
+				put_pid_sample(out, &fam, &m->series[m->track[i].series], p, in_unit(f, v.u));
 		}
 	}
 }

@@ -314,7 +314,7 @@ static void options_defaults(struct options *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->delay = 1.0;
-	o->sort = SORT_COW_RATE;
+	o->sort = FIELD_COW_RATE;
 	o->format = FORMAT_TEXT;
 	o->linger = 10.0;
 	o->smaps_budget = 1.0;

@@ -5,6 +5,7 @@
 #include <time.h>
 #include "json.h"
 #include "output.h"
+#include "procjson.h"
 #include "text.h"
 
 /* The state shown for p: its /proc letter, or "exited". */
@@ -39,44 +40,6 @@ size_t output_interval(double seconds, int decimals, char *buf, size_t cap)
 	return n > 0 ? (size_t)n : 0;
 }
 
-/* The writers of one field: always inline, as they are called with a
- * literal name whose length the compiler then knows. */
-#define JSON_FIELD static inline __attribute__((always_inline))
-
-/* ,"name": with name a plain key (no escapes needed). */
-JSON_FIELD void json_key(struct jbuf *b, const char *name)
-{
-	jbuf_put(b, ",\"", 2);
-	jbuf_puts(b, name);
-	jbuf_put(b, "\":", 2);
-}
-
-/* A bool as JSON. */
-static inline void json_bool(struct jbuf *b, bool v)
-{
-	jbuf_puts(b, v ? "true" : "false");
-}
-
-/* A process's copies split by kind k as a JSON object under name: the
- * parts frame_split_parts gives, slot 0 last. */
-static void json_split(struct jbuf *b, const char *name, const struct frame *fr, const struct proc *p,
-		       enum split_kind k, bool all)
-{
-	struct split_part part[SPLIT_SLOTS];
-	int n = frame_split_parts(fr, p, k, all, part), i;
-
-	json_key(b, name);
-	jbuf_putc(b, '{');
-	for (i = 0; i < n; i++) {
-		if (i)
-			jbuf_putc(b, ',');
-		jbuf_string(b, part[i].label, strlen(part[i].label));
-		jbuf_putc(b, ':');
-		jbuf_u64(b, part[i].pages);
-	}
-	jbuf_putc(b, '}');
-}
-
 /* The probe hits of the frame. */
 static void json_markers(struct jbuf *b, const struct frame *fr)
 {
@@ -109,161 +72,6 @@ static void json_markers(struct jbuf *b, const struct frame *fr)
 	jbuf_u64(b, fr->marks_lost);
 }
 
-/* ,"name":v, or ,"name":null when not known. */
-JSON_FIELD void json_count(struct jbuf *b, const char *name, bool known, unsigned long long v)
-{
-	json_key(b, name);
-	if (known)
-		jbuf_u64(b, v);
-	else
-		jbuf_puts(b, "null");
-}
-
-/* ,"name":v with the given decimals, or ,"name":null when v < 0 (unknown). */
-JSON_FIELD void json_real(struct jbuf *b, const char *name, double v, int decimals)
-{
-	json_key(b, name);
-	if (v < 0)
-		jbuf_puts(b, "null");
-	else
-		jbuf_fixed(b, v, decimals);
-}
-
-/* A process's memory figures: null until read, never a stale zero. */
-static void json_smaps(struct jbuf *b, const struct frame *fr, const struct proc *p)
-{
-	const struct smaps *s = &p->smaps;
-	bool read = p->smaps_time != 0;
-
-	json_count(b, "pss_kib", read, s->pss);
-	json_count(b, "pss_anon_kib", read, s->pss_anon);
-	json_count(b, "uss_kib", read, proc_uss_kib(p));
-	json_count(b, "shared_clean_kib", read, s->shared_clean);
-	json_count(b, "shared_dirty_kib", read, s->shared_dirty);
-	json_count(b, "private_dirty_kib", read, s->private_dirty);
-	json_count(b, "anon_kib", read, s->anon);
-	json_count(b, "swap_kib", read, s->swap);
-	json_real(b, "smaps_age", frame_smaps_age(fr, p), 3);
-	json_count(b, "inherited_kib", p->inherited_kib >= 0, (unsigned long long)p->inherited_kib);
-	json_real(b, "shared_pct", proc_shared_pct(p), 2);
-}
-
-/* A process's top stacks, frames innermost first (the writing function first). */
-static void json_stacks(struct jbuf *b, const struct frame *fr, const struct proc *p)
-{
-	const struct stacks_proc *sp = stacks_snap__of(fr->stacks, p->pid, p->start_time);
-	size_t i;
-	int k;
-
-	jbuf_puts(b, ",\"cow_stacks\":[");
-	for (i = 0; sp && i < sp->ntop; i++) {
-		jbuf_puts(b, i ? ",{\"frames\":[" : "{\"frames\":[");
-		for (k = 0; k < sp->top[i].nframes; k++) {
-			if (k)
-				jbuf_putc(b, ',');
-			jbuf_string(b, sp->top[i].frames[k], strlen(sp->top[i].frames[k]));
-		}
-		jbuf_puts(b, "],\"pages\":");
-		jbuf_u64(b, sp->top[i].pages);
-		jbuf_putc(b, '}');
-	}
-	jbuf_putc(b, ']');
-}
-
-/* How p ended: ,"exit":{"code":N|null,"signal":"SIGKILL"|null,"oom":bool},
- * null while it runs (code and signal both null when the kernel did not say). */
-static void json_exit(struct jbuf *b, const struct proc *p)
-{
-	int sig = p->exit.status & 0x7f;
-	const char *name = proc_signal_name(sig);
-
-	if (!p->exited || p->exit.left) {
-		jbuf_puts(b, ",\"exit\":null");
-		return;
-	}
-	jbuf_puts(b, ",\"exit\":{\"code\":");
-	if (p->exit.known && !sig)
-		jbuf_i64(b, (p->exit.status >> 8) & 0xff);
-	else
-		jbuf_puts(b, "null");
-	jbuf_puts(b, ",\"signal\":");
-	if (p->exit.known && sig) {
-		jbuf_putc(b, '"');
-		if (name)
-			jbuf_puts(b, name);
-		else
-			jbuf_i64(b, sig);
-		jbuf_putc(b, '"');
-	} else {
-		jbuf_puts(b, "null");
-	}
-	jbuf_puts(b, ",\"core\":");
-	json_bool(b, p->exit.known && (p->exit.status & 0x80));
-	jbuf_puts(b, ",\"oom\":");
-	json_bool(b, p->exit.oom);
-	jbuf_putc(b, '}');
-}
-
-/* p's reclaim stalls, and the children it forked and saw exit. */
-static void json_stalls_children(struct jbuf *b, const struct proc *p)
-{
-	jbuf_puts(b, ",\"reclaim\":{\"stalls\":");
-	jbuf_u64(b, p->reclaims);
-	jbuf_puts(b, ",\"seconds\":");
-	jbuf_fixed(b, p->reclaim_s, 6);
-	jbuf_puts(b, "},\"children_forked\":");
-	jbuf_u64(b, p->forked);
-	jbuf_puts(b, ",\"children_exited\":");
-	jbuf_u64(b, p->reaped);
-}
-
-/* ,"name":v for a signed v. */
-JSON_FIELD void json_int(struct jbuf *b, const char *name, long long v)
-{
-	json_key(b, name);
-	jbuf_i64(b, v);
-}
-
-/* One process as a JSON object. */
-static void json_proc(struct jbuf *b, const struct frame *fr, const struct row *r)
-{
-	const struct proc *p = r->p;
-
-	jbuf_puts(b, "{\"pid\":");
-	jbuf_i64(b, p->pid);
-	json_int(b, "ppid", p->ppid);
-	if (p->nspid > 0)
-		json_int(b, "nspid", p->nspid);
-	else
-		jbuf_puts(b, ",\"nspid\":null");
-	jbuf_puts(b, ",\"comm\":");
-	jbuf_string(b, p->comm, strnlen(p->comm, sizeof(p->comm)));
-	jbuf_puts(b, ",\"cmdline\":");
-	jbuf_string(b, p->cmdline, strnlen(p->cmdline, sizeof(p->cmdline)));
-	json_int(b, "depth", r->depth);
-	jbuf_puts(b, ",\"state\":\"");
-	jbuf_puts(b, output_state(p));
-	jbuf_putc(b, '"');
-	json_count(b, "start_time", true, p->start_time);
-	json_count(b, "cow_pages", true, p->counts.cow);
-	json_key(b, "cow_rate");
-	jbuf_fixed(b, p->cow_rate, 1);
-	json_count(b, "cow_kernel", true, p->counts.cow_kernel);
-	json_count(b, "reuse", true, p->counts.reuse);
-	json_count(b, "zero_fill", true, p->counts.zero_fill);
-	json_count(b, "rss_kib", proc_mem_known(p), p->rss_kib);
-	json_count(b, "vsz_kib", proc_mem_known(p), p->vsz_kib);
-	json_smaps(b, fr, p);
-	json_exit(b, p);
-	json_stalls_children(b, p);
-	json_split(b, "cow_by_region", fr, p, SPLIT_REGION, false);
-	if (fr->usdt)
-		json_split(b, "cow_by_phase", fr, p, SPLIT_PHASE, true);
-	if (fr->stacks)
-		json_stacks(b, fr, p);
-	jbuf_putc(b, '}');
-}
-
 /* The memory pressure: ,"psi_memory":{"some_avg10":X,"full_avg10":Y},
  * nulls when not known. */
 static void json_psi(struct jbuf *b, const struct psi *psi)
@@ -273,7 +81,7 @@ static void json_psi(struct jbuf *b, const struct psi *psi)
 		jbuf_fixed(b, psi->some_avg10, 2);
 	else
 		jbuf_puts(b, "null");
-	json_real(b, "full_avg10", psi->full_avg10, 2);
+	jbuf_real(b, "full_avg10", psi->full_avg10, 2);
 	jbuf_putc(b, '}');
 }
 
@@ -286,7 +94,7 @@ static void json_group_psi(struct jbuf *b, const struct memcg *cg)
 	}
 	jbuf_puts(b, ",\"cgroup_psi_memory\":{\"some_avg10\":");
 	jbuf_fixed(b, cg->psi.some_avg10, 2);
-	json_real(b, "full_avg10", cg->psi.full_avg10, 2);
+	jbuf_real(b, "full_avg10", cg->psi.full_avg10, 2);
 	jbuf_putc(b, '}');
 }
 
@@ -297,21 +105,21 @@ static void json_group(struct jbuf *b, const struct frame_group *g)
 
 	jbuf_puts(b, "{\"root\":");
 	jbuf_i64(b, g->root_pid);
-	json_count(b, "workers", true, g->workers);
-	json_count(b, "pss_kib", read, g->pss_kib);
-	json_count(b, "uss_kib", read, g->uss_kib);
-	json_count(b, "root_rss_kib", g->root_mem_known, g->root_rss_kib);
-	json_count(b, "worker_uss_mean_kib", g->workers_read, g->worker_uss_mean_kib);
-	json_count(b, "worker_uss_max_kib", g->workers_read, g->worker_uss_max_kib);
-	json_count(b, "cow_pages", true, g->cow);
-	json_key(b, "cow_rate");
+	jbuf_count(b, "workers", true, g->workers);
+	jbuf_count(b, "pss_kib", read, g->pss_kib);
+	jbuf_count(b, "uss_kib", read, g->uss_kib);
+	jbuf_count(b, "root_rss_kib", g->root_mem_known, g->root_rss_kib);
+	jbuf_count(b, "worker_uss_mean_kib", g->workers_read, g->worker_uss_mean_kib);
+	jbuf_count(b, "worker_uss_max_kib", g->workers_read, g->worker_uss_max_kib);
+	jbuf_count(b, "cow_pages", true, g->cow);
+	jbuf_key(b, "cow_rate");
 	jbuf_fixed(b, g->rate, 1);
-	json_count(b, "headroom", g->headroom >= 0, (unsigned long long)g->headroom);
-	json_count(b, "headroom_cgroup", g->headroom_cgroup >= 0, (unsigned long long)g->headroom_cgroup);
-	json_count(b, "cgroup_limit_kib", g->memcg.limit_kib, g->memcg.limit_kib);
-	json_count(b, "cgroup_usage_kib", g->memcg.limit_kib, g->memcg.usage_kib);
-	json_real(b, "smaps_age", g->smaps_age, 3);
-	json_count(b, "unread", true, g->unread);
+	jbuf_count(b, "headroom", g->headroom >= 0, (unsigned long long)g->headroom);
+	jbuf_count(b, "headroom_cgroup", g->headroom_cgroup >= 0, (unsigned long long)g->headroom_cgroup);
+	jbuf_count(b, "cgroup_limit_kib", g->memcg.limit_kib, g->memcg.limit_kib);
+	jbuf_count(b, "cgroup_usage_kib", g->memcg.limit_kib, g->memcg.usage_kib);
+	jbuf_real(b, "smaps_age", g->smaps_age, 3);
+	jbuf_count(b, "unread", true, g->unread);
 	jbuf_puts(b, ",\"respawns\":{\"forked\":");
 	jbuf_u64(b, g->forked);
 	jbuf_puts(b, ",\"exited\":");
@@ -333,7 +141,7 @@ static void json_groups(struct jbuf *b, const struct frame *fr)
 		json_group(b, &fr->groups[i]);
 	}
 	jbuf_putc(b, ']');
-	json_count(b, "mem_available_kib", fr->mem_available_kib, fr->mem_available_kib);
+	jbuf_count(b, "mem_available_kib", fr->mem_available_kib, fr->mem_available_kib);
 	json_psi(b, &fr->psi);
 }
 
@@ -341,10 +149,10 @@ static void json_groups(struct jbuf *b, const struct frame *fr)
 static void output_json_stacks_status(struct jbuf *b, const struct stacks_snap *sn)
 {
 	jbuf_puts(b, ",\"stacks\":{\"on\":");
-	json_bool(b, sn->every);
-	json_count(b, "sample", true, sn->every);
-	json_count(b, "failed", true, sn->failed);
-	json_real(b, "us_per_copy", sn->us_per_copy, 3);
+	jbuf_bool(b, sn->every);
+	jbuf_count(b, "sample", true, sn->every);
+	jbuf_count(b, "failed", true, sn->failed);
+	jbuf_real(b, "us_per_copy", sn->us_per_copy, 3);
 	jbuf_putc(b, '}');
 }
 
@@ -360,22 +168,22 @@ void output_json_buf(struct jbuf *b, const struct frame *fr)
 	jbuf_i64(b, OUTPUT_JSON_SCHEMA);
 	jbuf_puts(b, ",\"host\":");
 	jbuf_string(b, fr->host, strlen(fr->host));
-	json_key(b, "time");
+	jbuf_key(b, "time");
 	jbuf_fixed(b, fr->time, 3);
-	json_key(b, "interval");
+	jbuf_key(b, "interval");
 	jbuf_puts(b, interval);
 	jbuf_puts(b, ",\"mechanism\":");
 	jbuf_string(b, fr->mechanism, strlen(fr->mechanism));
 	jbuf_puts(b, ",\"fallbacks\":");
 	jbuf_string(b, fr->fallbacks, strlen(fr->fallbacks));
-	json_count(b, "lost", true, fr->lost);
+	jbuf_count(b, "lost", true, fr->lost);
 	if (fr->stacks)
 		output_json_stacks_status(b, fr->stacks);
 	jbuf_puts(b, ",\"processes\":[");
 	for (i = 0; i < fr->nrows; i++) {
 		if (i)
 			jbuf_putc(b, ',');
-		json_proc(b, fr, &fr->rows[i]);
+		procjson_write(b, fr, &fr->rows[i]);
 	}
 	jbuf_putc(b, ']');
 	json_groups(b, fr);

@@ -19,6 +19,8 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include "jread.h"
+#include "procjson.h"
 #include "record.h"
 #include "recording.h"
 
@@ -27,9 +29,7 @@
 #define FRAME_PREFIX "{\"time\":"
 #define FRAME_SCHEMA_PREFIX "{\"schema\":"
 #define HEADER_PREFIX "{\"recording\":" /* frames start {"schema": too */
-#define EXITED "\"state\":\"exited\""
 #define PROCS_KEY "\"processes\":["
-#define PID_LIMIT 4194304 /* the kernel's PID_MAX_LIMIT: no pid is larger */
 #define TOK_DEPTH 64
 /* a process is two levels down in its line: the frame, its array */
 #define PROC_DEPTH (TOK_DEPTH - 2)
@@ -79,7 +79,7 @@ struct recording {
 	size_t linecap;
 	json_tokener *tok;
 	json_tokener *etok;          /* one process of a line at a time */
-	char why[160];               /* the first thing wrong in the frame being read ("" none) */
+	struct jread jr;             /* the first thing wrong in the frame being read */
 };
 
 /* Say why, with the file's name, and return -e. */
@@ -92,111 +92,6 @@ fail(char *err, size_t errlen, int e, const char *fmt, ...)
 	vsnprintf(err, errlen, fmt, ap);
 	va_end(ap);
 	return -e;
-}
-
-/* Member k of object o, or NULL. */
-static json_object *get(json_object *o, const char *k)
-{
-	json_object *v;
-
-	return o && json_object_object_get_ex(o, k, &v) ? v : NULL;
-}
-
-/* Note the first member found not as cowtop writes it (a frame with one
- * is refused whole: see take_line_frame). */
-static void __attribute__((format(printf, 2, 3))) bad(struct recording *r, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (r->why[0])
-		return;
-	va_start(ap, fmt);
-	vsnprintf(r->why, sizeof(r->why), fmt, ap);
-	va_end(ap);
-}
-
-/* A count member: 0 when absent or null; *known says which. Anything but
- * a whole number from 0 to 2^63 is bad. */
-static unsigned long long count(struct recording *r, json_object *o, const char *k, bool *known)
-{
-	json_object *v = get(o, k);
-	bool have = v && (json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double));
-	double d;
-
-	if (known)
-		*known = have;
-	if (v && !have)
-		bad(r, "%s is not a number", k);
-	if (!have)
-		return 0;
-	if (json_object_is_type(v, json_type_int)) {
-		if (json_object_get_int64(v) < 0)
-			bad(r, "%s is negative", k);
-		return json_object_get_int64(v) < 0 ? 0 : (unsigned long long)json_object_get_int64(v);
-	}
-	d = json_object_get_double(v);
-	if (!(d >= 0 && d <= 0x1p63) || d != (double)(unsigned long long)d) {
-		bad(r, "%s is not a whole number from 0 to 2^63", k);
-		return 0;
-	}
-	return (unsigned long long)d;
-}
-
-/* A count member that must lie in [lo, hi] when present. */
-static long long bounded(struct recording *r, json_object *o, const char *k, long long lo, long long hi,
-			 bool *known)
-{
-	bool have;
-	unsigned long long v;
-	json_object *j = get(o, k);
-
-	/* a negative integer is a value out of range here, not of another type */
-	if (j && json_object_is_type(j, json_type_int) && json_object_get_int64(j) < lo) {
-		bad(r, "%s %lld out of range %lld-%lld", k, (long long)json_object_get_int64(j), lo, hi);
-		if (known)
-			*known = false;
-		return lo;
-	}
-	v = count(r, o, k, &have);
-	if (known)
-		*known = have;
-	if (have && (v > (unsigned long long)hi || (long long)v < lo)) {
-		bad(r, "%s %llu out of range %lld-%lld", k, v, lo, hi);
-		return lo;
-	}
-	return have ? (long long)v : 0;
-}
-
-/* A real member; dflt when absent or null. A finite number, not below
- * min, or bad. */
-static double real(struct recording *r, json_object *o, const char *k, double dflt, double min)
-{
-	json_object *v = get(o, k);
-	double d;
-
-	if (!v)
-		return dflt;
-	if (!(json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double))) {
-		bad(r, "%s is not a number", k);
-		return dflt;
-	}
-	d = json_object_get_double(v);
-	if (!isfinite(d) || d < min) {
-		bad(r, "%s %g out of range", k, d);
-		return dflt;
-	}
-	return d;
-}
-
-/* A string member into buf ("" when absent or null; bad when another type). */
-static void string(struct recording *r, json_object *o, const char *k, char *buf, size_t cap)
-{
-	json_object *v = get(o, k);
-	const char *s = v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "";
-
-	if (v && !json_object_is_type(v, json_type_string))
-		bad(r, "%s is not a string", k);
-	snprintf(buf, cap, "%s", s);
 }
 
 /* Parse len bytes as one JSON object; NULL with the reason in why. */
@@ -228,14 +123,14 @@ static int take_header(struct recording *r, const char *p, size_t len, unsigned 
 	bool known;
 	int schema;
 
-	r->why[0] = '\0';
-	if (!o || !get(o, "recording") || !get(o, "schema")) {
+	r->jr.why[0] = '\0';
+	if (!o || !jread_get(o, "recording") || !jread_get(o, "schema")) {
 		json_object_put(o);
 		return fail(err, errlen, EINVAL, "%s: not a cowtop recording (line %u is not its header)",
 			    r->path, line);
 	}
-	schema = (int)bounded(r, o, "schema", 1, INT_MAX, &known);
-	if (!known || r->why[0]) {
+	schema = (int)jread_bounded(&r->jr, o, "schema", 1, INT_MAX, &known);
+	if (!known || r->jr.why[0]) {
 		json_object_put(o);
 		return fail(err, errlen, EINVAL, "%s:%u: invalid schema in the header", r->path, line);
 	}
@@ -247,20 +142,20 @@ static int take_header(struct recording *r, const char *p, size_t len, unsigned 
 	}
 	if (line == 1) {
 		in->schema = schema;
-		string(r, o, "host", in->host, sizeof(in->host));
-		string(r, o, "kernel", in->kernel, sizeof(in->kernel));
-		string(r, o, "cowtop", in->version, sizeof(in->version));
-		string(r, o, "boot_id", in->boot_id, sizeof(in->boot_id));
-		string(r, o, "mechanism", in->mechanism, sizeof(in->mechanism));
-		string(r, o, "target", in->target, sizeof(in->target));
-		in->start = real(r, o, "start", 0, 0);
-		in->delay = real(r, get(o, "options"), "delay", 0, 0);
-		in->btime = real(r, o, "btime", 0, 0);
-		in->clk_tck = (long)bounded(r, o, "clk_tck", 0, 1000000, NULL);
+		jread_string(&r->jr, o, "host", in->host, sizeof(in->host));
+		jread_string(&r->jr, o, "kernel", in->kernel, sizeof(in->kernel));
+		jread_string(&r->jr, o, "cowtop", in->version, sizeof(in->version));
+		jread_string(&r->jr, o, "boot_id", in->boot_id, sizeof(in->boot_id));
+		jread_string(&r->jr, o, "mechanism", in->mechanism, sizeof(in->mechanism));
+		jread_string(&r->jr, o, "target", in->target, sizeof(in->target));
+		in->start = jread_real(&r->jr, o, "start", 0, 0);
+		in->delay = jread_real(&r->jr, jread_get(o, "options"), "delay", 0, 0);
+		in->btime = jread_real(&r->jr, o, "btime", 0, 0);
+		in->clk_tck = (long)jread_bounded(&r->jr, o, "clk_tck", 0, 1000000, NULL);
 	}
 	json_object_put(o);
-	if (r->why[0])
-		return fail(err, errlen, EINVAL, "%s:%u: invalid header: %s", r->path, line, r->why);
+	if (r->jr.why[0])
+		return fail(err, errlen, EINVAL, "%s:%u: invalid header: %s", r->path, line, r->jr.why);
 	return 0;
 }
 
@@ -270,9 +165,9 @@ static unsigned exited_in(const char *p, size_t len)
 	const char *end = p + len, *hit;
 	unsigned n = 0;
 
-	while ((hit = memmem(p, (size_t)(end - p), EXITED, sizeof(EXITED) - 1))) {
+	while ((hit = memmem(p, (size_t)(end - p), PROCJSON_EXITED, sizeof(PROCJSON_EXITED) - 1))) {
 		n++;
-		p = hit + sizeof(EXITED) - 1;
+		p = hit + sizeof(PROCJSON_EXITED) - 1;
 	}
 	return n;
 }
@@ -638,152 +533,30 @@ static int probe_id(struct recording *r, const char *label)
 	return r->nprobes++;
 }
 
-/* A process's copies by kind k, as the frame wrote them (slot 0 is computed). */
-static void take_split(struct recording *r, json_object *o, enum split_kind k, struct proc *p)
+/* The slot of a breakdown label (for procjson_read). */
+static int take_label(void *ctx, enum split_kind k, const char *label)
 {
-	json_object *s = get(o, k == SPLIT_REGION ? "cow_by_region" : "cow_by_phase");
-
-	if (!s || !json_object_is_type(s, json_type_object))
-		return;
-	json_object_object_foreach(s, key, val) {
-		int slot = label_slot(r, k, key);
-
-		if (slot > 0)
-			p->split[k].v[slot] = count(r, s, key, NULL);
-	}
-}
-
-/* A process's smaps figures: none read when pss_kib is null. */
-static void take_smaps(struct recording *r, json_object *o, double time, struct proc *p)
-{
-	struct smaps *s = &p->smaps;
-	bool read;
-	unsigned long long uss;
-	double age;
-
-	s->pss = count(r, o, "pss_kib", &read);
-	if (!read)
-		return;
-	s->pss_anon = count(r, o, "pss_anon_kib", NULL);
-	s->shared_clean = count(r, o, "shared_clean_kib", NULL);
-	s->shared_dirty = count(r, o, "shared_dirty_kib", NULL);
-	s->private_dirty = count(r, o, "private_dirty_kib", NULL);
-	s->anon = count(r, o, "anon_kib", NULL);
-	s->swap = count(r, o, "swap_kib", NULL);
-	uss = count(r, o, "uss_kib", NULL);
-	s->private_clean = uss > s->private_dirty ? uss - s->private_dirty : 0;
-	age = real(r, o, "smaps_age", 0, 0);
-	p->smaps_time = time - age > 0 ? time - age : 1e-9;
+	return label_slot(ctx, k, label);
 }
 
 /* One process of a frame line. */
-/* A signal's number from its name as JSON gives it ("SIGKILL", or the
- * number as a string); 0 when unknown. */
-static int signal_number(const char *name)
-{
-	int sig;
-
-	for (sig = 1; sig < 65; sig++)
-		if (proc_signal_name(sig) && strcmp(proc_signal_name(sig), name) == 0)
-			return sig;
-	sig = atoi(name);
-	return sig > 0 && sig < 128 ? sig : 0;
-}
-
-/* How p ended, from "exit": {"code": N|null, "signal": NAME|null, "core",
- * "oom"} (null while it runs, or when it left the --cgroup target). */
-static void take_exit(struct recording *r, json_object *o, struct proc *p)
-{
-	json_object *e = get(o, "exit"), *v;
-	char name[32];
-	bool known;
-	unsigned long long code;
-
-	if (!e || !json_object_is_type(e, json_type_object))
-		return;
-	v = get(e, "oom");
-	p->exit.oom = v && json_object_get_boolean(v);
-	code = (unsigned long long)bounded(r, e, "code", 0, 255, &known);
-	if (known) {
-		p->exit.known = true;
-		p->exit.status = (int)(code & 0xff) << 8;
-		return;
-	}
-	string(r, e, "signal", name, sizeof(name));
-	if (!name[0] || !signal_number(name))
-		return;
-	v = get(e, "core");
-	p->exit.known = true;
-	p->exit.status = signal_number(name) | (v && json_object_get_boolean(v) ? 0x80 : 0);
-}
-
-/* The fields added to a process since the first recordings: command line,
- * namespace pid, exit, reclaim stalls, children forked and exited. */
-static void take_proc_more(struct recording *r, json_object *o, struct proc *p)
-{
-	json_object *rc = get(o, "reclaim");
-	bool known;
-
-	string(r, o, "cmdline", p->cmdline, sizeof(p->cmdline));
-	p->nspid = (int)bounded(r, o, "nspid", 1, PID_LIMIT, &known);
-	if (!known)
-		p->nspid = -1;
-	take_exit(r, o, p);
-	if (rc && json_object_is_type(rc, json_type_object)) {
-		p->reclaims = count(r, rc, "stalls", NULL);
-		p->reclaim_s = real(r, rc, "seconds", 0, 0);
-	}
-	p->forked = count(r, o, "children_forked", NULL);
-	p->reaped = count(r, o, "children_exited", NULL);
-}
-
 static int take_proc(struct recording *r, json_object *o, double time, struct proc *p)
 {
-	char state[16];
-	bool known;
+	const struct procjson_in in = { .jr = &r->jr, .time = time, .label_slot = take_label, .ctx = r };
 
-	if (!json_object_is_type(o, json_type_object))
-		return -EINVAL;
-	p->pid = (int)bounded(r, o, "pid", 1, PID_LIMIT, &known);
-	if (!known)
-		bad(r, "a process without a pid");
-	p->ppid = (int)bounded(r, o, "ppid", 0, PID_LIMIT, NULL);
-	if (p->ppid == p->pid)
-		bad(r, "process %d is its own parent", p->pid);
-	p->start_time = count(r, o, "start_time", NULL);
-	string(r, o, "comm", p->comm, sizeof(p->comm));
-	string(r, o, "state", state, sizeof(state));
-	p->exited = strcmp(state, "exited") == 0;
-	p->state = p->exited ? 'Z' : state[0] == '?' ? 0 : state[0];
-	p->counts.cow = count(r, o, "cow_pages", NULL);
-	p->counts.cow_kernel = count(r, o, "cow_kernel", NULL);
-	p->counts.reuse = count(r, o, "reuse", NULL);
-	p->counts.zero_fill = count(r, o, "zero_fill", NULL);
-	p->cow_rate = real(r, o, "cow_rate", 0, 0);
-	p->rss_kib = count(r, o, "rss_kib", &known);
-	if (!known)
-		p->state = 0; /* never read: RSS and VSZ unknown, not 0 */
-	p->vsz_kib = count(r, o, "vsz_kib", NULL);
-	take_proc_more(r, o, p);
-	take_smaps(r, o, time, p);
-	p->inherited_kib = (long long)count(r, o, "inherited_kib", &known);
-	if (!known)
-		p->inherited_kib = -1;
-	take_split(r, o, SPLIT_REGION, p);
-	take_split(r, o, SPLIT_PHASE, p);
-	return 0;
+	return procjson_read(&in, o, p);
 }
 
 /* The probe hits of a frame line, in order. */
 static int take_marks(struct recording *r, json_object *o, struct frame *f)
 {
-	json_object *a = get(o, "markers"), *m, *args;
+	json_object *a = jread_get(o, "markers"), *m, *args;
 	size_t i, n;
 	bool known;
 	int k;
 
 	f->usdt = a != NULL;
-	f->marks_lost = count(r, o, "markers_lost", NULL);
+	f->marks_lost = jread_count(&r->jr, o, "markers_lost", NULL);
 	n = a && json_object_is_type(a, json_type_array) ? json_object_array_length(a) : 0;
 	f->marks = calloc(n ? n : 1, sizeof(*f->marks));
 	if (!f->marks)
@@ -793,15 +566,15 @@ static int take_marks(struct recording *r, json_object *o, struct frame *f)
 		char label[LABEL_MAX];
 
 		m = json_object_array_get_idx(a, i);
-		string(r, m, "probe", label, sizeof(label));
-		mk->time = real(r, m, "time", 0, 0);
-		mk->pid = (int)bounded(r, m, "pid", 1, PID_LIMIT, &known);
+		jread_string(&r->jr, m, "probe", label, sizeof(label));
+		mk->time = jread_real(&r->jr, m, "time", 0, 0);
+		mk->pid = (int)jread_bounded(&r->jr, m, "pid", 1, PID_LIMIT, &known);
 		if (!known)
-			bad(r, "a probe hit without a pid");
+			jread_bad(&r->jr, "a probe hit without a pid");
 		mk->probe = probe_id(r, label);
 		if (mk->probe < 0)
 			return -ENOMEM;
-		args = get(m, "args");
+		args = jread_get(m, "args");
 		for (k = 0; args && json_object_is_type(args, json_type_array) &&
 			    k < MARK_ARGS && k < (int)json_object_array_length(args); k++) {
 			json_object *v = json_object_array_get_idx(args, (size_t)k);
@@ -809,7 +582,7 @@ static int take_marks(struct recording *r, json_object *o, struct frame *f)
 			if (!v) /* null: cowtop could not read it */
 				mk->unavail |= 1u << k;
 			else if (!json_object_is_type(v, json_type_int))
-				bad(r, "a probe argument is not an integer");
+				jread_bad(&r->jr, "a probe argument is not an integer");
 			else
 				mk->args[k] = json_object_get_int64(v);
 		}
@@ -900,24 +673,24 @@ static void take_psi(struct recording *r, json_object *o, struct psi *psi)
 	psi->some_avg10 = psi->full_avg10 = -1;
 	if (!o || !json_object_is_type(o, json_type_object))
 		return;
-	psi->some_avg10 = real(r, o, "some_avg10", -1, 0);
-	psi->full_avg10 = real(r, o, "full_avg10", -1, 0);
+	psi->some_avg10 = jread_real(&r->jr, o, "some_avg10", -1, 0);
+	psi->full_avg10 = jread_real(&r->jr, o, "full_avg10", -1, 0);
 }
 
 static void take_groups(struct recording *r, json_object *o, struct frame *f)
 {
-	json_object *a = get(o, "groups");
+	json_object *a = jread_get(o, "groups");
 	size_t i, j, n = a && json_object_is_type(a, json_type_array) ? json_object_array_length(a) : 0;
 
 	for (i = 0; i < n; i++) {
 		json_object *g = json_object_array_get_idx(a, i);
-		int root = (int)bounded(r, g, "root", 1, PID_LIMIT, NULL);
+		int root = (int)jread_bounded(&r->jr, g, "root", 1, PID_LIMIT, NULL);
 
 		for (j = 0; j < f->nprocs; j++)
 			if (f->procs[j].pid == root && !f->procs[j].exited) {
-				f->procs[j].memcg.limit_kib = count(r, g, "cgroup_limit_kib", NULL);
-				f->procs[j].memcg.usage_kib = count(r, g, "cgroup_usage_kib", NULL);
-				take_psi(r, get(g, "cgroup_psi_memory"), &f->procs[j].memcg.psi);
+				f->procs[j].memcg.limit_kib = jread_count(&r->jr, g, "cgroup_limit_kib", NULL);
+				f->procs[j].memcg.usage_kib = jread_count(&r->jr, g, "cgroup_usage_kib", NULL);
+				take_psi(r, jread_get(g, "cgroup_psi_memory"), &f->procs[j].memcg.psi);
 				f->procs[j].memcg.psi_known = f->procs[j].memcg.psi.some_avg10 >= 0;
 			}
 	}
@@ -927,21 +700,21 @@ static void take_groups(struct recording *r, json_object *o, struct frame *f)
 static void take_head(struct recording *r, json_object *o, struct frame *f)
 {
 	f->refs = 1;
-	f->time = real(r, o, "time", 0, 0);
-	f->interval = real(r, o, "interval", 0, 0);
-	string(r, o, "mechanism", f->mechanism, sizeof(f->mechanism));
-	string(r, o, "fallbacks", f->fallbacks, sizeof(f->fallbacks));
-	string(r, o, "host", f->host, sizeof(f->host));
-	take_psi(r, get(o, "psi_memory"), &f->psi);
+	f->time = jread_real(&r->jr, o, "time", 0, 0);
+	f->interval = jread_real(&r->jr, o, "interval", 0, 0);
+	jread_string(&r->jr, o, "mechanism", f->mechanism, sizeof(f->mechanism));
+	jread_string(&r->jr, o, "fallbacks", f->fallbacks, sizeof(f->fallbacks));
+	jread_string(&r->jr, o, "host", f->host, sizeof(f->host));
+	take_psi(r, jread_get(o, "psi_memory"), &f->psi);
 	snprintf(f->target, sizeof(f->target), "%s", r->info.target);
-	f->lost = count(r, o, "lost", NULL);
-	f->mem_available_kib = count(r, o, "mem_available_kib", NULL);
+	f->lost = jread_count(&r->jr, o, "lost", NULL);
+	f->mem_available_kib = jread_count(&r->jr, o, "mem_available_kib", NULL);
 }
 
 /* The frame's own figures and its processes, from the tree of its whole line. */
 static int take_body(struct recording *r, json_object *o, struct frame *f)
 {
-	json_object *a = get(o, "processes");
+	json_object *a = jread_get(o, "processes");
 	size_t i, n;
 
 	if (!a || !json_object_is_type(a, json_type_array))
@@ -1099,7 +872,7 @@ static json_object *parse_rest(struct recording *r, const char *p, size_t len, s
 		return NULL;
 	}
 	o = json_tokener_parse_ex(r->tok, p + close, (int)(len - close));
-	a = get(o, "processes");
+	a = jread_get(o, "processes");
 	if (!o || json_tokener_get_error(r->tok) != json_tokener_success ||
 	    json_tokener_get_parse_end(r->tok) != len - close || !json_object_is_type(o, json_type_object) ||
 	    !a || !json_object_is_type(a, json_type_array) || json_object_array_length(a)) {
@@ -1138,7 +911,7 @@ static int take_line_procs_apart(struct recording *r, size_t k, struct frame *f)
 	o = x.comment ? NULL : parse_rest(r, p, len, open, close);
 	/* a key twice (json-c keeps the last) would make fewer members than
 	 * keys: the array read apart might not be the frame's "processes" */
-	if (!o || json_object_object_length(o) != (int)x.keys || real(r, o, "time", 0, 0) != time) {
+	if (!o || json_object_object_length(o) != (int)x.keys || jread_real(&r->jr, o, "time", 0, 0) != time) {
 		json_object_put(o);
 		return 1;
 	}
@@ -1198,14 +971,14 @@ static int check_tree(struct recording *r, const struct frame *f)
 	qsort(by, n, sizeof(*by), cmp_pid_start);
 	for (i = 0; i < n; i++) {
 		if (i && cmp_pid_start(&by[i - 1], &by[i]) == 0)
-			bad(r, "process %d (start %llu) is in the frame twice", by[i]->pid, by[i]->start_time);
+			jread_bad(&r->jr, "process %d (start %llu) is in the frame twice", by[i]->pid, by[i]->start_time);
 		up[i] = parent_in(by, n, by[i]);
 	}
-	for (i = 0; i < n && !r->why[0]; i++) {
+	for (i = 0; i < n && !r->jr.why[0]; i++) {
 		for (j = i; up[j] >= 0 && !seen[j]; j = (size_t)up[j])
 			seen[j] = 1;
 		if (up[j] >= 0 && seen[j] == 1)
-			bad(r, "process %d is its own ancestor", by[j]->pid);
+			jread_bad(&r->jr, "process %d is its own ancestor", by[j]->pid);
 		for (j = i; seen[j] == 1; j = (size_t)up[j])
 			seen[j] = 2;
 	}
@@ -1220,23 +993,23 @@ static int take_line_frame(struct recording *r, size_t k, struct frame *f, char 
 	json_object *o;
 	int e;
 
-	r->why[0] = '\0';
+	r->jr.why[0] = '\0';
 	e = take_line_procs_apart(r, k, f);
 	snprintf(why, whylen, "not a frame");
 	if (e > 0) {
 		free(f->procs);
 		memset(f, 0, sizeof(*f));
-		r->why[0] = '\0';
+		r->jr.why[0] = '\0';
 		o = parse(r, r->line, r->idx[k].len, why, whylen);
 		if (!o)
 			return -EINVAL;
 		e = take_body(r, o, f);
 		json_object_put(o);
 	}
-	if (!e && !r->why[0])
+	if (!e && !r->jr.why[0])
 		e = check_tree(r, f);
-	if (!e && r->why[0]) {
-		snprintf(why, whylen, "%s", r->why);
+	if (!e && r->jr.why[0]) {
+		snprintf(why, whylen, "%s", r->jr.why);
 		e = -EINVAL;
 	}
 	return e;

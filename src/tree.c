@@ -10,32 +10,6 @@
 
 #define FOCUS_HOPS 4096 /* ancestors climbed to find the focus in a flat view */
 
-static const char *const sort_names[SORT_NKEYS] = {
-	[SORT_COW_RATE] = "cow-rate", [SORT_COW] = "cow", [SORT_RSS] = "rss",
-	[SORT_VSZ] = "vsz", [SORT_PID] = "pid", [SORT_COMM] = "comm",
-	[SORT_SHARED] = "shared", [SORT_USS] = "uss", [SORT_PSS] = "pss",
-};
-
-/* Parse a sort key name as given on the command line. */
-int sort_key_parse(const char *s, enum sort_key *out)
-{
-	int k;
-
-	for (k = 0; k < SORT_NKEYS; k++) {
-		if (strcmp(s, sort_names[k]) == 0) {
-			*out = k;
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
-
-/* The command-line name of a sort key. */
-const char *sort_key_name(enum sort_key k)
-{
-	return (unsigned)k < SORT_NKEYS ? sort_names[k] : "?";
-}
-
 /* A process's links while rows are laid out; -1 is none. */
 struct node {
 	long parent, kid, kid_tail, sib;
@@ -77,36 +51,20 @@ static int desc(unsigned long long a, unsigned long long b)
 	return (b > a) - (b < a);
 }
 
-/* p's sort key for o. */
+/* p's sort key for o: the value of its field (pid and name are read from
+ * the processes). */
 static struct view_key view_key_of(const struct proc *p, long idx, const struct view_opts *o)
 {
 	struct view_key k = { .pid = p->pid, .idx = idx };
+	struct fval v;
 
-	switch (o->sort) {
-	case SORT_COW_RATE:
-		k.d = p->cow_rate;
-		break;
-	case SORT_SHARED:
-		k.d = proc_shared_pct(p);
-		break;
-	case SORT_COW:
-		k.u = p->counts.cow;
-		break;
-	case SORT_RSS:
-		k.u = p->rss_kib;
-		break;
-	case SORT_VSZ:
-		k.u = p->vsz_kib;
-		break;
-	case SORT_USS: /* unread: 0, last */
-		k.u = proc_uss_kib(p);
-		break;
-	case SORT_PSS:
-		k.u = p->smaps.pss;
-		break;
-	default:
-		break;
-	}
+	if ((unsigned)o->sort >= FIELD_N || fields[o->sort].type == FIELD_IDENTITY)
+		return k;
+	v = field_value(o->sort, NULL, p);
+	if (fields[o->sort].type == FIELD_REAL)
+		k.d = v.known ? v.d : -1;
+	else
+		k.u = v.u; /* unread: 0, last */
 	return k;
 }
 
@@ -131,26 +89,16 @@ static int view_cmp(const void *a, const void *b, void *arg)
 	const struct sort_ctx *c = arg;
 	int r = 0;
 
-	switch (c->o->sort) {
-	case SORT_COW_RATE:
-		r = (y->d > x->d) - (y->d < x->d);
-		break;
-	case SORT_SHARED:
-		r = shared_cmp(x->d, y->d);
-		break;
-	case SORT_COW:
-	case SORT_RSS:
-	case SORT_VSZ:
-	case SORT_USS:
-	case SORT_PSS:
-		r = desc(x->u, y->u);
-		break;
-	case SORT_COMM:
+	if (c->o->sort == FIELD_COMM)
 		r = strcmp(c->procs[x->idx].comm, c->procs[y->idx].comm);
-		break;
-	default:
-		break;
-	}
+	else if ((unsigned)c->o->sort >= FIELD_N || fields[c->o->sort].type == FIELD_IDENTITY)
+		r = 0;
+	else if (fields[c->o->sort].order == FIELD_LEAST)
+		r = shared_cmp(x->d, y->d);
+	else if (fields[c->o->sort].type == FIELD_REAL)
+		r = (y->d > x->d) - (y->d < x->d);
+	else
+		r = desc(x->u, y->u);
 	if (!r)
 		r = (x->pid > y->pid) - (x->pid < y->pid);
 	return c->o->reverse ? -r : r;
@@ -361,7 +309,7 @@ long tree_layout(const struct proc *procs, size_t n, const struct view_opts *o, 
 	for (i = 0; i < n; i++)
 		L.by_pid[i] = (struct pid_key){ procs[i].pid, (long)i, procs[i].start_time };
 	qsort(L.by_pid, n, sizeof(*L.by_pid), key_cmp);
-	if (o->sort == SORT_PID) { /* the group line's layout, every draw */
+	if (o->sort == FIELD_PID) { /* the group line's layout, every draw */
 		sorted_by_pid(&L, o->reverse);
 	} else {
 		for (i = 0; i < n; i++)

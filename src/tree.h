@@ -6,21 +6,13 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include "fields.h"
 #include "model.h"
 
 #define TREE_DEPTH_BITS 64 /* depths whose "more" bit is kept; deeper rows draw blanks */
 
-/* Largest first, but for PID and COMM (smallest first) and SHARED: least
- * shared first, the workers that lost most of what they inherited, unknown
- * last. */
-enum sort_key {
-	SORT_COW_RATE, SORT_COW, SORT_RSS, SORT_VSZ, SORT_PID, SORT_COMM,
-	SORT_SHARED, SORT_USS, SORT_PSS,
-	SORT_NKEYS
-};
-
 struct view_opts {
-	enum sort_key sort;
+	enum field_id sort; /* a field with a sort key */
 	bool reverse;
 	bool tree;
 	int focus_pid; /* 0: everything; else only this process's subtree */
@@ -47,7 +39,5 @@ void tree_relink(struct row *rows, size_t n);
 /* The tree-line prefix of a row ("|  `- " or its UTF-8 drawing); returns its length. */
 size_t tree_prefix(const struct row *r, bool utf8, char *buf, size_t cap);
 
-int sort_key_parse(const char *s, enum sort_key *out);
-const char *sort_key_name(enum sort_key k);
 
 #endif

@@ -293,18 +293,16 @@ void tui__resize(struct tui *t)
 }
 
 /* What the order of the rows needs read of every process, beyond what the
- * kernel side gives (copies, tree, name): RSS and VSZ come from /proc/PID/stat
- * (read every tick), shared, USS and PSS from smaps_rollup (on the sampler's
+ * kernel side gives (copies, tree, name): the sort field's source (fields.h):
+ * /proc/PID/stat (read every tick), or the memory sampler's reading (on its
  * budget). The other keys need only the rows on screen. */
 unsigned tui__sort_sources(const struct tui *t)
 {
-	switch (t->v.vo.sort) {
-	case SORT_RSS:
-	case SORT_VSZ:
+	switch (fields[t->v.vo.sort].source) {
+	case FIELD_STAT:
 		return TUI_SOURCE_STAT;
-	case SORT_SHARED:
-	case SORT_USS:
-	case SORT_PSS:
+	case FIELD_SMAPS:
+	case FIELD_DERIVED:
 		return TUI_SOURCE_SMAPS;
 	default:
 		return 0;
@@ -344,21 +342,13 @@ static bool cmd_move(struct tui *t, enum cmd c)
 	}
 }
 
-/* Handle a sort command; false if cmd is not one. */
-static bool cmd_sort(struct tui *t, enum cmd c)
+/* Handle a sort command of key ch; false if cmd is not one. */
+static bool cmd_sort(struct tui *t, enum cmd c, int ch)
 {
 	switch (c) {
+	case CMD_SORT_FIELD: view__sort(&t->v, (enum field_id)keys_sort_field(ch)); return true;
 	case CMD_SORT_NEXT: view__sort_cycle(&t->v, 1); return true;
 	case CMD_SORT_PREV: view__sort_cycle(&t->v, -1); return true;
-	case CMD_SORT_RATE: view__sort(&t->v, SORT_COW_RATE); return true;
-	case CMD_SORT_COW: view__sort(&t->v, SORT_COW); return true;
-	case CMD_SORT_RSS: view__sort(&t->v, SORT_RSS); return true;
-	case CMD_SORT_VSZ: view__sort(&t->v, SORT_VSZ); return true;
-	case CMD_SORT_PID: view__sort(&t->v, SORT_PID); return true;
-	case CMD_SORT_COMM: view__sort(&t->v, SORT_COMM); return true;
-	case CMD_SORT_SHARED: view__sort(&t->v, SORT_SHARED); return true;
-	case CMD_SORT_USS: view__sort(&t->v, SORT_USS); return true;
-	case CMD_SORT_PSS: view__sort(&t->v, SORT_PSS); return true;
 	case CMD_REVERSE: view__reverse(&t->v); return true;
 	default: return false;
 	}
@@ -599,7 +589,7 @@ static enum tui_action key_table(struct tui *t, int ch)
 			say(t, false, "no copy-sites pane: c shows it");
 		return TUI_NONE;
 	}
-	if (cmd_move(t, c) || cmd_sort(t, c) || cmd_view(t, c))
+	if (cmd_move(t, c) || cmd_sort(t, c, ch) || cmd_view(t, c))
 		return TUI_NONE;
 	switch (c) {
 	case CMD_FILTER: prompt(t, MODE_FILTER, t->v.filter); break;

@@ -29,7 +29,7 @@ static void text_regions(FILE *f, const struct frame *fr)
 /* Render a frame of m covering interval seconds with fn into a malloc'd string. */
 static char *render_over(struct model *m, double interval, void (*fn)(FILE *, const struct frame *))
 {
-	struct view_opts o = { .sort = SORT_PID, .tree = true };
+	struct view_opts o = { .sort = FIELD_PID, .tree = true };
 	struct frame_status st = { .time = 1700000000.5, .interval = interval, .mechanism = "test", .lost = 3,
 				   .host = "web-1\"" };
 	struct frame *fr = frame__build(m, &st, &o, NULL);

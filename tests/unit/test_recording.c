@@ -24,7 +24,7 @@
 
 static char dir[4096], path[4200], err[1024];
 /* What the full-screen view asks of a frame: the whole history. */
-static const struct view_opts drawn = { .sort = SORT_COW_RATE, .tree = true, .hist = SERIES_CAP };
+static const struct view_opts drawn = { .sort = FIELD_COW_RATE, .tree = true, .hist = SERIES_CAP };
 
 static int setup(void **state)
 {
@@ -188,7 +188,7 @@ static void test_round_trip(void **state)
  * that many frames are read again; batch output (no history) reads none. */
 static void test_history_as_drawn(void **state)
 {
-	static const struct view_opts two = { .sort = SORT_COW_RATE, .tree = true, .hist = 2 };
+	static const struct view_opts two = { .sort = FIELD_COW_RATE, .tree = true, .hist = 2 };
 	struct model *m = workload();
 	struct recording *r;
 	struct frame *f;
