@@ -24,6 +24,7 @@ U64_FIGURE(cow_kernel, p->counts.cow_kernel, true)
 U64_FIGURE(reuse, p->counts.reuse, true)
 U64_FIGURE(zero_fill, p->counts.zero_fill, true)
 U64_FIGURE(vsz, p->vsz_kib, proc_mem_known(p))
+U64_FIGURE(pte, p->smaps.pte, p->smaps_time != 0)
 U64_FIGURE(pss_anon, p->smaps.pss_anon, p->smaps_time != 0)
 U64_FIGURE(shared_clean, p->smaps.shared_clean, p->smaps_time != 0)
 U64_FIGURE(shared_dirty, p->smaps.shared_dirty, p->smaps_time != 0)
@@ -202,6 +203,16 @@ const struct field fields[FIELD_N] = {
 		.title = "VSZ", .width = 6, .column = 9, .desc = "virtual memory size",
 		.sort_name = "vsz", .sort_key = "V", .sort_help = "sort by VSZ, virtual memory",
 		.get = get_vsz, .set = set_vsz,
+	},
+	[FIELD_PTE] = {
+		.type = FIELD_U64, .json = "pte_kib", .source = FIELD_SMAPS, .unit = FIELD_KIB,
+		.title = "PTE", .width = 6, .column = 10, .drop = 2,
+		.desc = "page tables (VmPTE): never shared after fork, each worker pays its own",
+		.sort_name = "pte", .sort_key = "E", .sort_help = "sort by PTE, the size of its page tables",
+		.metric = "pte_bytes",
+		.metric_help = "Page tables (VmPTE) summed over live members with a memory reading.",
+		.metric_pid_help = "Page tables (VmPTE) of a live process (with a memory reading).",
+		.get = get_pte, .set = set_pte,
 	},
 	[FIELD_PSS] = {
 		.type = FIELD_U64, .json = "pss_kib", .source = FIELD_SMAPS, .unit = FIELD_KIB,

@@ -6,11 +6,13 @@
 
 #include <stdbool.h>
 
-/* One reading of /proc/PID/smaps_rollup, KiB. */
+/* One reading of /proc/PID/smaps_rollup, KiB, and the page tables
+ * (VmPTE of /proc/PID/status) read with it. */
 struct smaps {
 	unsigned long long rss, pss, pss_anon, pss_file, pss_shmem;
 	unsigned long long shared_clean, shared_dirty, private_clean, private_dirty;
 	unsigned long long anon, swap, swap_pss;
+	unsigned long long pte;
 };
 
 /* Memory pressure (PSI) over the last 10 s, percent of time some or all

@@ -76,6 +76,11 @@ int procfs_parse_smaps_rollup(const char *buf, size_t len, struct smaps *out);
 int procfs_parse_meminfo_available(const char *buf, size_t len,
     unsigned long long *kib);
 
+/* Find "VmPTE:  N kB", the size of a process's page tables, in the text of
+ * /proc/PID/status, as procfs_parse_smaps_rollup reads its fields; -EINVAL
+ * when missing (a kernel thread has none). */
+int procfs_parse_status_pte(const char *buf, size_t len, unsigned long long *kib);
+
 /* The memory cgroup of a process, as /proc/PID/cgroup names it. */
 #define PROCFS_CGROUP_PATH_MAX PATH_MAX
 struct procfs_cgroup {
@@ -121,6 +126,9 @@ int procfs_read_nspid(int procfd, int pid);
  * Its cost grows with the process's mapped size: the kernel walks every
  * page table. */
 int procfs_read_smaps_rollup(int procfd, int pid, struct smaps *out);
+/* Read VmPTE of /proc/PID/status (see procfs_parse_status_pte). Returns 0
+ * or -errno. */
+int procfs_read_pte(int procfd, int pid, unsigned long long *kib);
 
 /* Read MemAvailable from /proc/meminfo, KiB. Returns 0 or -errno. */
 int procfs_read_meminfo_available(int procfd, unsigned long long *kib);

@@ -18,6 +18,7 @@
 /* Read buffers. */
 #define SMAPS_BUF 4096
 #define MEMINFO_BUF 8192
+#define STATUS_BUF 4096
 #define CGROUP_BUF 16384
 #define MEMCG_VALUE_BUF 64
 
@@ -52,6 +53,10 @@ static const struct kb_field smaps_fields[] = {
 
 static const struct kb_field meminfo_fields[] = {
 	{ "MemAvailable", 0, true },
+};
+
+static const struct kb_field status_pte_fields[] = {
+	{ "VmPTE", 0, true },
 };
 
 /* Parse the value of a "Key:  N kB" line, the cursor just past the colon
@@ -132,6 +137,13 @@ int procfs_parse_meminfo_available(const char *buf, size_t len,
 {
 	return parse_kb_fields(buf, len, meminfo_fields,
 	    ARRAY_LEN(meminfo_fields), kib, sizeof(*kib));
+}
+
+/* Find VmPTE in the text of /proc/PID/status; see procfs.h. */
+int procfs_parse_status_pte(const char *buf, size_t len, unsigned long long *kib)
+{
+	return parse_kb_fields(buf, len, status_pte_fields,
+	    ARRAY_LEN(status_pte_fields), kib, sizeof(*kib));
 }
 
 /* Whether the controller list s[0..len) ("cpu,cpuacct") holds name. */
@@ -230,6 +242,18 @@ int procfs_read_smaps_rollup(int procfd, int pid, struct smaps *out)
 	if (n < 0)
 		return (int)n;
 	return procfs_parse_smaps_rollup(buf, (size_t)n, out);
+}
+
+/* Read VmPTE of /proc/PID/status; see procfs.h. */
+int procfs_read_pte(int procfd, int pid, unsigned long long *kib)
+{
+	char buf[STATUS_BUF];
+	ssize_t n;
+
+	n = procfs_read_pid_file(procfd, pid, "status", buf, sizeof(buf));
+	if (n < 0)
+		return (int)n;
+	return procfs_parse_status_pte(buf, (size_t)n, kib);
 }
 
 /* Read MemAvailable from /proc/meminfo; see procfs.h. */

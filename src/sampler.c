@@ -212,15 +212,16 @@ static bool has_memory(const struct proc *p)
 	return !(p->state && p->vsz_kib == 0);
 }
 
-/* Read and store p's smaps_rollup, unless p is gone or its pid now names
- * another process: stat is read after smaps_rollup, so if it still shows
- * p's start time, p was alive (and the reading its own) all along. */
+/* Read and store p's smaps_rollup and page tables (status), unless p is
+ * gone or its pid now names another process: stat is read after them, so
+ * if it still shows p's start time, p was alive (and the reading its own) all along. */
 static void read_smaps(struct sampler *s, struct proc *p)
 {
 	struct proc_stat st;
 	struct smaps sm;
 
 	if (procfs_read_smaps_rollup(s->procfd, p->pid, &sm) == 0 &&
+	    procfs_read_pte(s->procfd, p->pid, &sm.pte) == 0 &&
 	    procfs_read_stat(s->procfd, p->pid, &st) == 0 &&
 	    (!p->start_time || st.start_time == p->start_time))
 		model__set_smaps(p, &sm, s->clock.wall(s->clock.arg));

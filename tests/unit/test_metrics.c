@@ -227,10 +227,18 @@ static void test_by_pid(void **state)
 	add(m, 501, 500, 51, "w", 20);
 	gone = add(m, 502, 500, 52, "w", 30);
 	model__mark_exited(gone, 1.0);
+	model__set_smaps(model__find(m, 501, 0), &(struct smaps){ .pss = 8, .pte = 12 }, 1.0);
 	feed(mt, m);
 	feed(plain, m);
 	s = text(mt, METRICS_PROMETHEUS);
 	assert_int_equal(sample(s, "cowtop_process_cow_pages_total{group=\"m\",role=\"child\",pid=\"501\",comm=\"w\"}"), 20);
+	/* the page tables, from the field table: bytes, only once read */
+	assert_int_equal(sample(s, "cowtop_process_pte_bytes{group=\"m\",role=\"child\",pid=\"501\",comm=\"w\"}"),
+			 12 * 1024);
+	assert_null(strstr(s, "cowtop_process_pte_bytes{group=\"m\",role=\"parent\""));
+	assert_int_equal(sample(s, "cowtop_pte_bytes{group=\"m\",role=\"child\"}"), 12 * 1024);
+	assert_null(strstr(s, "cowtop_pte_bytes{group=\"m\",role=\"parent\"}")); /* none read */
+	assert_non_null(strstr(s, "# TYPE cowtop_pte_bytes gauge\n"));
 	assert_null(strstr(s, "pid=\"502\""));
 	assert_int_equal(sample(s, COW("m", "child")), 50);
 	free(s);

@@ -875,6 +875,24 @@ static void test_smaps_hostile(void **state)
 
 /* Every prefix of a capture is refused until the last required line is
  * whole, and from there on reads as the whole file. */
+/* VmPTE of status: the page tables; a kernel thread's status has none. */
+static void test_status_pte(void **state)
+{
+	static const char status[] = "Name:\tw\nVmRSS:\t    1234 kB\nVmPTE:\t      88 kB\nVmSwap:\t0 kB\n";
+	static const char kthread[] = "Name:\tkworker/0:1\nState:\tI (idle)\nThreads:\t1\n";
+	unsigned long long kib = 7;
+
+	(void)state;
+	assert_int_equal(procfs_parse_status_pte(status, sizeof(status) - 1, &kib), 0);
+	assert_int_equal(kib, 88);
+	kib = 7;
+	assert_int_equal(procfs_parse_status_pte(kthread, sizeof(kthread) - 1, &kib), -EINVAL);
+	assert_int_equal(kib, 7); /* untouched */
+	/* cut inside the line: not read, never a digit short */
+	assert_int_equal(procfs_parse_status_pte(status, (size_t)(strstr(status, "88") + 1 - status), &kib),
+			 -EINVAL);
+}
+
 static void test_smaps_every_truncation(void **state)
 {
 	struct smaps full, sm;
@@ -884,6 +902,7 @@ static void test_smaps_every_truncation(void **state)
 
 	(void)state;
 	buf = fixture("small.smaps_rollup", &len);
+	memset(&full, 0, sizeof(full));
 	assert_int_equal(procfs_parse_smaps_rollup(buf, len, &full), 0);
 	need = (size_t)(strchr(strstr(buf, "\nAnonymous:") + 1, '\n') + 1 - buf);
 	for (cut = 0; cut <= len; cut++) {
@@ -1607,6 +1626,7 @@ int main(void)
 		cmocka_unit_test(test_cmdline_tidy),
 		cmocka_unit_test(test_smaps_captured),
 		cmocka_unit_test(test_smaps_hostile),
+		cmocka_unit_test(test_status_pte),
 		cmocka_unit_test(test_smaps_every_truncation),
 		cmocka_unit_test(test_meminfo_available),
 		cmocka_unit_test(test_psi_parse),

@@ -68,8 +68,9 @@ static void put(int dirfd, const char *path, const char *text)
 	close(fd);
 }
 
-/* Give the fake /proc a process: PID/stat with this start time, and
- * PID/smaps_rollup whose Rss is pid KiB, so a reading names its file. */
+/* Give the fake /proc a process: PID/stat with this start time,
+ * PID/smaps_rollup whose Rss is pid KiB, so a reading names its file, and
+ * PID/status whose VmPTE is 40 + pid KiB. */
 static void put_proc(struct world *w, int pid, int ppid, unsigned long long start)
 {
 	char path[64], text[512];
@@ -84,6 +85,10 @@ static void put_proc(struct world *w, int pid, int ppid, unsigned long long star
 	snprintf(text, sizeof(text), "0-1 ---p 00000000 00:00 0 [rollup]\nRss: %d kB\n"
 	    "Pss: 2 kB\nShared_Clean: 3 kB\nShared_Dirty: 4 kB\nPrivate_Clean: 5 kB\n"
 	    "Private_Dirty: 6 kB\nAnonymous: 7 kB\n", pid);
+	put(w->procfd, path, text);
+	snprintf(path, sizeof(path), "%d/status", pid);
+	snprintf(text, sizeof(text), "Name:\tw\nVmRSS:\t     %d kB\nVmPTE:\t      %d kB\nThreads:\t1\n",
+	    pid, 40 + pid);
 	put(w->procfd, path, text);
 }
 
@@ -178,6 +183,7 @@ static void test_budget(void **state)
 	p = model__find_live(w->m, 9);
 	assert_int_equal(p->smaps.rss, 9);
 	assert_int_equal(p->smaps.private_dirty, 6);
+	assert_int_equal(p->smaps.pte, 49); /* read with it, from its own status */
 	assert_int_equal(p->smaps.anon, 7);
 	sampler__run(w->s, INTERVAL);
 	assert_int_equal(nread(w), 17);

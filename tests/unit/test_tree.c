@@ -198,7 +198,7 @@ static void test_sort_memory(void **state)
 	put_all(procs, four, 4);
 	for (i = 0; i < 3; i++) { /* 10: 10% shared, 20: 90%, 30: 50%; 40 unread */
 		procs[i].smaps = (struct smaps){ .anon = 1000, .private_dirty = dirty[i],
-						 .pss = 100 * (unsigned long long)(i + 1) };
+						 .pss = 100 * (unsigned long long)(i + 1), .pte = dirty[i] / 10 };
 		procs[i].smaps_time = 1;
 		procs[i].inherited_kib = 1000;
 	}
@@ -213,6 +213,12 @@ static void test_sort_memory(void **state)
 	assert_int_equal(sort_key_parse("uss", &o.sort), 0);
 	assert_int_equal(o.sort, FIELD_USS);
 	assert_string_equal(sort_key_name(FIELD_PSS), "pss");
+	/* the page tables: largest first, unread last, named pte */
+	assert_int_equal(sort_key_parse("pte", &o.sort), 0);
+	assert_int_equal(o.sort, FIELD_PTE);
+	assert_string_equal(shape(procs, 4, &o), "10:0 30:0 20:0 40:0");
+	o.reverse = true;
+	assert_string_equal(shape(procs, 4, &o), "40:0 20:0 30:0 10:0");
 }
 
 int main(void)

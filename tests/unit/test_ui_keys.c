@@ -31,7 +31,7 @@ static void test_every_command_has_a_key(void **state)
 		for (found = 0, i = 0; i < n; i++)
 			found += kb[i].cmd == (enum cmd)c && kb[i].keys[0] != 0;
 		if (c == CMD_SORT_FIELD) /* one key per sort key of the field table */
-			assert_int_equal(found, 9);
+			assert_int_equal(found, 10);
 		else
 			assert_int_equal(found, 1);
 	}
@@ -76,6 +76,8 @@ static void test_conventions(void **state)
 	assert_int_equal(keys_sort_field('U'), FIELD_USS);
 	assert_int_equal(keys_lookup('P'), CMD_SORT_FIELD);
 	assert_int_equal(keys_sort_field('P'), FIELD_PSS);
+	assert_int_equal(keys_lookup('E'), CMD_SORT_FIELD); /* the page tables' */
+	assert_int_equal(keys_sort_field('E'), FIELD_PTE);
 	assert_int_equal(keys_sort_field('s'), -1);
 	assert_int_equal(keys_lookup('m'), CMD_METRIC);
 	assert_int_equal(keys_lookup('r'), CMD_REGIONS);

@@ -109,11 +109,17 @@ static void test_layout_shares_width(void **state)
 
 	(void)state;
 	row_layout_init(&l, 160, true);
-	assert_int_equal(l.hist, 160 - row_columns_width(1) - 1 - 32);
+	assert_int_equal(l.keep, 2);
+	assert_int_equal(l.hist, 160 - row_columns_width(2) - 1 - 32);
 	row_layout_init(&l, 100, false);
-	assert_int_equal(l.hist, 100 - row_columns_width(1) - 1 - 20);
+	assert_int_equal(l.keep, 2);
+	assert_int_equal(l.hist, 100 - row_columns_width(2) - 1 - 16);
+	/* 95 columns: the page tables give way first, then (80) the memory
+	 * columns; the history keeps room */
+	row_layout_init(&l, 95, false);
 	assert_int_equal(l.keep, 1);
-	/* 80 columns: the memory columns give way, the history keeps room */
+	assert_int_equal(row_columns_width(2) - row_columns_width(1), 7); /* PTE */
+	assert_int_equal(l.hist, 95 - row_columns_width(1) - 1 - 17);
 	row_layout_init(&l, 80, false);
 	assert_int_equal(l.keep, 0);
 	assert_int_equal(row_columns_width(1) - row_columns_width(0), 20); /* SHR% USS PSS */
@@ -139,11 +145,11 @@ static void test_row_exact_ascii(void **state)
 	assert_true(rl.scale == 42);
 	row_format(&rows[1], &rl, l);
 	assert_string_equal(l->text,
-		"    101 R    21.0      42   1.0M     -      -      -   2.0M                  @+ |- worker");
+		"    101 R    21.0      42   1.0M     -      -      -   2.0M      -               @+ |- worker");
 	assert_int_equal(l->base, ROLE_PLAIN);
 	row_format(&rows[0], &rl, l);
 	assert_string_equal(l->text,
-		"    100 S     0.0       0     0K     -      -      -     0K                  __ master");
+		"    100 S     0.0       0     0K     -      -      -     0K      -               __ master");
 	model__free(m);
 	free(l);
 }
@@ -162,9 +168,10 @@ static void test_row_cmdline_and_bytes(void **state)
 	snprintf(mut(&rows[1])->cmdline, PROC_CMDLINE_MAX, "unicorn worker[1] -c \x1b[2Jx");
 	row_layout_split(&rl, 100, false, true);
 	rl.scale = rows_scale(rows, n, rl.hist);
-	assert_int_equal(rl.hist, 100 - row_columns_width(rl.keep) - 1 - 26); /* two thirds of 40 to COMMAND */
+	assert_int_equal(rl.hist, 100 - row_columns_width(rl.keep) - 1 - 22); /* two thirds of 33 to COMMAND */
 	row_format(&rows[1], &rl, l);
-	assert_non_null(strstr(l->text, "|- unicorn worker[1] -c \\e")); /* cut at 100 columns */
+	assert_non_null(strstr(l->text, "|- unicorn worker[1] -")); /* cut at 100 columns */
+	assert_int_equal(text_width(l->text), 100);
 	assert_null(strchr(l->text, '\x1b'));
 	row_format(&rows[0], &rl, l);
 	assert_non_null(strstr(l->text, " master"));
@@ -213,7 +220,7 @@ static void test_row_exact_utf8(void **state)
 	rl.scale = 42;
 	row_format(&rows[3], &rl, l);
 	assert_string_equal(l->text,
-		"    103 X     0.0       7      -     -      -      -      -                  ▃▁   └─ gone [?]");
+		"    103 X     0.0       7      -     -      -      -      -      -               ▃▁   └─ gone [?]");
 	/* gone never had its stat read: RSS and VSZ unknown, not 0K (master's
 	 * were read, as 0) */
 	assert_int_equal(l->base, ROLE_DIM); /* exited: dimmed, final counts */
@@ -307,7 +314,7 @@ static void test_titles(void **state)
 	row_layout_init(&rl, 120, false);
 	rl.scale = 1234;
 	row_titles(&rl, FIELD_COW_RATE, false, l);
-	assert_non_null(strstr(l->text, "    PID S  vCoW/s     COW    RSS  SHR%    USS    PSS    VSZ CoW/s history (max 1234.0/s)"));
+	assert_non_null(strstr(l->text, "    PID S  vCoW/s     COW    RSS  SHR%    USS    PSS    VSZ    PTE history (max 1234.0/s)"));
 	assert_non_null(strstr(l->text, " COMMAND"));
 	assert_int_equal(l->base, ROLE_COLHDR);
 	assert_int_equal(l->nspan >= 1, 1);
@@ -325,10 +332,10 @@ static void test_titles(void **state)
 }
 
 /* Give the worker (rows[1]) a reading: 75% of what it inherited still
- * shared, USS 1 MiB, PSS 3 MiB; and a shared% history: unknown, 0, 50, 100. */
+ * shared, USS 1 MiB, PSS 3 MiB, page tables 24 KiB; and a shared% history: unknown, 0, 50, 100. */
 static void read_worker(const struct row *r)
 {
-	struct smaps s = { .anon = 4096, .private_dirty = 1024, .pss = 3072 };
+	struct smaps s = { .anon = 4096, .private_dirty = 1024, .pss = 3072, .pte = 24 };
 
 	model__set_smaps(mut(r), &s, 1.0);
 	model__set_inherited(mut(r), 4096);
@@ -355,23 +362,25 @@ static void test_memory_cells_and_metric(void **state)
 	assert_true(rl.scale == 42);
 	row_format(&rows[1], &rl, l);
 	assert_string_equal(l->text,
-		"    101 R    21.0      42   1.0M   75%   1.0M   3.0M   2.0M                  @+ |- worker");
+		"    101 R    21.0      42   1.0M   75%   1.0M   3.0M   2.0M    24K               @+ |- worker");
 	row_layout_scale(&rl, METRIC_SHARED, rows, n);
 	assert_true(rl.scale == 100);
 	row_format(&rows[1], &rl, l);
 	assert_string_equal(l->text,
-		"    101 R    21.0      42   1.0M   75%   1.0M   3.0M   2.0M                 _+@ |- worker");
+		"    101 R    21.0      42   1.0M   75%   1.0M   3.0M   2.0M    24K              _+@ |- worker");
 	row_format(&rows[0], &rl, l); /* never read: no history drawn */
 	assert_string_equal(l->text,
-		"    100 S     0.0       0     0K     -      -      -     0K                     master");
+		"    100 S     0.0       0     0K     -      -      -     0K      -                  master");
 	row_titles(&rl, FIELD_SHARED, false, l);
-	assert_non_null(strstr(l->text, "    RSS ^SHR%    USS    PSS    VSZ SHR% history        COMMAND"));
+	assert_non_null(strstr(l->text, "    RSS ^SHR%    USS    PSS    VSZ    PTE SHR% history     COMMAND"));
+	row_titles(&rl, FIELD_PTE, false, l);
+	assert_non_null(strstr(l->text, "    VSZ   vPTE SHR% history "));
 	row_titles(&rl, FIELD_USS, false, l);
 	assert_non_null(strstr(l->text, " SHR%   vUSS    PSS "));
 	row_layout_init(&rl, 120, false);
 	row_layout_scale(&rl, METRIC_SHARED, rows, n);
 	row_titles(&rl, FIELD_PSS, false, l);
-	assert_non_null(strstr(l->text, "   vPSS    VSZ SHR% history (full 100%) "));
+	assert_non_null(strstr(l->text, "   vPSS    VSZ    PTE SHR% history (full 100%) "));
 	model__free(m);
 	free(l);
 }
@@ -516,7 +525,7 @@ static void test_marks_in_their_colour(void **state)
 	rl.scale = 42;
 	row_format(&rows[1], &rl, l);
 	assert_string_equal(l->text,
-		"    101 R    21.0      42   1.0M     -      -      -   2.0M                @+|@ |- worker");
+		"    101 R    21.0      42   1.0M     -      -      -   2.0M      -             @+|@ |- worker");
 	at = strchr(l->text, '|');
 	assert_int_equal(role_of(l, (size_t)(at - l->text)), ROLE_MARK);
 	assert_int_equal(role_of(l, (size_t)(at - l->text) - 1), ROLE_SPARK);
