@@ -75,12 +75,6 @@ const char *metrics_role_name(enum metrics_role r)
 	return (unsigned)r < METRICS_ROLES ? names[r] : "?";
 }
 
-/* Group and role series that exist. */
-size_t metrics__nseries(const struct metrics *m)
-{
-	return (size_t)m->nseries;
-}
-
 /* A comm made a label value: printable ASCII only, so that a hostile name
  * can neither break the text format nor be invalid UTF-8. */
 static void plain_name(const char *comm, size_t len, char *out, size_t cap)

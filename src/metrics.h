@@ -46,8 +46,6 @@ void metrics__free(struct metrics *m);
 int metrics__update(struct metrics *m, struct frame *f);
 /* The text of the last frame taken; 0, or -ENODATA before the first. */
 int metrics__render(const struct metrics *m, enum metrics_format fmt, FILE *out);
-/* How many group and role series exist (for tests and the bound). */
-size_t metrics__nseries(const struct metrics *m);
 const char *metrics_role_name(enum metrics_role r);
 /* The content type of a format, for the HTTP reply. */
 const char *metrics_content_type(enum metrics_format fmt);

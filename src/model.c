@@ -635,22 +635,10 @@ int model__nprobes(const struct model *m)
 	return m->nprobes;
 }
 
-/* Number of phase ids in use, "none" (0) included. */
-int model__nphases(const struct model *m)
-{
-	return model__nlabels(m, SPLIT_PHASE);
-}
-
 /* "provider:name" of a probe ("?" when unknown). */
 const char *model__probe_label(const struct model *m, int probe)
 {
 	return probe >= 0 && probe < m->nprobes ? m->probes[probe] : "?";
-}
-
-/* "provider:phase" of a phase id; "none" for 0. */
-const char *model__phase_label(const struct model *m, int phase)
-{
-	return model__label(m, SPLIT_PHASE, phase);
 }
 
 /* Log a probe hit and mark its process's current interval. */

@@ -187,8 +187,6 @@ const char *model__label(const struct model *m, enum split_kind k, int slot); /*
 int model__nlabels(const struct model *m, enum split_kind k);                 /* slots 0..n-1 exist */
 /* The labels of SPLIT_PHASE, as the probes and views name them. */
 int model__add_phase(struct model *m, const char *label);
-int model__nphases(const struct model *m);                /* phases 1..n-1 exist */
-const char *model__phase_label(const struct model *m, int phase);
 void model__add_marker(struct model *m, const struct marker *mk);
 /* The probe hits logged since *cursor (a count of hits, 0 at start), oldest
  * first, up to max; *cursor moves past them. Returns how many. */

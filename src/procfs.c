@@ -1,4 +1,4 @@
-/* Readers of /proc/PID files: bounded reads, the stat, statm and status
+/* Readers of /proc/PID files: bounded reads, the stat and status
  * parsers, the walk of /proc's pids. The memory readers are in
  * procfs_mem.c, the maps walker in procfs_maps.c. */
 #ifndef _GNU_SOURCE
@@ -189,20 +189,6 @@ int procfs_parse_stat(const char *buf, size_t len, struct proc_stat *out)
 	if (stat_head(&c, &st) < 0 || stat_fields(&c, &st) < 0)
 		return -EINVAL;
 	*out = st;
-	return 0;
-}
-
-/* Parse the text of a statm file; see procfs.h. */
-int procfs_parse_statm(const char *buf, size_t len, struct proc_statm *out)
-{
-	struct cursor c = { buf, buf + len };
-	struct proc_statm sm;
-
-	if (parse_ull(&c, &sm.size) < 0 || field_end(&c) < 0 ||
-	    field_ull(&c, &sm.resident) < 0 ||
-	    field_ull(&c, &sm.shared) < 0)
-		return -EINVAL;
-	*out = sm;
 	return 0;
 }
 

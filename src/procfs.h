@@ -34,19 +34,11 @@ struct proc_stat {
 /* The flag of a kernel thread in stat's field 9 (PF_KTHREAD). */
 #define PROCFS_PF_KTHREAD 0x00200000ULL
 
-/* The first fields of /proc/PID/statm, in pages. */
-struct proc_statm {
-	unsigned long long size, resident, shared;
-};
-
 /* Parse the text of a stat file. Every field up to rss must be present, well
  * formed, in range and followed by a space or a newline inside buf[0..len),
  * else -EINVAL (so a truncated or empty file is -EINVAL). out is written only
  * on success. */
 int procfs_parse_stat(const char *buf, size_t len, struct proc_stat *out);
-
-/* Parse the text of a statm file, as procfs_parse_stat does. */
-int procfs_parse_statm(const char *buf, size_t len, struct proc_statm *out);
 
 /* Find the "Tgid:" line of the text of a status file. Returns the tgid, or
  * -EINVAL when there is no well-formed one. */
@@ -148,7 +140,7 @@ int procfs_read_memcg(int procfd, int cgroupfd, int pid, struct memcg *out);
  * value. */
 int procfs_for_each_pid(int procfd, int (*fn)(int pid, void *arg), void *arg);
 
-/* Call fn(path, arg) once per distinct file (device and inode) that pid
+/* Call fn(path, at, arg) once per distinct file (device and inode) that pid
  * maps executable, from /proc/PID/maps. Paths are as maps shows them (a
  * newline in a name shows as "\012"); pseudo-files such as "[vdso]",
  * anonymous mappings and deleted files are skipped. Memory is bounded
@@ -157,12 +149,10 @@ int procfs_for_each_pid(int procfd, int (*fn)(int pid, void *arg), void *arg);
  * file may be reported twice. Returns 0, -EINVAL for pid <= 0, -ENOENT or
  * -ESRCH when the process is gone, -errno, or the non-zero value of fn that
  * stopped it. */
-#define PROCFS_MAPS_LINE_MAX (PATH_MAX + 256)
-int procfs_for_each_object(int procfd, int pid,
-    int (*fn)(const char *path, void *arg), void *arg);
-/* The same, also giving where each object can be opened relative to procfd
+/* at is where the object can be opened relative to procfd
  * ("PID/map_files/START-END": the very file mapped, in whatever mount
  * namespace the process lives; the path is only what maps shows). */
+#define PROCFS_MAPS_LINE_MAX (PATH_MAX + 256)
 int procfs_for_each_object_at(int procfd, int pid,
     int (*fn)(const char *path, const char *at, void *arg), void *arg);
 

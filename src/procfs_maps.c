@@ -122,31 +122,8 @@ static int maps_parse(char *line, struct maps_entry *e)
 	return 0;
 }
 
-/* An object walk that hands on the path only. */
-struct path_only {
-	int (*fn)(const char *path, void *arg);
-	void *arg;
-};
-
-/* Object-walk step of procfs_for_each_object. */
-static int path_only_step(const char *path, const char *at, void *arg)
-{
-	struct path_only *po = arg;
-
-	(void)at;
-	return po->fn(path, po->arg);
-}
-
-/* Call fn for every executable file pid maps; see procfs.h. */
-int procfs_for_each_object(int procfd, int pid,
-    int (*fn)(const char *path, void *arg), void *arg)
-{
-	struct path_only po = { fn, arg };
-
-	return procfs_for_each_object_at(procfd, pid, path_only_step, &po);
-}
-
-/* The same, with where each object can be opened; see procfs.h. */
+/* Call fn for every executable file pid maps, with where it can be
+ * opened; see procfs.h. */
 int procfs_for_each_object_at(int procfd, int pid,
     int (*fn)(const char *path, const char *at, void *arg), void *arg)
 {

@@ -34,7 +34,6 @@ struct sampler {
 	bool own_cgroupfd;
 	double budget;          /* fraction of one CPU */
 	double credit;          /* CPU seconds left to spend; below 0: debt */
-	double spent;           /* CPU seconds spent, total */
 	double mark;            /* CPU clock when the last cost was charged */
 	struct sampler_clock clock;
 	struct want *want;      /* by position, one per pid */
@@ -199,7 +198,6 @@ static void charge(struct sampler *s)
 	s->mark = now;
 	if (cost < 0)
 		cost = 0;
-	s->spent += cost;
 	s->credit -= cost;
 }
 
@@ -335,10 +333,4 @@ void sampler__run(struct sampler *s, double interval)
 	read_roots(s);
 	read_wanted(s);
 	read_oldest(s);
-}
-
-/* CPU seconds spent, total; see sampler.h. */
-double sampler__spent(const struct sampler *s)
-{
-	return s->spent;
 }

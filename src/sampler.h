@@ -53,7 +53,5 @@ void sampler__want(struct sampler *s, const int *pids, size_t n, bool all);
  * unused carries over, up to one interval's worth. */
 void sampler__run(struct sampler *s, double interval);
 
-/* CPU seconds spent reading, total. */
-double sampler__spent(const struct sampler *s);
 
 #endif

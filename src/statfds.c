@@ -140,11 +140,6 @@ void statfds__drop(struct statfds *s, int pid)
 		drop_slot(s, e);
 }
 
-size_t statfds__open_count(const struct statfds *s)
-{
-	return s ? s->nopen : 0;
-}
-
 /* Read all of fd from its start into buf: the bytes read, or -errno. */
 static ssize_t read_from_start(int fd, char *buf, size_t cap)
 {

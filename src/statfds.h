@@ -21,7 +21,6 @@ void statfds__free(struct statfds *s);
 int statfds__read(struct statfds *s, int pid, struct proc_stat *out);
 /* pid is gone: close its file, if one is kept. */
 void statfds__drop(struct statfds *s, int pid);
-size_t statfds__open_count(const struct statfds *s);
 /* How many files a process may keep: the open-file limit, raised to its
  * hard maximum, less a reserve for everything else. */
 size_t statfds_budget(void);

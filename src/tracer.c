@@ -589,18 +589,6 @@ void tracer__free(struct tracer *t)
 	free(t);
 }
 
-/* Whether OOM kills are seen. */
-bool tracer__sees_oom(const struct tracer *t)
-{
-	return t->oom;
-}
-
-/* Whether reclaim stalls are seen. */
-bool tracer__sees_reclaim(const struct tracer *t)
-{
-	return t->reclaim;
-}
-
 /* The name of the detection mechanism in use. */
 const char *tracer__mechanism(const struct tracer *t)
 {

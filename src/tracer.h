@@ -152,8 +152,6 @@ const char *tracer__mechanism(const struct tracer *t);
 const char *tracer__fallbacks(const struct tracer *t);
 const char *tracer__fallback_notes(const struct tracer *t);
 /* Whether OOM kills and reclaim stalls are seen (their tracepoints exist). */
-bool tracer__sees_oom(const struct tracer *t);
-bool tracer__sees_reclaim(const struct tracer *t);
 int tracer__watch(struct tracer *t, int pid, int ppid, unsigned long long start);
 int tracer__forget(struct tracer *t, int pid, unsigned long long start);
 /* Count no regions for pid until it execs (the launched command, whose

@@ -35,12 +35,6 @@ static const struct {
 
 #define IP_OFF 128
 
-/* The offset of ip in struct pt_regs. */
-unsigned usdt_arg_ip_off(void)
-{
-	return IP_OFF;
-}
-
 /* The pt_regs offset of register name[0..n), or -1. */
 static int reg_off(const char *name, size_t n)
 {

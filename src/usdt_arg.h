@@ -33,7 +33,4 @@ int usdt_arg_parse(const char *s, struct usdt_arg *out);
  * how many specs there were (up to max), or -EINVAL. */
 int usdt_args_parse(const char *s, struct usdt_arg *args, int max);
 
-/* The offset of the ip register in struct pt_regs (x86-64). */
-unsigned usdt_arg_ip_off(void);
-
 #endif

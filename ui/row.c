@@ -70,17 +70,11 @@ static int columns_keep_all(void)
 }
 
 /* Split width between the sparkline and the command: the command gets half
- * of what the fixed columns leave (16 to 32 columns), the sparkline the rest.
- * Columns that may be dropped go first, the highest drop level first, while
- * the sparkline would be narrower than ROW_HIST_KEEP with them: the copy
- * history is what cowtop is about. */
-void row_layout_init(struct row_layout *l, int width, bool utf8)
-{
-	row_layout_split(l, width, utf8, false);
-}
-
-/* As row_layout_init; with cmdline, COMMAND shows command lines and gets
- * two thirds of what the fixed columns leave, up to CMD_MAX_ARGV. */
+ * of what the fixed columns leave (16 to 32 columns), with cmdline (COMMAND
+ * shows command lines) two thirds, up to CMD_MAX_ARGV; the sparkline gets
+ * the rest. Columns that may be dropped go first, the highest drop level
+ * first, while the sparkline would be narrower than ROW_HIST_KEEP with
+ * them: the copy history is what cowtop is about. */
 void row_layout_split(struct row_layout *l, int width, bool utf8, bool cmdline)
 {
 	int keep = columns_keep_all(), extra, cmd, hist;

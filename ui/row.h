@@ -35,7 +35,6 @@ struct row_layout {
 };
 
 int row_columns_width(int keep);
-void row_layout_init(struct row_layout *l, int width, bool utf8);
 void row_layout_split(struct row_layout *l, int width, bool utf8, bool cmdline);
 double rows_scale(const struct row *rows, size_t n, int hist);
 void row_layout_scale(struct row_layout *l, enum row_metric metric, const struct row *rows, size_t n);

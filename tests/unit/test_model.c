@@ -434,12 +434,12 @@ static void test_labels_per_kind(void **state)
 	assert_int_equal(model__add_label(m, SPLIT_REGION, "file:libc.so.6"), SPLIT_REGION_FILES);
 	assert_int_equal(model__add_label(m, SPLIT_REGION, "heap"), SPLIT_REGION_HEAP);
 	assert_int_equal(model__add_phase(m, "ruby:gc"), 1);
-	assert_string_equal(model__phase_label(m, 1), "ruby:gc");
-	assert_int_equal(model__nphases(m), 2);
+	assert_string_equal(model__label(m, SPLIT_PHASE, 1), "ruby:gc");
+	assert_int_equal(model__nlabels(m, SPLIT_PHASE), 2);
 	for (i = 0; (slot = model__add_phase(m, (snprintf(label, sizeof(label), "p:%d", i), label))) > 0; i++)
 		;
 	assert_int_equal(slot, -ENOSPC);
-	assert_int_equal(model__nphases(m), PHASE_MAX);
+	assert_int_equal(model__nlabels(m, SPLIT_PHASE), PHASE_MAX);
 	for (i = 0; (slot = model__add_label(m, SPLIT_REGION, (snprintf(label, sizeof(label), "file:%d", i), label))) > 0; i++)
 		;
 	assert_int_equal(slot, -ENOSPC);

@@ -373,77 +373,6 @@ static void test_stat_every_truncation(void **state)
 	}
 }
 
-/* ---- statm ---- */
-
-/* Parse a statm fixture. */
-static int parse_statm_fixture(const char *name, struct proc_statm *sm)
-{
-	return PARSE_FIXTURE(procfs_parse_statm, name, sm);
-}
-
-/* Captured statm files, and malformed ones refused. */
-static void test_statm(void **state)
-{
-	static const char *const bad[] = {
-		"empty.statm", "trunc.statm", "trunc-shared.statm",
-		"overflow.statm", "negative.statm", "garbage-size.statm",
-		"garbage-shared.statm",
-	};
-	struct proc_statm sm, before;
-	size_t i;
-
-	(void)state;
-	assert_int_equal(parse_statm_fixture("cat.statm", &sm), 0);
-	assert_int_equal(sm.size, 765);
-	assert_int_equal(sm.resident, 403);
-	assert_int_equal(sm.shared, 375);
-	assert_int_equal(parse_statm_fixture("multi.statm", &sm), 0);
-	assert_int_equal(sm.size, 6766);
-	assert_int_equal(sm.resident, 306);
-	assert_int_equal(sm.shared, 274);
-	memset(&sm, 0x5a, sizeof(sm));
-	assert_int_equal(parse_statm_fixture("zombie.statm", &sm), 0);
-	assert_int_equal(sm.size, 0);
-	assert_int_equal(sm.resident, 0);
-	assert_int_equal(sm.shared, 0);
-
-	memset(&before, 0x5a, sizeof(before));
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		sm = before;
-		if (parse_statm_fixture(bad[i], &sm) != -EINVAL)
-			fail_msg("%s was not refused", bad[i]);
-		assert_memory_equal(&sm, &before, sizeof(sm));
-	}
-}
-
-/* Every prefix of a statm file is refused until its third field is whole. */
-static void test_statm_every_truncation(void **state)
-{
-	struct proc_statm full, sm;
-	size_t len, cut;
-	char *buf, *copy;
-	int ret;
-
-	(void)state;
-	buf = fixture("multi.statm", &len);
-	assert_int_equal(procfs_parse_statm(buf, len, &full), 0);
-	for (cut = 0; cut <= len; cut++) {
-		copy = malloc(cut ? cut : 1);
-		assert_non_null(copy);
-		memcpy(copy, buf, cut);
-		/* "6766 306 274 " is 13 bytes: the third field is whole. */
-		ret = procfs_parse_statm(copy, cut, &sm);
-		if (cut < 13) {
-			assert_int_equal(ret, -EINVAL);
-		} else {
-			assert_int_equal(ret, 0);
-			assert_memory_equal(&sm, &full, sizeof(sm));
-		}
-		free(copy);
-	}
-	free(buf);
-}
-
 /* ---- status ---- */
 
 /* Parse the Tgid of a status fixture. */
@@ -1290,7 +1219,7 @@ static void test_live_self_cmdline(void **state)
 	assert_non_null(strstr(buf, "test_procfs"));
 }
 
-/* ---- procfs_for_each_object ---- */
+/* ---- procfs_for_each_object_at ---- */
 
 #define MAX_OBJECTS 2048
 
@@ -1301,10 +1230,11 @@ struct objects {
 };
 
 /* Object callback: keep a copy of the path; stop when asked to. */
-static int collect_object(const char *path, void *arg)
+static int collect_object(const char *path, const char *at, void *arg)
 {
 	struct objects *o = arg;
 
+	(void)at;
 	if (o->n < MAX_OBJECTS) {
 		o->path[o->n] = strdup(path);
 		assert_non_null(o->path[o->n]);
@@ -1331,7 +1261,7 @@ static struct objects *objects_of(const char *dir, int pid, int *ret)
 
 	assert_non_null(o);
 	assert_true(fd >= 0);
-	*ret = procfs_for_each_object(fd, pid, collect_object, o);
+	*ret = procfs_for_each_object_at(fd, pid, collect_object, o);
 	close(fd);
 	return o;
 }
@@ -1415,7 +1345,7 @@ static void test_maps_errors_and_stop(void **state)
 	assert_non_null(o);
 	o->stop_after = 2;
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	assert_int_equal(procfs_for_each_object(fd, 1, collect_object, o), 7);
+	assert_int_equal(procfs_for_each_object_at(fd, 1, collect_object, o), 7);
 	close(fd);
 	assert_int_equal(o->n, 2);
 	objects_free(o);
@@ -1620,8 +1550,6 @@ int main(void)
 		cmocka_unit_test(test_stat_malformed),
 		cmocka_unit_test(test_stat_cut_after_rss),
 		cmocka_unit_test(test_stat_every_truncation),
-		cmocka_unit_test(test_statm),
-		cmocka_unit_test(test_statm_every_truncation),
 		cmocka_unit_test(test_status_tgid),
 		cmocka_unit_test(test_cmdline_tidy),
 		cmocka_unit_test(test_smaps_captured),

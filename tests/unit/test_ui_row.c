@@ -103,6 +103,12 @@ static void own(struct series *s)
 		series__push_marked(s, v[i], mk[i]);
 }
 
+/* The layout of a view showing names (COMMAND without command lines). */
+static void row_layout_init(struct row_layout *l, int width, bool utf8)
+{
+	row_layout_split(l, width, utf8, false);
+}
+
 static void test_layout_shares_width(void **state)
 {
 	struct row_layout l;
