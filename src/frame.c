@@ -116,7 +116,7 @@ static void drop_procs(struct frame *f)
 }
 
 /* Free the spare process array (at exit: nothing holds it). */
-void frame__drop_spare(void)
+void frame__free_spare(void)
 {
 	free(spare.procs);
 	spare.procs = NULL;

@@ -130,7 +130,7 @@ int frame__finish(struct frame *f, const struct view_opts *vo); /* a frame put t
 int frame__groups(struct frame *f);
 struct frame *frame__hold(struct frame *f);   /* one more reference */
 void frame__free(struct frame *f);            /* drop one; NULL is fine */
-void frame__drop_spare(void);                 /* free what frames keep for the next one */
+void frame__free_spare(void);                 /* free what frames keep for the next one */
 const char *frame_lost_kind_name(enum lost_kind k); /* "ringbuf", "map_full", ... */
 const char *frame_probe_label(const struct frame *f, int probe);
 const char *frame_phase_label(const struct frame *f, int phase);

@@ -243,7 +243,7 @@ static void configure(struct tracer *t, const struct tracer_opts *o, const struc
 	s->rodata->nr_cpus = t->ncpus > 0 ? t->ncpus : 1;
 	s->rodata->ns_per_tick = t->ns_per_tick;
 	bpf_program__set_autoload(s->progs.on_usdt, o->usdt);
-	tracer_usdt_prepare(t, o->usdt);
+	tracer__usdt_prepare(t, o->usdt);
 }
 
 /* Point the kernel side at the --cgroup target, checked against the kernel:
@@ -560,7 +560,7 @@ int tracer__open(struct tracer **out, const struct tracer_opts *o, char *err, si
 	e = attach(t, err, errlen);
 	if (e)
 		goto fail;
-	tracer_tasks_open(t, vmlinux);
+	tracer__tasks_open(t, vmlinux);
 	btf__free(vmlinux);
 	*out = t;
 	return 0;
@@ -580,11 +580,11 @@ void tracer__free(struct tracer *t)
 	for (i = 0; i < t->nlinks; i++)
 		bpf_link__destroy(t->links[i]);
 	free(t->links);
-	tracer_usdt_free(t);
+	tracer__usdt_free(t);
 	free(t->drop);
 	free(t->region_slots);
 	ring_buffer__free(t->rb);
-	tracer_tasks_free(t);
+	tracer__tasks_free(t);
 	cowtop_bpf__destroy(t->skel);
 	free(t);
 }

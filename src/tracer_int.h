@@ -61,13 +61,13 @@ struct tracer {
 /* The task iterator (tracer_tasks.c): set up after the main programs are
  * loaded, sharing their process map; on failure there is none, and /proc is
  * read instead. */
-void tracer_tasks_open(struct tracer *t, const struct btf *vmlinux);
-void tracer_tasks_free(struct tracer *t);
+void tracer__tasks_open(struct tracer *t, const struct btf *vmlinux);
+void tracer__tasks_free(struct tracer *t);
 void tracer_fallback(struct tracer *t, const char *word, const char *why);
 long btf_enum_value(const struct btf *btf, const char *name);
 /* tracer_usdt.c: how USDT probes are attached, chosen before load. */
-void tracer_usdt_prepare(struct tracer *t, bool usdt);
-void tracer_usdt_free(struct tracer *t);
+void tracer__usdt_prepare(struct tracer *t, bool usdt);
+void tracer__usdt_free(struct tracer *t);
 
 /* The kernel's counters in cowtop's own type. */
 static inline struct cow_counts counts_of(const struct cowtop_counts *k)

@@ -32,7 +32,7 @@ static void tasks_from_proc(struct tracer *t, struct iter_bpf *it, const char *w
 	tracer_fallback(t, "tasks:/proc", why);
 }
 
-void tracer_tasks_open(struct tracer *t, const struct btf *vmlinux)
+void tracer__tasks_open(struct tracer *t, const struct btf *vmlinux)
 {
 	struct iter_bpf *it;
 
@@ -58,7 +58,7 @@ void tracer_tasks_open(struct tracer *t, const struct btf *vmlinux)
 	t->iter = it;
 }
 
-void tracer_tasks_free(struct tracer *t)
+void tracer__tasks_free(struct tracer *t)
 {
 	bpf_link__destroy(t->iter_link);
 	t->iter_link = NULL;

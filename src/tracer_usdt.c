@@ -78,7 +78,7 @@ static bool has_uprobe_multi(void)
 }
 
 /* Before load: pick how USDT probes are attached (see above). */
-void tracer_usdt_prepare(struct tracer *t, bool usdt)
+void tracer__usdt_prepare(struct tracer *t, bool usdt)
 {
 	bpf_program__set_autoattach(t->skel->progs.on_usdt, false);
 	if (!usdt || getenv("COWTOP_NO_UPROBE_MULTI") || !has_uprobe_multi())
@@ -112,7 +112,7 @@ static void *close_links(void *arg)
 /* Close the multi-uprobe links. Each close waits for the kernel's grace
  * period (~0.05 s): closed from several threads, the waits overlap, so
  * exit stays prompt with many probes (32 specs: 32 links per object). */
-void tracer_usdt_free(struct tracer *t)
+void tracer__usdt_free(struct tracer *t)
 {
 	struct closer c[CLOSERS];
 	size_t i, k = 0, per = (t->nfds + CLOSERS - 1) / CLOSERS;
@@ -286,13 +286,13 @@ int tracer__attach_usdt(struct tracer *t, const char *path, const char *provider
 	int e;
 
 	memset(res, 0, sizeof(*res));
-	e = usdt_sites_collect(path, provider, name, &ss);
+	e = usdt_sites__collect(path, provider, name, &ss);
 	if (e)
 		return e;
 	res->sites = ss.n;
 	res->unavailable = ss.unavailable;
 	if (!ss.n) {
-		usdt_sites_free(&ss);
+		usdt_sites__free(&ss);
 		return -ENOENT;
 	}
 	res->multi = t->uprobe_multi;
@@ -300,7 +300,7 @@ int tracer__attach_usdt(struct tracer *t, const char *path, const char *provider
 	e = attach_sites(t, path, &ss,
 			 COWTOP_COOKIE(p->probe, probe_kind(p->kind), p->phase));
 	res->attached = !e;
-	usdt_sites_free(&ss);
+	usdt_sites__free(&ss);
 	return e;
 }
 

@@ -165,7 +165,7 @@ static int on_probe(const struct usdt_probe *p, void *arg)
 }
 
 /* Collect the sites of provider:name; see usdt_sites.h. */
-int usdt_sites_collect(const char *path, const char *provider, const char *name,
+int usdt_sites__collect(const char *path, const char *provider, const char *name,
 		       struct usdt_sites *out)
 {
 	struct collect c = { .provider = provider, .name = name, .out = out };
@@ -189,14 +189,14 @@ int usdt_sites_collect(const char *path, const char *provider, const char *name,
 	if (c.err)
 		ret = c.err;
 	if (ret < 0) {
-		usdt_sites_free(out);
+		usdt_sites__free(out);
 		return ret;
 	}
 	return 0;
 }
 
 /* Free the sites; the struct itself is the caller's. */
-void usdt_sites_free(struct usdt_sites *s)
+void usdt_sites__free(struct usdt_sites *s)
 {
 	free(s->v);
 	s->v = NULL;

@@ -28,8 +28,8 @@ struct usdt_sites {
 
 /* Collect the sites; returns 0 (maybe none), -ENODATA (no probes at all),
  * -ENOEXEC (not ELF, or an address outside the file's segments) or -errno. */
-int usdt_sites_collect(const char *path, const char *provider, const char *name,
+int usdt_sites__collect(const char *path, const char *provider, const char *name,
 		       struct usdt_sites *out);
-void usdt_sites_free(struct usdt_sites *s);
+void usdt_sites__free(struct usdt_sites *s);
 
 #endif

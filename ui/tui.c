@@ -128,7 +128,7 @@ void tui__free(struct tui *t)
 		endwin();
 		delscreen(t->screen);
 	}
-	signal_target_close(&t->kill);
+	signal_target__free(&t->kill);
 	view__free(&t->v);
 	frame__free(t->latest);
 	free(t->pane);
@@ -500,8 +500,8 @@ static void kill_open(struct tui *t)
 		say(t, true, "PID %d %s has exited: no signal to send", p->pid, name);
 		return;
 	}
-	signal_target_close(&t->kill); /* one left open by a menu never closed */
-	signal_target_open(&t->kill, p->pid);
+	signal_target__free(&t->kill); /* one left open by a menu never closed */
+	signal_target__open(&t->kill, p->pid);
 	t->s.kill_pid = p->pid;
 	snprintf(t->s.kill_name, sizeof(t->s.kill_name), "%s", name);
 	t->s.kill_sel = 0;
@@ -519,7 +519,7 @@ static void kill_send(struct tui *t)
 		    t->s.kill_name, strerror(-err), signal_errno_name(err));
 	else
 		say(t, false, "sent %s to PID %d %s", c->name, t->s.kill_pid, t->s.kill_name);
-	signal_target_close(&t->kill);
+	signal_target__free(&t->kill);
 }
 
 /* A key in the signal menu: pick, send, or cancel. */
@@ -540,7 +540,7 @@ static void kill_key(struct tui *t, int ch)
 		kill_send(t);
 	} else if (ch == ESC_KEY || c == CMD_QUIT || c == CMD_BACK) {
 		t->s.mode = MODE_TABLE;
-		signal_target_close(&t->kill);
+		signal_target__free(&t->kill);
 		say(t, false, "no signal sent");
 	}
 }

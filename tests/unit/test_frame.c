@@ -332,7 +332,7 @@ static void test_procs_reused(void **state)
 	assert_true(f->procs_cap < 300);
 	assert_string_equal(f->procs[2].comm, "gone");
 	frame__free(f);
-	frame__drop_spare();
+	frame__free_spare();
 	model__free(big);
 	model__free(m);
 }

@@ -202,7 +202,7 @@ static void test_signal_send(void **state)
 	pid_t kid;
 
 	(void)state;
-	signal_target_close(&tg);
+	signal_target__free(&tg);
 	assert_int_not_equal(fcntl(0, F_GETFD), -1);
 	kid = fork();
 	assert_true(kid >= 0);
@@ -210,18 +210,18 @@ static void test_signal_send(void **state)
 		pause();
 		_exit(0);
 	}
-	signal_target_open(&tg, kid);
+	signal_target__open(&tg, kid);
 	assert_int_equal(signal_send(&tg, SIGUSR2), 0);
 	assert_int_equal(waitpid(kid, &status, 0), kid);
 	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGUSR2);
 	assert_int_equal(signal_send(&tg, SIGTERM), -ESRCH);
 	assert_string_equal(signal_errno_name(-ESRCH), "ESRCH");
 	assert_string_equal(signal_errno_name(-EPERM), "EPERM");
-	signal_target_close(&tg);
+	signal_target__free(&tg);
 	assert_int_equal(tg.pidfd, -1);
-	signal_target_open(&tg, kid); /* reaped: gone */
+	signal_target__open(&tg, kid); /* reaped: gone */
 	assert_int_equal(signal_send(&tg, SIGTERM), -ESRCH);
-	signal_target_close(&tg);
+	signal_target__free(&tg);
 	assert_int_equal(signal_menu[0].sig, SIGTERM);
 	assert_string_equal(signal_menu[SIGNAL_MENU_N - 1].name, "USR2");
 }
