@@ -67,6 +67,8 @@ void collect__mem(const struct tracer_mem *m, void *ctx);
 int collect__watch(struct collect *c, const struct proc_stat *st);
 void collect__drain(struct collect *c);
 double collect__tick(struct collect *c, double dt);
+/* collect_regions.c: the copies per region into the model. */
+void collect__regions(struct collect *c, bool changed_only);
 void collect__forget_exited(struct collect *c, bool screen, double linger);
 bool collect__is_live(struct collect *c, int pid);
 
