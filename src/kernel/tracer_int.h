@@ -104,4 +104,12 @@ static inline long long kib_of(const struct tracer *t, __u64 pages)
 	return pages == COWTOP_INHERITED_UNKNOWN ? -1 : (long long)(pages * t->page_kib);
 }
 
+/* tracer_pick.c: what the kernel has, chosen before load. */
+int tracer__pick_mechanism(struct tracer *t, const struct btf *vmlinux, char *err, size_t errlen);
+void tracer__pick_memory_programs(struct tracer *t, const struct btf *vmlinux);
+void tracer__configure(struct tracer *t, const struct tracer_opts *o, const struct btf *vmlinux);
+int tracer__configure_cgroup(struct tracer *t, const struct tracer_cgroup *cg,
+			    const struct btf *vmlinux, char *err, size_t errlen);
+void tracer__pick_fallbacks(struct tracer *t, const struct btf *vmlinux);
+
 #endif
