@@ -529,7 +529,7 @@ cleanup:
 	sampler__free(a.sampler);
 	collect__free(&a.collect);
 	model__free(a.model);
-	frame__drop_spare();
+	frame__free_spare();
 	if (a.procfd >= 0)
 		close(a.procfd);
 	return a.exit_code;

@@ -102,7 +102,7 @@ void options_usage(FILE *f)
 	      "  -d, --delay SECONDS       refresh interval (default 1, minimum 0.1)\n"
 	      "  -n, --iterations N        stop after N frames\n"
 	      "  -s, --sort KEY            cow-rate (default), cow, rss, shared, uss,\n"
-	      "                            pss, vsz, pid, comm\n"
+	      "                            pss, vsz, pte, pid, comm\n"
 	      "      --reverse             reverse the sort order\n"
 	      "      --flat                a flat list instead of the tree\n"
 	      "      --linger SECONDS      full screen: keep exited processes this long (default 10)\n"
@@ -323,7 +323,7 @@ static void options_defaults(struct options *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->delay = 1.0;
-	o->sort = SORT_COW_RATE;
+	o->sort = FIELD_COW_RATE;
 	o->format = FORMAT_TEXT;
 	o->linger = 10.0;
 	o->smaps_budget = 1.0;
@@ -467,7 +467,7 @@ static int apply(struct options *o, int c, const char *arg, char *err, size_t er
 		return 0;
 	case 's':
 		if (sort_key_parse(arg, &o->sort))
-			return fail(err, errlen, "invalid sort key '%s' (cow-rate, cow, rss, shared, uss, pss, vsz, pid, comm)", arg);
+			return fail(err, errlen, "invalid sort key '%s' (cow-rate, cow, rss, shared, uss, pss, vsz, pte, pid, comm)", arg);
 		return 0;
 	}
 	return fail(err, errlen, "invalid option");

@@ -25,7 +25,7 @@ struct options {
 	long iterations;      /* 0: no limit */
 	enum out_format format;
 	bool format_set;      /* -f given: only batch output has a format */
-	enum sort_key sort;
+	enum field_id sort;
 	bool reverse;
 	bool flat;            /* list instead of tree */
 	bool regions;         /* batch text: a line of copies by region per process */

@@ -1,21 +1,15 @@
 /* Help text built from the key map, so it cannot miss a key. */
 #include <string.h>
+#include "fields.h"
 #include "glyphs.h"
 #include "help.h"
 #include "keys.h"
 
+/* The legend after the columns' (from the field table) and before the
+ * command's. */
 static const char *const legend[] = {
-	"PID      process id; tree lines show which process forked which",
-	"S        state: R running, S sleeping, D disk wait, Z zombie, X exited, L left the --cgroup",
-	"CoW/s    pages copied on write per second over the last interval (after b:",
-	"         CoW B/s, bytes per second, and COW B in bytes; K M G are KiB MiB GiB)",
-	"COW      pages copied on write since cowtop began watching the process",
 	"copies   (header) every copy since watching began, exited processes",
 	"         included, also once they have left the table: it never goes down",
-	"RSS VSZ  resident and virtual memory size",
-	"SHR%     share of the memory inherited at fork still shared (- unknown)",
-	"USS      memory the process alone holds (its private pages)",
-	"PSS      its fair share: each page divided among the processes mapping it",
 	"history  CoW/s (or SHR% after m) over the last intervals, newest on the",
 	"         right; a full column is the max shown in its title (SHR%: 100%)",
 	"group    the focused subtree, or the selected process's root, with its",
@@ -24,8 +18,10 @@ static const char *const legend[] = {
 	"         memory cgroup), how old the oldest memory reading is, and the",
 	"         root's respawns: children forked and exited since watched,",
 	"         and the memory pressure of its cgroup (v2)",
-	"COMMAND  the process name (p: its command line), with the tree lines of",
-	"         its ancestry; kernel threads are hidden until K",
+};
+
+/* After the command's. */
+static const char *const legend_after[] = {
 	"Exited processes stay for a while, dimmed, with their final counts and",
 	"how they ended after the name: [exit N], [SIGKILL], [oom-killed], [?].",
 	"OOM kills and reclaim stalls are marks too, listed in the log (l).",
@@ -37,6 +33,38 @@ static const char *const legend[] = {
 	"         stack (the main thread's), anon (anonymous mappings), file:NAME",
 	"         (private mappings of a file), other (the rest); see cowtop(8)",
 };
+
+/* The legend of field f: its title, then its description, a line of the
+ * help for each of its lines. */
+static void field_legend(struct line *out, size_t max, size_t *n, const struct field *f)
+{
+	const char *d = f->desc, *nl;
+	struct line *l;
+	bool first = true;
+
+	while (d && *d && (l = line_next(out, max, n))) {
+		nl = strchr(d, '\n');
+		line_add(l, ROLE_PLAIN, "  %-8s %.*s", first ? f->title : "", nl ? (int)(nl - d) : (int)strlen(d), d);
+		d = nl ? nl + 1 : NULL;
+		first = false;
+	}
+}
+
+/* The legend: the columns', the other lines, the command's, the rest. */
+static void legends(struct line *out, size_t max, size_t *n)
+{
+	enum field_id cols[FIELD_N];
+	size_t nc = fields_columns(cols), i;
+	struct line *l;
+
+	for (i = 0; i < nc; i++)
+		field_legend(out, max, n, &fields[cols[i]]);
+	for (i = 0; i < sizeof(legend) / sizeof(*legend) && (l = line_next(out, max, n)); i++)
+		line_add(l, ROLE_PLAIN, "  %s", legend[i]);
+	field_legend(out, max, n, &fields[FIELD_COMM]);
+	for (i = 0; i < sizeof(legend_after) / sizeof(*legend_after) && (l = line_next(out, max, n)); i++)
+		line_add(l, ROLE_PLAIN, "  %s", legend_after[i]);
+}
 
 /* The sparkline glyphs from zero to full, as a legend line. */
 static void glyph_legend(struct line *l, bool utf8)
@@ -84,8 +112,7 @@ size_t help_build(struct line *out, size_t max, bool utf8, unsigned allow)
 		line_add(l, ROLE_PLAIN, " %s", kb[i].help);
 	}
 	line_next(out, max, &n);
-	for (i = 0; i < sizeof(legend) / sizeof(*legend) && (l = line_next(out, max, &n)); i++)
-		line_add(l, ROLE_PLAIN, "  %s", legend[i]);
+	legends(out, max, &n);
 	if ((l = line_next(out, max, &n))) {
 		line_add(l, ROLE_PLAIN, "  ");
 		glyph_legend(l, utf8);

@@ -1,6 +1,7 @@
 /* The key map as one table: lookup and help read the same rows, so every
  * key that works is documented. Keys follow top and htop. */
 #include <curses.h>
+#include "fields.h"
 #include "keys.h"
 
 #define CTRL(c) ((c) & 0x1f)
@@ -22,15 +23,6 @@ static const struct keybind keymap[] = {
 	{ CMD_TREE, { 't', KEY_F(5) }, "t F5", "tree view / flat list" },
 	{ CMD_SORT_NEXT, { '>', '.', KEY_F(6) }, "> F6", "sort by the next column" },
 	{ CMD_SORT_PREV, { '<', ',' }, "<", "sort by the previous column" },
-	{ CMD_SORT_RATE, { 'C' }, "C", "sort by CoW/s, copies per second (default)" },
-	{ CMD_SORT_COW, { 'T' }, "T", "sort by COW, total copies" },
-	{ CMD_SORT_RSS, { 'M' }, "M", "sort by RSS, resident memory" },
-	{ CMD_SORT_VSZ, { 'V' }, "V", "sort by VSZ, virtual memory" },
-	{ CMD_SORT_PID, { 'N' }, "N", "sort by PID" },
-	{ CMD_SORT_COMM, { 'A' }, "A", "sort by command name" },
-	{ CMD_SORT_SHARED, { 'S' }, "S", "sort by SHR%, least shared first" },
-	{ CMD_SORT_USS, { 'U' }, "U", "sort by USS, memory the process alone holds" },
-	{ CMD_SORT_PSS, { 'P' }, "P", "sort by PSS, its share of all the memory it maps" },
 	{ CMD_METRIC, { 'm' }, "m", "history: CoW/s or SHR% (the sharing-decay curve)" },
 	{ CMD_REVERSE, { 'R', 'I' }, "R I", "reverse the sort order" },
 	{ CMD_FILTER, { '/', '\\', KEY_F(3), KEY_F(4) }, "/ \\ F3 F4",
@@ -92,11 +84,19 @@ enum cmd keys_lookup(int ch)
 {
 	size_t i, k;
 
+	if (field_by_sort_key(ch) >= 0)
+		return CMD_SORT_FIELD;
 	for (i = 0; i < sizeof(keymap) / sizeof(*keymap); i++)
 		for (k = 0; k < KEYS_PER_CMD && keymap[i].keys[k]; k++)
 			if (keymap[i].keys[k] == ch)
 				return keymap[i].cmd;
 	return CMD_NONE;
+}
+
+/* The field key ch sorts by, or -1. */
+int keys_sort_field(int ch)
+{
+	return field_by_sort_key(ch);
 }
 
 /* The actions (enum action) command c takes beyond the view; 0 none. */
@@ -122,11 +122,28 @@ const char *keys_refusal(unsigned need)
 	return "time keys move in a recording: cowtop -r FILE";
 }
 
-/* The whole key map, for the help screen. */
+/* The whole key map, for the help screen: the sort keys of the field
+ * table after the sort cycle's keys, in the order of the columns. */
 const struct keybind *keys_table(size_t *n)
 {
-	*n = sizeof(keymap) / sizeof(*keymap);
-	return keymap;
+	static struct keybind all[sizeof(keymap) / sizeof(*keymap) + FIELD_N];
+	static size_t nall;
+	enum field_id cycle[FIELD_N];
+	size_t i, k, nc;
+
+	if (!nall) {
+		nc = fields_sort_cycle(cycle);
+		for (i = 0; i < sizeof(keymap) / sizeof(*keymap); i++) {
+			all[nall++] = keymap[i];
+			if (keymap[i].cmd != CMD_SORT_PREV)
+				continue;
+			for (k = 0; k < nc; k++)
+				all[nall++] = (struct keybind){ CMD_SORT_FIELD, { fields[cycle[k]].sort_key[0] },
+								fields[cycle[k]].sort_key, fields[cycle[k]].sort_help };
+		}
+	}
+	*n = nall;
+	return all;
 }
 
 /* The hints shown in the footer (those marked HINT_USDT only with probes). */

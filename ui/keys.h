@@ -10,8 +10,8 @@ enum cmd {
 	CMD_UP, CMD_DOWN, CMD_PGUP, CMD_PGDN, CMD_HOME, CMD_END,
 	CMD_FOCUS, CMD_BACK, CMD_ESCAPE, CMD_FOLLOW, CMD_TREE,
 	CMD_SORT_NEXT, CMD_SORT_PREV,
-	CMD_SORT_RATE, CMD_SORT_COW, CMD_SORT_RSS, CMD_SORT_VSZ, CMD_SORT_PID, CMD_SORT_COMM,
-	CMD_SORT_SHARED, CMD_SORT_USS, CMD_SORT_PSS, CMD_METRIC,
+	CMD_SORT_FIELD, /* the sort key of a field (fields.h): keys_sort_field says which */
+	CMD_METRIC,
 	CMD_REVERSE, CMD_FILTER, CMD_PAUSE, CMD_DELAY, CMD_SNAPSHOT, CMD_LOG, CMD_REGIONS,
 	CMD_STACKS, CMD_SITES,
 	CMD_KILL, CMD_CMDLINE, CMD_KTHREADS, CMD_UNITS,
@@ -54,6 +54,8 @@ struct keyhint {
 };
 
 enum cmd keys_lookup(int ch);
+/* The field key ch sorts by (CMD_SORT_FIELD), or -1. */
+int keys_sort_field(int ch);
 unsigned keys_need(enum cmd c);
 const char *keys_refusal(unsigned need);
 const struct keybind *keys_table(size_t *n);

@@ -19,53 +19,71 @@
 #define SPANS_AFTER_SPARK 4 /* tree lines and name, kept coloured before marks */
 #define LOG_COMM 15         /* columns of the command in the probe log */
 
-/* The fixed columns, left to right, and the key each one sorts by. */
-static const struct column {
-	const char *title;
-	int width;
-	int sort; /* enum sort_key, or -1 */
-	bool left;
-	bool mem;  /* a memory column, left out on narrow screens */
-} columns[] = {
-	{ "PID", 7, SORT_PID, false, false },
-	{ "S", 1, -1, true, false },
-	{ "CoW/s", 7, SORT_COW_RATE, false, false },
-	{ "COW", 7, SORT_COW, false, false },
-	{ "RSS", 6, SORT_RSS, false, false },
-	{ "SHR%", 5, SORT_SHARED, false, true },
-	{ "USS", 6, SORT_USS, false, true },
-	{ "PSS", 6, SORT_PSS, false, true },
-	{ "VSZ", 6, SORT_VSZ, false, false },
-};
-#define NCOLUMNS (sizeof(columns) / sizeof(*columns))
+/* The columns of the field table, left to right (read once). */
+static enum field_id columns[FIELD_N];
+static size_t ncolumns;
+
+/* Fill the column list from the field table, the first time. */
+static void columns_load(void)
+{
+	if (!ncolumns)
+		ncolumns = fields_columns(columns);
+}
 
 /* A column's title: the copy columns say when they count bytes. */
-static const char *column_title(const struct column *c, bool bytes)
+static const char *column_title(const struct field *f, bool bytes)
 {
-	if (bytes && c->sort == SORT_COW_RATE)
-		return "CoW B/s";
-	if (bytes && c->sort == SORT_COW)
-		return "COW B";
-	return c->title;
+	return bytes && f->title_bytes ? f->title_bytes : f->title;
+}
+
+/* Whether column f is shown at drop level keep. */
+static bool column_shown(const struct field *f, int keep)
+{
+	return f->drop <= keep;
+}
+
+/* Screen columns of the fixed columns shown at drop level keep, a space
+ * after each. */
+int row_columns_width(int keep)
+{
+	int w = 0;
+	size_t i;
+
+	columns_load();
+	for (i = 0; i < ncolumns; i++)
+		if (column_shown(&fields[columns[i]], keep))
+			w += fields[columns[i]].width + 1;
+	return w;
+}
+
+/* The highest drop level of a column: every column is shown at it. */
+static int columns_keep_all(void)
+{
+	int keep = 0;
+	size_t i;
+
+	columns_load();
+	for (i = 0; i < ncolumns; i++)
+		if (fields[columns[i]].drop > keep)
+			keep = fields[columns[i]].drop;
+	return keep;
 }
 
 /* Split width between the sparkline and the command: the command gets half
- * of what the fixed columns leave (16 to 32 columns), the sparkline the rest.
- * The memory columns go first when the sparkline would be narrower than
- * ROW_HIST_KEEP with them: the copy history is what cowtop is about. */
-void row_layout_init(struct row_layout *l, int width, bool utf8)
-{
-	row_layout_split(l, width, utf8, false);
-}
-
-/* As row_layout_init; with cmdline, COMMAND shows command lines and gets
- * two thirds of what the fixed columns leave, up to CMD_MAX_ARGV. */
+ * of what the fixed columns leave (16 to 32 columns), with cmdline (COMMAND
+ * shows command lines) two thirds, up to CMD_MAX_ARGV; the sparkline gets
+ * the rest. Columns that may be dropped go first, the highest drop level
+ * first, while the sparkline would be narrower than ROW_HIST_KEEP with
+ * them: the copy history is what cowtop is about. */
 void row_layout_split(struct row_layout *l, int width, bool utf8, bool cmdline)
 {
-	bool mem = width - ROW_FIXED - 1 - CMD_MIN >= ROW_HIST_KEEP;
-	int extra = width - ROW_FIXED + (mem ? 0 : ROW_MEM), cmd = cmdline ? extra * 2 / 3 : extra / 2, hist;
+	int keep = columns_keep_all(), extra, cmd, hist;
 	int max = cmdline ? CMD_MAX_ARGV : CMD_MAX;
 
+	while (keep > 0 && width - row_columns_width(keep) - 1 - CMD_MIN < ROW_HIST_KEEP)
+		keep--;
+	extra = width - row_columns_width(keep);
+	cmd = cmdline ? extra * 2 / 3 : extra / 2;
 	if (cmd < CMD_MIN)
 		cmd = CMD_MIN;
 	if (cmd > max)
@@ -75,7 +93,7 @@ void row_layout_split(struct row_layout *l, int width, bool utf8, bool cmdline)
 		hist = 0;
 	if (hist > SERIES_CAP)
 		hist = SERIES_CAP;
-	*l = (struct row_layout){ .width = width, .hist = hist, .scale = 0, .utf8 = utf8, .mem = mem,
+	*l = (struct row_layout){ .width = width, .hist = hist, .scale = 0, .utf8 = utf8, .keep = keep,
 				  .cmdline = cmdline };
 }
 
@@ -102,9 +120,9 @@ void row_layout_scale(struct row_layout *l, enum row_metric metric, const struct
 }
 
 /* Whether key lists largest first when not reversed. */
-static bool sort_descends(enum sort_key key, bool reverse)
+static bool sort_descends(enum field_id key, bool reverse)
 {
-	bool desc = key != SORT_PID && key != SORT_COMM && key != SORT_SHARED;
+	bool desc = (unsigned)key < FIELD_N && fields[key].order == FIELD_DESC;
 
 	return desc != reverse;
 }
@@ -153,7 +171,7 @@ static void hist_title(const struct row_layout *l, char *buf, size_t cap)
 }
 
 /* The column titles, the sort column marked with its direction. */
-void row_titles(const struct row_layout *l, enum sort_key key, bool reverse, struct line *out)
+void row_titles(const struct row_layout *l, enum field_id key, bool reverse, struct line *out)
 {
 	const struct glyphs *g = glyphs_pick(l->utf8);
 	const char *dir = sort_descends(key, reverse) ? g->sort_down : g->sort_up;
@@ -162,13 +180,15 @@ void row_titles(const struct row_layout *l, enum sort_key key, bool reverse, str
 
 	line_clear(out);
 	out->base = ROLE_COLHDR;
-	for (i = 0; i < NCOLUMNS; i++) {
-		bool on = columns[i].sort == (int)key;
+	columns_load();
+	for (i = 0; i < ncolumns; i++) {
+		const struct field *f = &fields[columns[i]];
+		bool on = f->sort_name && columns[i] == key;
 
-		if (columns[i].mem && !l->mem)
+		if (!column_shown(f, l->keep))
 			continue;
-		snprintf(cell, sizeof(cell), "%s%s", on ? dir : "", column_title(&columns[i], l->bytes));
-		put_cell(out, on ? ROLE_SORT : ROLE_COLHDR, cell, columns[i].width, columns[i].left);
+		snprintf(cell, sizeof(cell), "%s%s", on ? dir : "", column_title(f, l->bytes));
+		put_cell(out, on ? ROLE_SORT : ROLE_COLHDR, cell, f->width, f->left);
 		line_put(out, ROLE_PLAIN, " ", 1);
 	}
 	if (l->hist) {
@@ -176,8 +196,8 @@ void row_titles(const struct row_layout *l, enum sort_key key, bool reverse, str
 		put_cell(out, ROLE_COLHDR, cell, l->hist, true);
 		line_put(out, ROLE_PLAIN, " ", 1);
 	}
-	snprintf(cell, sizeof(cell), "COMMAND%s", key == SORT_COMM ? dir : "");
-	line_put(out, key == SORT_COMM ? ROLE_SORT : ROLE_COLHDR, cell, strlen(cell));
+	snprintf(cell, sizeof(cell), "COMMAND%s", key == FIELD_COMM ? dir : "");
+	line_put(out, key == FIELD_COMM ? ROLE_SORT : ROLE_COLHDR, cell, strlen(cell));
 	line_pad(out, l->width);
 	line_fit(out, l->width);
 }
@@ -209,50 +229,70 @@ static char row_state(const struct proc *p)
 	return (p->state >= 'A' && p->state <= 'z') ? p->state : '?';
 }
 
-/* A size read from smaps, or "-" before the first reading. */
-static void smaps_kib(const struct proc *p, unsigned long long kib, char *buf, size_t cap)
+/* The text of figure id of p, "-" when not known; copies in bytes when
+ * bytes. */
+static void cell_text(enum field_id id, const struct proc *p, bool bytes, char *buf, size_t cap)
 {
-	if (p->smaps_time)
-		fmt_kib(kib, buf, cap);
-	else
-		snprintf(buf, cap, "-");
-}
+	const struct field *f = &fields[id];
+	struct fval v = field_value(id, NULL, p);
 
-/* A size read from /proc stat, or "-" when p was never read there (it lived
- * less than one refresh): unknown is not 0. */
-static void mem_kib(const struct proc *p, unsigned long long kib, char *buf, size_t cap)
-{
-	if (proc_mem_known(p))
-		fmt_kib(kib, buf, cap);
-	else
-		snprintf(buf, cap, "-");
-}
-
-/* The fixed cells of p, the memory ones when mem; copies in bytes when bytes. */
-static void row_cells(const struct proc *p, bool mem, bool bytes, struct line *out)
-{
-	char rate[32], cow[32], rss[32], shr[16], uss[32], pss[32], vsz[32];
-	double pct = proc_shared_pct(p);
-
-	if (bytes) {
-		fmt_kib_rate(p->cow_rate * (double)fmt_page_kib(), rate, sizeof(rate));
-		fmt_kib((unsigned long long)p->counts.cow * fmt_page_kib(), cow, sizeof(cow));
-	} else {
-		fmt_rate(p->cow_rate, rate, sizeof(rate));
-		fmt_count((unsigned long long)p->counts.cow, cow, sizeof(cow));
+	if (id == FIELD_PID) {
+		snprintf(buf, cap, "%d", p->pid);
+		return;
 	}
-	mem_kib(p, p->rss_kib, rss, sizeof(rss));
-	if (pct < 0)
-		snprintf(shr, sizeof(shr), "-");
-	else
-		snprintf(shr, sizeof(shr), "%.0f%%", pct);
-	smaps_kib(p, proc_uss_kib(p), uss, sizeof(uss));
-	smaps_kib(p, p->smaps.pss, pss, sizeof(pss));
-	mem_kib(p, p->vsz_kib, vsz, sizeof(vsz));
-	line_add(out, ROLE_PLAIN, "%7d %c %7s %7s %6s ", p->pid, row_state(p), rate, cow, rss);
-	if (mem)
-		line_add(out, ROLE_PLAIN, "%5s %6s %6s ", shr, uss, pss);
-	line_add(out, ROLE_PLAIN, "%6s ", vsz);
+	if (id == FIELD_STATE) {
+		snprintf(buf, cap, "%c", row_state(p));
+		return;
+	}
+	if (!v.known) {
+		snprintf(buf, cap, "-");
+		return;
+	}
+	switch (f->unit) {
+	case FIELD_PAGES:
+		if (bytes)
+			fmt_kib(v.u * fmt_page_kib(), buf, cap);
+		else
+			fmt_count(v.u, buf, cap);
+		break;
+	case FIELD_PER_SEC:
+		if (bytes)
+			fmt_kib_rate(v.d * (double)fmt_page_kib(), buf, cap);
+		else
+			fmt_rate(v.d, buf, cap);
+		break;
+	case FIELD_KIB:
+		fmt_kib(v.u, buf, cap);
+		break;
+	case FIELD_PERCENT:
+		snprintf(buf, cap, "%.0f%%", v.d);
+		break;
+	default:
+		if (f->type == FIELD_REAL)
+			snprintf(buf, cap, "%.1f", v.d);
+		else
+			snprintf(buf, cap, "%llu", v.u);
+		break;
+	}
+}
+
+/* The fixed cells of p, those shown at drop level keep; copies in bytes
+ * when bytes. */
+static void row_cells(const struct proc *p, int keep, bool bytes, struct line *out)
+{
+	char cell[32];
+	size_t i;
+
+	columns_load();
+	for (i = 0; i < ncolumns; i++) {
+		const struct field *f = &fields[columns[i]];
+
+		if (!column_shown(f, keep))
+			continue;
+		cell_text(columns[i], p, bytes, cell, sizeof(cell));
+		put_cell(out, ROLE_PLAIN, cell, f->width, f->left);
+		line_put(out, ROLE_PLAIN, " ", 1);
+	}
 }
 
 /* Bytes of the probe mark at s[0..n), 0 when none starts there. */
@@ -327,7 +367,7 @@ void row_format(const struct row *r, const struct row_layout *l, struct line *ou
 
 	line_clear(out);
 	out->base = r->p->exited ? ROLE_DIM : ROLE_PLAIN;
-	row_cells(r->p, l->mem, l->bytes, out);
+	row_cells(r->p, l->keep, l->bytes, out);
 	if (l->hist) {
 		n = spark_series(l->metric == METRIC_SHARED ? &r->p->shared : &r->p->rate,
 				 (size_t)l->hist, l->scale, l->utf8, spark, sizeof(spark));

@@ -8,11 +8,10 @@
 #include "line.h"
 #include "frame.h"
 
-/* Columns before the sparkline: PID S CoW/s COW RSS SHR% USS PSS VSZ, a
- * space after each; ROW_MEM of them are the memory columns (SHR% USS PSS),
- * left out when the sparkline would get fewer than ROW_HIST_KEEP columns. */
-#define ROW_FIXED 60
-#define ROW_MEM 20
+/* Columns before the sparkline: the field table's (fields.h), a space
+ * after each; those that may be dropped are left out, the highest drop
+ * level first, when the sparkline would get fewer than ROW_HIST_KEEP
+ * columns. */
 #define ROW_HIST_KEEP 16
 #define ROW_NAME_MAX (4 * PROC_COMM_MAX + 1)
 #define ROW_LABEL_MAX (4 * PROC_CMDLINE_MAX + 1) /* a command line made safe */
@@ -30,16 +29,16 @@ struct row_layout {
 	double scale; /* the value a full sparkline block stands for */
 	enum row_metric metric;
 	bool utf8;
-	bool mem;     /* the memory columns are shown */
+	int keep;     /* columns of drop level up to keep are shown */
 	bool cmdline; /* COMMAND shows the command line (the name when it has none) */
 	bool bytes;   /* copies in bytes (B/s, K M G), not pages */
 };
 
-void row_layout_init(struct row_layout *l, int width, bool utf8);
+int row_columns_width(int keep);
 void row_layout_split(struct row_layout *l, int width, bool utf8, bool cmdline);
 double rows_scale(const struct row *rows, size_t n, int hist);
 void row_layout_scale(struct row_layout *l, enum row_metric metric, const struct row *rows, size_t n);
-void row_titles(const struct row_layout *l, enum sort_key key, bool reverse, struct line *out);
+void row_titles(const struct row_layout *l, enum field_id key, bool reverse, struct line *out);
 void row_format(const struct row *r, const struct row_layout *l, struct line *out);
 size_t row_name(const struct proc *p, bool utf8, char *buf, size_t cap);
 size_t row_label(const struct proc *p, bool cmdline, bool utf8, char *buf, size_t cap);

@@ -16,7 +16,7 @@ const struct signal_choice signal_menu[SIGNAL_MENU_N] = {
 };
 
 /* Pin process pid as the menu's target (a pidfd when the kernel has them). */
-void signal_target_open(struct signal_target *t, int pid)
+void signal_target__open(struct signal_target *t, int pid)
 {
 	t->pid = pid;
 	t->pidfd = -1;
@@ -29,7 +29,7 @@ void signal_target_open(struct signal_target *t, int pid)
 }
 
 /* Let the target go; fine on one never opened (pidfd < 0). */
-void signal_target_close(struct signal_target *t)
+void signal_target__free(struct signal_target *t)
 {
 	if (t->pidfd >= 0)
 		close(t->pidfd);

@@ -20,8 +20,8 @@ struct signal_target {
 	              target starts with -1, never 0 (that would close stdin) */
 };
 
-void signal_target_open(struct signal_target *t, int pid);
-void signal_target_close(struct signal_target *t);
+void signal_target__open(struct signal_target *t, int pid);
+void signal_target__free(struct signal_target *t);
 int signal_send(const struct signal_target *t, int sig);
 const char *signal_errno_name(int err);
 

@@ -15,7 +15,7 @@ struct tui;
 struct tui_opts {
 	bool ascii;                /* force ASCII glyphs */
 	const char *snapshot_path; /* -o, NULL: ./cowtop-YYYYmmdd-HHMMSS.txt */
-	enum sort_key sort;
+	enum field_id sort;
 	bool reverse;
 	bool flat;
 	double delay;              /* refresh interval, seconds */

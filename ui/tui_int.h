@@ -1,5 +1,6 @@
-/* The full-screen view's state, shared by tui.c (keys, screen update) and
- * panes.c (drawing the panes) only; tui.h is the API. */
+/* The full-screen view's state, shared by tui.c (screen update), its keys
+ * (tui_keys.c, tui_prompt.c, tui_kill.c) and panes.c (drawing the panes)
+ * only; tui.h is the API. */
 #ifndef COWTOP_TUI_INT_H
 #define COWTOP_TUI_INT_H
 
@@ -17,6 +18,9 @@
 #include "sink.h"
 #include "view.h"
 
+#define DELAY_MIN 0.1
+#define DELAY_MAX 86400.0
+#define ESC_KEY 27
 #define PANE_MAX HELP_LINES /* lines of the help or the regions pane */
 _Static_assert(REGIONS_LINES <= PANE_MAX, "the regions pane does not fit");
 
@@ -51,5 +55,19 @@ struct tui {
 	char time_arg[SCREEN_PROMPT_MAX];
 	char replay_text[128];
 };
+
+/* tui.c: the status message, the screen's areas now, drawing. */
+void tui_say(struct tui *t, bool warn, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void tui_take_note(struct tui *t);
+struct areas tui_areas_now(const struct tui *t, int lines);
+void tui_draw(struct tui *t);
+void tui_show(struct tui *t, struct frame *f);
+/* tui_prompt.c: open a prompt in mode, its input starting as init; a key
+ * in it. */
+void tui_prompt(struct tui *t, enum mode mode, const char *init);
+enum tui_action tui_key_prompt(struct tui *t, int ch);
+/* tui_kill.c: open the signal menu for the selected process; a key in it. */
+void tui_kill_open(struct tui *t);
+void tui_kill_key(struct tui *t, int ch);
 
 #endif

@@ -8,11 +8,6 @@
 #include "tree.h"
 #include "view.h"
 
-/* The sort keys in the order of the columns on screen. */
-static const enum sort_key sort_cycle[] = {
-	SORT_PID, SORT_COW_RATE, SORT_COW, SORT_RSS, SORT_SHARED, SORT_USS, SORT_PSS,
-	SORT_VSZ, SORT_COMM,
-};
 
 /* Leave a note for the status line. */
 static void __attribute__((format(printf, 2, 3)))
@@ -270,7 +265,7 @@ bool view__follow_toggle(struct view *v)
 }
 
 /* Sort by k, in its natural direction. */
-void view__sort(struct view *v, enum sort_key k)
+void view__sort(struct view *v, enum field_id k)
 {
 	v->vo.sort = k;
 	v->vo.reverse = false;
@@ -280,11 +275,12 @@ void view__sort(struct view *v, enum sort_key k)
 /* Sort by the column dir steps right (or left) of the current one. */
 void view__sort_cycle(struct view *v, int dir)
 {
-	int n = (int)(sizeof(sort_cycle) / sizeof(*sort_cycle)), i;
+	enum field_id cycle[FIELD_N];
+	int n = (int)fields_sort_cycle(cycle), i;
 
-	for (i = 0; i < n && sort_cycle[i] != v->vo.sort; i++)
+	for (i = 0; i < n && cycle[i] != v->vo.sort; i++)
 		;
-	view__sort(v, sort_cycle[((i < n ? i : 0) + dir % n + n) % n]);
+	view__sort(v, cycle[((i < n ? i : 0) + dir % n + n) % n]);
 }
 
 /* Reverse the sort order. */

@@ -59,7 +59,7 @@ long view__find(const struct view *v, int pid, unsigned long long start);
 int view__focus_in(struct view *v);
 int view__focus_out(struct view *v);
 bool view__follow_toggle(struct view *v);
-void view__sort(struct view *v, enum sort_key k);
+void view__sort(struct view *v, enum field_id k);
 void view__sort_cycle(struct view *v, int dir);
 void view__reverse(struct view *v);
 void view__tree_toggle(struct view *v);

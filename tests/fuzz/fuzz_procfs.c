@@ -1,5 +1,5 @@
 /* libFuzzer target for the pure /proc parsers: procfs_parse_stat,
- * procfs_parse_statm, procfs_parse_status_tgid and procfs_tidy_cmdline,
+ * procfs_parse_status_tgid and procfs_tidy_cmdline,
  * and for what makes the names they return safe to show: text_sanitize,
  * text_sanitize_ascii and json_string. All are fed every input (the names
  * also the comm a stat line gives), each in a heap block of exactly its
@@ -75,22 +75,6 @@ static void fuzz_stat(const uint8_t *data, size_t size)
 	} else {
 		CHECK(ret == -EINVAL && memcmp(&st, &canary, sizeof(st)) == 0);
 	}
-	free(buf);
-}
-
-/* procfs_parse_statm: the same promises. */
-static void fuzz_statm(const uint8_t *data, size_t size)
-{
-	char *buf = copy(data, size, 0);
-	struct proc_statm sm, canary;
-	int ret;
-
-	if (!buf)
-		return;
-	memset(&sm, 0xa5, sizeof(sm));
-	canary = sm;
-	ret = procfs_parse_statm(buf, size, &sm);
-	CHECK(ret == 0 || (ret == -EINVAL && memcmp(&sm, &canary, sizeof(sm)) == 0));
 	free(buf);
 }
 
@@ -217,7 +201,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	fuzz_names(data, size);
 	fuzz_stat(data, size);
-	fuzz_statm(data, size);
 	fuzz_status(data, size);
 	fuzz_cmdline(data, size);
 	return 0;

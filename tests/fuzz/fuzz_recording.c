@@ -74,8 +74,8 @@ static void one_frame(struct recording *r, size_t k, const struct view_opts *vo,
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const struct view_opts drawn = { .sort = SORT_COW_RATE, .tree = true, .hist = SERIES_CAP };
-	static const struct view_opts flat = { .sort = SORT_PID };
+	static const struct view_opts drawn = { .sort = FIELD_COW_RATE, .tree = true, .hist = SERIES_CAP };
+	static const struct view_opts flat = { .sort = FIELD_PID };
 	struct recording *r;
 	char path[64], err[1024];
 	size_t k, n;

@@ -72,6 +72,9 @@ check_process() {
 		got=$(jq ".${field%%:*}" <<<"$obj")
 		near "$role $pid: ${field%%:*} vs a direct read of smaps_rollup" "$got" "$want" 1 16
 	done
+	# the page tables: the process is idle, they stay as they were read
+	want=$(smaps_field "$WORK/status.$pid" VmPTE)
+	expect_eq "$role $pid: pte_kib vs VmPTE of a direct read of status" "$(jq .pte_kib <<<"$obj")" "$want"
 	[ "$role" = child ] || return 0
 	got=$(jq .inherited_kib <<<"$obj")
 	check_value "child $pid" inherited_kib "$got" $((PAGES * 4)) $((PAGES * 4 * 101 / 100 + 2048))
@@ -143,6 +146,7 @@ test_sharing() {
 	python3 "$TRUTH" "$main" $kids >"$WORK/truth.txt"
 	for pid in $main $kids; do
 		cat "/proc/$pid/smaps_rollup" >"$WORK/smaps.$pid"
+		cat "/proc/$pid/status" >"$WORK/status.$pid"
 	done
 	[ -z "$CG" ] || CG_USAGE_KIB=$(($(cat "$CG/memory.usage_in_bytes") / 1024))
 	sleep 2 # frames with readings after t

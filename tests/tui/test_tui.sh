@@ -261,7 +261,7 @@ test_layout() {
 	expect "children appear under their parent with tree lines" tree_lines
 	expect "the busiest child is first under its parent" busiest_first tree
 	expect "sparkline glyphs of the mode" glyphs_ok
-	expect "the history column shows its scale" screen_has "CoW/s history (max "
+	expect "the history column shows its scale" screen_has "history (max "
 	expect "a hostile process name is escaped" hostile_escaped
 	expect "lost events are shown" screen_has "lost 0"
 	expect "no probes: no probe count, no log hint" no_usdt_shown
@@ -385,7 +385,7 @@ test_resize() {
 	t resize-window -t "$SESSION" -x 120 -y 40
 	expect "120x40 again: the footer is on line 40" line_has 40 "Help"
 	expect "120x40 again: every row back" nrows_is 5
-	expect "120x40 again: the full history title" screen_has "CoW/s history (max "
+	expect "120x40 again: the history title with its scale" screen_has "history (max "
 }
 
 # q quits and gives the terminal back.

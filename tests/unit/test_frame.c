@@ -26,7 +26,7 @@ static struct model *sample(void)
 static void test_totals_and_rows(void **state)
 {
 	static const struct frame_status st = { .time = 5.0, .interval = 2.0, .mechanism = "m", .lost = 7 };
-	struct view_opts vo = { .sort = SORT_COW, .tree = false };
+	struct view_opts vo = { .sort = FIELD_COW, .tree = false };
 	struct model *m = sample();
 	struct frame *f = frame__build(m, &st, &vo, NULL);
 
@@ -53,7 +53,7 @@ static void test_totals_and_rows(void **state)
  * later ticks do not change it. */
 static void test_history_as_drawn(void **state)
 {
-	struct view_opts vo = { .sort = SORT_PID, .tree = true, .hist = 3 };
+	struct view_opts vo = { .sort = FIELD_PID, .tree = true, .hist = 3 };
 	struct model *m = sample();
 	struct cow_counts c = { .cow = 300 }; /* what it has */
 	struct frame *f, *none;
@@ -92,7 +92,7 @@ static void test_history_as_drawn(void **state)
  * groups and totals. */
 static void test_no_rows(void **state)
 {
-	struct view_opts vo = { .sort = SORT_PID, .tree = true, .no_rows = true };
+	struct view_opts vo = { .sort = FIELD_PID, .tree = true, .no_rows = true };
 	struct model *m = sample();
 	struct frame *f = frame__build(m, NULL, &vo, NULL);
 
@@ -332,7 +332,7 @@ static void test_procs_reused(void **state)
 	assert_true(f->procs_cap < 300);
 	assert_string_equal(f->procs[2].comm, "gone");
 	frame__free(f);
-	frame__drop_spare();
+	frame__free_spare();
 	model__free(big);
 	model__free(m);
 }
@@ -520,7 +520,7 @@ static void same_group(const struct frame_group *a, const struct frame_group *b)
 static void check_groups_on_demand(struct model *m, bool grouped)
 {
 	static const struct frame_status st = { .time = 100.0 };
-	struct view_opts vo = { .sort = SORT_COW, .no_rows = true, .no_groups = true };
+	struct view_opts vo = { .sort = FIELD_COW, .no_rows = true, .no_groups = true };
 	struct frame *f = frame__build(m, &st, &vo, NULL);
 	struct frame *all = frame__build(m, &st, NULL, NULL);
 	struct frame_group *g;

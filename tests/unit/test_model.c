@@ -48,7 +48,7 @@ static void layout(struct model *m, const struct view_opts *o, char *buf, size_t
 static void test_tree_sorted_by_rate(void **state)
 {
 	struct model *m = model__new();
-	struct view_opts o = { .sort = SORT_COW_RATE, .tree = true };
+	struct view_opts o = { .sort = FIELD_COW_RATE, .tree = true };
 	char buf[256];
 
 	(void)state;
@@ -68,7 +68,7 @@ static void test_tree_sorted_by_rate(void **state)
 static void test_flat_and_focus(void **state)
 {
 	struct model *m = model__new();
-	struct view_opts o = { .sort = SORT_PID, .tree = false };
+	struct view_opts o = { .sort = FIELD_PID, .tree = false };
 	char buf[256];
 
 	(void)state;
@@ -114,7 +114,7 @@ static void test_pid_reuse_keeps_processes_apart(void **state)
 	struct proc *old = add(m, 42, 1, 100, "old", 7);
 	struct proc *young, *kid;
 	char buf[256];
-	struct view_opts o = { .sort = SORT_PID, .tree = true };
+	struct view_opts o = { .sort = FIELD_PID, .tree = true };
 
 	(void)state;
 	model__mark_exited(old, 1.0);
@@ -150,7 +150,7 @@ static void test_base_subtracted(void **state)
 static void test_many_processes_and_deep_chain(void **state)
 {
 	struct model *m = model__new();
-	struct view_opts o = { .sort = SORT_PID, .tree = true };
+	struct view_opts o = { .sort = FIELD_PID, .tree = true };
 	struct proc *procs;
 	struct row *rows;
 	size_t n;
@@ -172,7 +172,7 @@ static void test_many_processes_and_deep_chain(void **state)
 static void test_tree_line_bits(void **state)
 {
 	struct model *m = model__new();
-	struct view_opts o = { .sort = SORT_PID, .tree = true };
+	struct view_opts o = { .sort = FIELD_PID, .tree = true };
 	struct proc *procs;
 	struct row *rows;
 	size_t n;
@@ -195,15 +195,15 @@ static void test_tree_line_bits(void **state)
 
 static void test_sort_key_names(void **state)
 {
-	enum sort_key k;
+	enum field_id k;
 
 	(void)state;
 	assert_int_equal(sort_key_parse("cow-rate", &k), 0);
-	assert_int_equal(k, SORT_COW_RATE);
+	assert_int_equal(k, FIELD_COW_RATE);
 	assert_int_equal(sort_key_parse("comm", &k), 0);
-	assert_int_equal(k, SORT_COMM);
+	assert_int_equal(k, FIELD_COMM);
 	assert_int_not_equal(sort_key_parse("bogus", &k), 0);
-	assert_string_equal(sort_key_name(SORT_RSS), "rss");
+	assert_string_equal(sort_key_name(FIELD_RSS), "rss");
 }
 
 /* Log n probe hits of pid, the k-th at time t0 + k * step. */
@@ -434,12 +434,12 @@ static void test_labels_per_kind(void **state)
 	assert_int_equal(model__add_label(m, SPLIT_REGION, "file:libc.so.6"), SPLIT_REGION_FILES);
 	assert_int_equal(model__add_label(m, SPLIT_REGION, "heap"), SPLIT_REGION_HEAP);
 	assert_int_equal(model__add_phase(m, "ruby:gc"), 1);
-	assert_string_equal(model__phase_label(m, 1), "ruby:gc");
-	assert_int_equal(model__nphases(m), 2);
+	assert_string_equal(model__label(m, SPLIT_PHASE, 1), "ruby:gc");
+	assert_int_equal(model__nlabels(m, SPLIT_PHASE), 2);
 	for (i = 0; (slot = model__add_phase(m, (snprintf(label, sizeof(label), "p:%d", i), label))) > 0; i++)
 		;
 	assert_int_equal(slot, -ENOSPC);
-	assert_int_equal(model__nphases(m), PHASE_MAX);
+	assert_int_equal(model__nlabels(m, SPLIT_PHASE), PHASE_MAX);
 	for (i = 0; (slot = model__add_label(m, SPLIT_REGION, (snprintf(label, sizeof(label), "file:%d", i), label))) > 0; i++)
 		;
 	assert_int_equal(slot, -ENOSPC);

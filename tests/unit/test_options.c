@@ -37,7 +37,7 @@ static void test_defaults(void **state)
 	(void)state;
 	assert_int_equal(parse(&o, argv, err, NULL), 0);
 	assert_true(o.delay == 1.0);
-	assert_int_equal(o.sort, SORT_COW_RATE);
+	assert_int_equal(o.sort, FIELD_COW_RATE);
 	assert_int_equal(o.format, FORMAT_TEXT);
 	assert_int_equal(o.npids, 0);
 	assert_null(o.command);
@@ -135,7 +135,7 @@ static void test_full_line(void **state)
 	assert_true(o.delay == 0.25);
 	assert_int_equal(o.iterations, 3);
 	assert_int_equal(o.format, FORMAT_JSON);
-	assert_int_equal(o.sort, SORT_RSS);
+	assert_int_equal(o.sort, FIELD_RSS);
 	assert_int_equal(o.npids, 2);
 	assert_int_equal(o.pids[1], 34);
 }

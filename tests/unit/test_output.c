@@ -29,7 +29,7 @@ static void text_regions(FILE *f, const struct frame *fr)
 /* Render a frame of m covering interval seconds with fn into a malloc'd string. */
 static char *render_over(struct model *m, double interval, void (*fn)(FILE *, const struct frame *))
 {
-	struct view_opts o = { .sort = SORT_PID, .tree = true };
+	struct view_opts o = { .sort = FIELD_PID, .tree = true };
 	struct frame_status st = { .time = 1700000000.5, .interval = interval, .mechanism = "test", .lost = 3,
 				   .host = "web-1\"" };
 	struct frame *fr = frame__build(m, &st, &o, NULL);
@@ -319,7 +319,7 @@ static struct model *sample_read(void)
 {
 	struct model *m = sample();
 	struct smaps ms = { .pss = 5000, .anon = 6000, .private_clean = 100, .private_dirty = 900 };
-	struct smaps cs = { .pss = 2500, .pss_anon = 2000, .anon = 4000, .private_dirty = 1000,
+	struct smaps cs = { .pss = 2500, .pss_anon = 2000, .anon = 4000, .private_dirty = 1000, .pte = 132,
 			    .private_clean = 24, .shared_clean = 7, .shared_dirty = 3000, .swap = 5 };
 	struct memcg cg = { .limit_kib = 100000, .usage_kib = 50000, .psi_known = true,
 			    .psi = { 2.5, 0.5 } };
@@ -339,7 +339,7 @@ static void test_json_unread_is_null(void **state)
 	char *s = render(m, json);
 
 	(void)state;
-	assert_non_null(strstr(s, "\"vsz_kib\":0,\"pss_kib\":null,\"pss_anon_kib\":null,\"uss_kib\":null,"
+	assert_non_null(strstr(s, "\"vsz_kib\":0,\"pte_kib\":null,\"pss_kib\":null,\"pss_anon_kib\":null,\"uss_kib\":null,"
 				  "\"shared_clean_kib\":null,\"shared_dirty_kib\":null,"
 				  "\"private_dirty_kib\":null,\"anon_kib\":null,\"swap_kib\":null,"
 				  "\"smaps_age\":null,\"inherited_kib\":null,\"shared_pct\":null,"));
@@ -363,7 +363,7 @@ static void test_json_memory_figures(void **state)
 	char *s = render(m, json);
 
 	(void)state;
-	assert_non_null(strstr(s, "\"pss_kib\":2500,\"pss_anon_kib\":2000,\"uss_kib\":1024,"
+	assert_non_null(strstr(s, "\"pte_kib\":132,\"pss_kib\":2500,\"pss_anon_kib\":2000,\"uss_kib\":1024,"
 				  "\"shared_clean_kib\":7,\"shared_dirty_kib\":3000,"
 				  "\"private_dirty_kib\":1000,\"anon_kib\":4000,\"swap_kib\":5,"
 				  "\"smaps_age\":2.000,\"inherited_kib\":4000,\"shared_pct\":75.00"));

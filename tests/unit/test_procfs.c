@@ -373,77 +373,6 @@ static void test_stat_every_truncation(void **state)
 	}
 }
 
-/* ---- statm ---- */
-
-/* Parse a statm fixture. */
-static int parse_statm_fixture(const char *name, struct proc_statm *sm)
-{
-	return PARSE_FIXTURE(procfs_parse_statm, name, sm);
-}
-
-/* Captured statm files, and malformed ones refused. */
-static void test_statm(void **state)
-{
-	static const char *const bad[] = {
-		"empty.statm", "trunc.statm", "trunc-shared.statm",
-		"overflow.statm", "negative.statm", "garbage-size.statm",
-		"garbage-shared.statm",
-	};
-	struct proc_statm sm, before;
-	size_t i;
-
-	(void)state;
-	assert_int_equal(parse_statm_fixture("cat.statm", &sm), 0);
-	assert_int_equal(sm.size, 765);
-	assert_int_equal(sm.resident, 403);
-	assert_int_equal(sm.shared, 375);
-	assert_int_equal(parse_statm_fixture("multi.statm", &sm), 0);
-	assert_int_equal(sm.size, 6766);
-	assert_int_equal(sm.resident, 306);
-	assert_int_equal(sm.shared, 274);
-	memset(&sm, 0x5a, sizeof(sm));
-	assert_int_equal(parse_statm_fixture("zombie.statm", &sm), 0);
-	assert_int_equal(sm.size, 0);
-	assert_int_equal(sm.resident, 0);
-	assert_int_equal(sm.shared, 0);
-
-	memset(&before, 0x5a, sizeof(before));
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		sm = before;
-		if (parse_statm_fixture(bad[i], &sm) != -EINVAL)
-			fail_msg("%s was not refused", bad[i]);
-		assert_memory_equal(&sm, &before, sizeof(sm));
-	}
-}
-
-/* Every prefix of a statm file is refused until its third field is whole. */
-static void test_statm_every_truncation(void **state)
-{
-	struct proc_statm full, sm;
-	size_t len, cut;
-	char *buf, *copy;
-	int ret;
-
-	(void)state;
-	buf = fixture("multi.statm", &len);
-	assert_int_equal(procfs_parse_statm(buf, len, &full), 0);
-	for (cut = 0; cut <= len; cut++) {
-		copy = malloc(cut ? cut : 1);
-		assert_non_null(copy);
-		memcpy(copy, buf, cut);
-		/* "6766 306 274 " is 13 bytes: the third field is whole. */
-		ret = procfs_parse_statm(copy, cut, &sm);
-		if (cut < 13) {
-			assert_int_equal(ret, -EINVAL);
-		} else {
-			assert_int_equal(ret, 0);
-			assert_memory_equal(&sm, &full, sizeof(sm));
-		}
-		free(copy);
-	}
-	free(buf);
-}
-
 /* ---- status ---- */
 
 /* Parse the Tgid of a status fixture. */
@@ -875,6 +804,24 @@ static void test_smaps_hostile(void **state)
 
 /* Every prefix of a capture is refused until the last required line is
  * whole, and from there on reads as the whole file. */
+/* VmPTE of status: the page tables; a kernel thread's status has none. */
+static void test_status_pte(void **state)
+{
+	static const char status[] = "Name:\tw\nVmRSS:\t    1234 kB\nVmPTE:\t      88 kB\nVmSwap:\t0 kB\n";
+	static const char kthread[] = "Name:\tkworker/0:1\nState:\tI (idle)\nThreads:\t1\n";
+	unsigned long long kib = 7;
+
+	(void)state;
+	assert_int_equal(procfs_parse_status_pte(status, sizeof(status) - 1, &kib), 0);
+	assert_int_equal(kib, 88);
+	kib = 7;
+	assert_int_equal(procfs_parse_status_pte(kthread, sizeof(kthread) - 1, &kib), -EINVAL);
+	assert_int_equal(kib, 7); /* untouched */
+	/* cut inside the line: not read, never a digit short */
+	assert_int_equal(procfs_parse_status_pte(status, (size_t)(strstr(status, "88") + 1 - status), &kib),
+			 -EINVAL);
+}
+
 static void test_smaps_every_truncation(void **state)
 {
 	struct smaps full, sm;
@@ -884,6 +831,7 @@ static void test_smaps_every_truncation(void **state)
 
 	(void)state;
 	buf = fixture("small.smaps_rollup", &len);
+	memset(&full, 0, sizeof(full));
 	assert_int_equal(procfs_parse_smaps_rollup(buf, len, &full), 0);
 	need = (size_t)(strchr(strstr(buf, "\nAnonymous:") + 1, '\n') + 1 - buf);
 	for (cut = 0; cut <= len; cut++) {
@@ -1271,7 +1219,7 @@ static void test_live_self_cmdline(void **state)
 	assert_non_null(strstr(buf, "test_procfs"));
 }
 
-/* ---- procfs_for_each_object ---- */
+/* ---- procfs_for_each_object_at ---- */
 
 #define MAX_OBJECTS 2048
 
@@ -1282,10 +1230,11 @@ struct objects {
 };
 
 /* Object callback: keep a copy of the path; stop when asked to. */
-static int collect_object(const char *path, void *arg)
+static int collect_object(const char *path, const char *at, void *arg)
 {
 	struct objects *o = arg;
 
+	(void)at;
 	if (o->n < MAX_OBJECTS) {
 		o->path[o->n] = strdup(path);
 		assert_non_null(o->path[o->n]);
@@ -1312,7 +1261,7 @@ static struct objects *objects_of(const char *dir, int pid, int *ret)
 
 	assert_non_null(o);
 	assert_true(fd >= 0);
-	*ret = procfs_for_each_object(fd, pid, collect_object, o);
+	*ret = procfs_for_each_object_at(fd, pid, collect_object, o);
 	close(fd);
 	return o;
 }
@@ -1396,7 +1345,7 @@ static void test_maps_errors_and_stop(void **state)
 	assert_non_null(o);
 	o->stop_after = 2;
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	assert_int_equal(procfs_for_each_object(fd, 1, collect_object, o), 7);
+	assert_int_equal(procfs_for_each_object_at(fd, 1, collect_object, o), 7);
 	close(fd);
 	assert_int_equal(o->n, 2);
 	objects_free(o);
@@ -1601,12 +1550,11 @@ int main(void)
 		cmocka_unit_test(test_stat_malformed),
 		cmocka_unit_test(test_stat_cut_after_rss),
 		cmocka_unit_test(test_stat_every_truncation),
-		cmocka_unit_test(test_statm),
-		cmocka_unit_test(test_statm_every_truncation),
 		cmocka_unit_test(test_status_tgid),
 		cmocka_unit_test(test_cmdline_tidy),
 		cmocka_unit_test(test_smaps_captured),
 		cmocka_unit_test(test_smaps_hostile),
+		cmocka_unit_test(test_status_pte),
 		cmocka_unit_test(test_smaps_every_truncation),
 		cmocka_unit_test(test_meminfo_available),
 		cmocka_unit_test(test_psi_parse),

@@ -24,7 +24,7 @@
 
 static char dir[4096], path[4200], err[1024];
 /* What the full-screen view asks of a frame: the whole history. */
-static const struct view_opts drawn = { .sort = SORT_COW_RATE, .tree = true, .hist = SERIES_CAP };
+static const struct view_opts drawn = { .sort = FIELD_COW_RATE, .tree = true, .hist = SERIES_CAP };
 
 static int setup(void **state)
 {
@@ -46,7 +46,7 @@ static struct model *workload(void)
 {
 	struct model *m = model__new();
 	struct proc *root, *a, *b;
-	struct smaps s = { .pss = 900, .private_dirty = 400, .private_clean = 100, .anon = 1000 };
+	struct smaps s = { .pss = 900, .private_dirty = 400, .private_clean = 100, .anon = 1000, .pte = 68 };
 
 	assert_non_null(m);
 	root = add(m, 100, 1, 50, "master", 10);
@@ -159,6 +159,7 @@ static void test_round_trip(void **state)
 	assert_int_equal(b->counts.cow, 3000);
 	assert_int_equal(a->rss_kib, 4000);
 	assert_int_equal(a->smaps.pss, 900);
+	assert_int_equal(a->smaps.pte, 68); /* pte_kib, through the field table */
 	assert_int_equal(proc_uss_kib(a), 500);
 	assert_true(b->smaps_time == 0); /* never read stays unknown */
 	assert_true(proc_shared_pct(a) == 100.0 * 600 / 2000);
@@ -188,7 +189,7 @@ static void test_round_trip(void **state)
  * that many frames are read again; batch output (no history) reads none. */
 static void test_history_as_drawn(void **state)
 {
-	static const struct view_opts two = { .sort = SORT_COW_RATE, .tree = true, .hist = 2 };
+	static const struct view_opts two = { .sort = FIELD_COW_RATE, .tree = true, .hist = 2 };
 	struct model *m = workload();
 	struct recording *r;
 	struct frame *f;
@@ -426,6 +427,8 @@ static void test_invalid_records(void **state)
 		{ "{\"pid\":5,\"ppid\":1,\"cow_pages\":1.5}", "cow_pages is not a whole number from 0 to 2^63" },
 		{ "{\"pid\":5,\"ppid\":1,\"reuse\":\"many\"}", "reuse is not a number" },
 		{ "{\"pid\":5,\"ppid\":1,\"rss_kib\":[1]}", "rss_kib is not a number" },
+		{ "{\"pid\":5,\"ppid\":1,\"pss_kib\":1,\"pte_kib\":-4}", "pte_kib is negative" },
+		{ "{\"pid\":5,\"ppid\":1,\"pss_kib\":1,\"pte_kib\":\"4\"}", "pte_kib is not a number" },
 		{ "{\"pid\":5,\"ppid\":1,\"start_time\":-2}", "start_time is negative" },
 		{ "{\"pid\":5,\"ppid\":1,\"comm\":7}", "comm is not a string" },
 		{ "{\"pid\":5,\"ppid\":1,\"cow_rate\":-3}", "cow_rate -3 out of range" },

@@ -56,6 +56,7 @@ struct world {
 	struct fake_clock clock;
 	struct sampler_clock sclock;
 	struct sampler *s;
+	unsigned runs;
 };
 
 /* Write text to dirfd/path, making the file. */
@@ -68,8 +69,9 @@ static void put(int dirfd, const char *path, const char *text)
 	close(fd);
 }
 
-/* Give the fake /proc a process: PID/stat with this start time, and
- * PID/smaps_rollup whose Rss is pid KiB, so a reading names its file. */
+/* Give the fake /proc a process: PID/stat with this start time,
+ * PID/smaps_rollup whose Rss is pid KiB, so a reading names its file, and
+ * PID/status whose VmPTE is 40 + pid KiB. */
 static void put_proc(struct world *w, int pid, int ppid, unsigned long long start)
 {
 	char path[64], text[512];
@@ -85,6 +87,10 @@ static void put_proc(struct world *w, int pid, int ppid, unsigned long long star
 	    "Pss: 2 kB\nShared_Clean: 3 kB\nShared_Dirty: 4 kB\nPrivate_Clean: 5 kB\n"
 	    "Private_Dirty: 6 kB\nAnonymous: 7 kB\n", pid);
 	put(w->procfd, path, text);
+	snprintf(path, sizeof(path), "%d/status", pid);
+	snprintf(text, sizeof(text), "Name:\tw\nVmRSS:\t     %d kB\nVmPTE:\t      %d kB\nThreads:\t1\n",
+	    pid, 40 + pid);
+	put(w->procfd, path, text);
 }
 
 /* Add a process to the fake /proc and to the model, its start time
@@ -98,6 +104,21 @@ static struct proc *add_proc(struct world *w, int pid, int ppid)
 	assert_non_null(p);
 	model__set_ppid(p, ppid);
 	return p;
+}
+
+/* One run of the sampler over interval seconds. */
+static void run(struct world *w, double interval)
+{
+	sampler__run(w->s, interval);
+	w->runs++;
+}
+
+/* CPU seconds the sampler charged to its budget, all runs: every reading
+ * of the fake CPU clock costs one step, and each run's first reading only
+ * marks where it starts. */
+static double spent(const struct world *w)
+{
+	return w->clock.cpu - w->runs * w->clock.cost;
 }
 
 /* Make a world with a sampler of budget_pct, each step costing cost
@@ -171,17 +192,18 @@ static void test_budget(void **state)
 
 	(void)state;
 	add_procs(w, NPROCS);
-	sampler__run(w->s, INTERVAL);
+	run(w, INTERVAL);
 	assert_int_equal(nread(w), 9);
-	assert_true(sampler__spent(w->s) > 10.99 * MS && sampler__spent(w->s) < 11.01 * MS);
+	assert_true(spent(w) > 10.99 * MS && spent(w) < 11.01 * MS);
 	assert_int_equal(model__mem_available(w->m), 4321);
 	p = model__find_live(w->m, 9);
 	assert_int_equal(p->smaps.rss, 9);
 	assert_int_equal(p->smaps.private_dirty, 6);
+	assert_int_equal(p->smaps.pte, 49); /* read with it, from its own status */
 	assert_int_equal(p->smaps.anon, 7);
-	sampler__run(w->s, INTERVAL);
+	run(w, INTERVAL);
 	assert_int_equal(nread(w), 17);
-	sampler__run(w->s, 2 * INTERVAL);
+	run(w, 2 * INTERVAL);
 	assert_int_equal(nread(w), NPROCS);
 	world_free(w);
 }
@@ -196,17 +218,17 @@ static void test_order(void **state)
 	(void)state;
 	add_procs(w, NPROCS);
 	sampler__want(w->s, want, sizeof(want) / sizeof(want[0]), true);
-	sampler__run(w->s, INTERVAL);
+	run(w, INTERVAL);
 	assert_int_equal(nread(w), 4);
 	assert_true(read_at(w, 15) > 0 && read_at(w, 15) < read_at(w, 3));
 	assert_true(read_at(w, 3) < read_at(w, 1) && read_at(w, 1) < read_at(w, 2));
 	sampler__want(w->s, NULL, 0, true);
-	sampler__run(w->s, INTERVAL);
+	run(w, INTERVAL);
 	assert_int_equal(nread(w), 8);
 	assert_true(read_at(w, 4) > read_at(w, 15) && read_at(w, 6) > 0 && read_at(w, 7) > 0);
 	/* Then never-read ones until none is left, then the oldest: 15, 3. */
-	sampler__run(w->s, 3 * INTERVAL);
-	sampler__run(w->s, INTERVAL);
+	run(w, 3 * INTERVAL);
+	run(w, INTERVAL);
 	assert_int_equal(nread(w), NPROCS);
 	assert_true(read_at(w, 15) > read_at(w, 20) && read_at(w, 3) > read_at(w, 15));
 	world_free(w);
@@ -223,17 +245,17 @@ static void test_only_wanted(void **state)
 	(void)state;
 	add_procs(w, NPROCS);
 	sampler__want(w->s, want, 2, false);
-	sampler__run(w->s, INTERVAL);
-	sampler__run(w->s, INTERVAL);
+	run(w, INTERVAL);
+	run(w, INTERVAL);
 	assert_int_equal(nread(w), 2);
 	assert_true(read_at(w, 7) > 0 && read_at(w, 3) > read_at(w, 7));
 	assert_true(read_at(w, 1) == 0 && read_at(w, 2) == 0);
 	assert_int_equal(model__mem_available(w->m), 4321);
 	/* MemAvailable and the two, then MemAvailable alone: their readings
 	 * stand (see test_wanted_fresh). */
-	assert_true(sampler__spent(w->s) > 3.99 * MS && sampler__spent(w->s) < 4.01 * MS);
+	assert_true(spent(w) > 3.99 * MS && spent(w) < 4.01 * MS);
 	sampler__want(w->s, want, 2, true);
-	sampler__run(w->s, INTERVAL);
+	run(w, INTERVAL);
 	assert_int_equal(nread(w), NPROCS);
 	world_free(w);
 }
@@ -253,24 +275,24 @@ static void test_wanted_fresh(void **state)
 	a = model__find_live(w->m, 7);
 	b = model__find_live(w->m, 3);
 	sampler__want(w->s, want, 2, false);
-	sampler__run(w->s, INTERVAL);
+	run(w, INTERVAL);
 	a0 = read_at(w, 7);
 	b0 = read_at(w, 3);
 	assert_true(a0 > 0 && b0 > 0);
-	sampler__run(w->s, INTERVAL);
+	run(w, INTERVAL);
 	assert_true(read_at(w, 7) == a0 && read_at(w, 3) == b0);
 	/* 7 grows; 3 copies a page */
 	model__set_mem(a, 'S', a->rss_kib + 4, a->vsz_kib + 4);
-	sampler__run(w->s, INTERVAL);
+	run(w, INTERVAL);
 	assert_true(read_at(w, 7) > a0 && read_at(w, 3) == b0);
 	a0 = read_at(w, 7);
 	b->counts.cow++;
-	sampler__run(w->s, INTERVAL);
+	run(w, INTERVAL);
 	assert_true(read_at(w, 7) == a0 && read_at(w, 3) > b0);
 	b0 = read_at(w, 3);
 	/* neither changes, and their readings grow old */
 	w->clock.wall += SAMPLER_FRESH;
-	sampler__run(w->s, INTERVAL);
+	run(w, INTERVAL);
 	assert_true(read_at(w, 7) > a0 && read_at(w, 3) > b0);
 	world_free(w);
 }
@@ -294,12 +316,12 @@ static void test_skipped(void **state)
 	put_proc(w, 54, 0, 1054);
 	fine = add_proc(w, 55, 0);
 	model__set_mem(fine, 'S', 100, 4000);
-	sampler__run(w->s, INTERVAL);
+	run(w, INTERVAL);
 	assert_true(gone->smaps_time == 0 && exited->smaps_time == 0);
 	assert_true(zombie->smaps_time == 0 && kthread->smaps_time == 0);
 	assert_true(reused->smaps_time == 0 && fine->smaps_time > 0);
 	/* MemAvailable, 50, 54 and 55. */
-	assert_true(sampler__spent(w->s) > 3.99 * MS && sampler__spent(w->s) < 4.01 * MS);
+	assert_true(spent(w) > 3.99 * MS && spent(w) < 4.01 * MS);
 	world_free(w);
 }
 
@@ -314,19 +336,19 @@ static void test_debt_and_savings(void **state)
 
 	(void)state;
 	add_procs(w, NPROCS);
-	sampler__run(w->s, INTERVAL);
+	run(w, INTERVAL);
 	assert_int_equal(nread(w), 1);
-	sampler__run(w->s, INTERVAL);
+	run(w, INTERVAL);
 	assert_int_equal(nread(w), 2);
-	sampler__run(w->s, INTERVAL);
+	run(w, INTERVAL);
 	assert_int_equal(nread(w), 2);
 	world_free(w);
 
 	w = world_new(1, 1.1 * MS, -1);
 	for (i = 0; i < 5; i++)
-		sampler__run(w->s, INTERVAL);
+		run(w, INTERVAL);
 	add_procs(w, 2 * NPROCS);
-	sampler__run(w->s, INTERVAL);
+	run(w, INTERVAL);
 	assert_int_equal(nread(w), 18);
 	world_free(w);
 }
@@ -340,11 +362,11 @@ static void test_off(void **state)
 	(void)state;
 	add_procs(w, NPROCS);
 	sampler__want(w->s, want, 1, true);
-	sampler__run(w->s, INTERVAL);
-	sampler__run(w->s, INTERVAL);
+	run(w, INTERVAL);
+	run(w, INTERVAL);
 	assert_int_equal(nread(w), 0);
 	assert_int_equal(model__mem_available(w->m), 4321);
-	assert_true(sampler__spent(w->s) > 1.99 * MS && sampler__spent(w->s) < 2.01 * MS);
+	assert_true(spent(w) > 1.99 * MS && spent(w) < 2.01 * MS);
 	world_free(w);
 }
 
@@ -377,7 +399,7 @@ static void test_roots_memcg(void **state)
 	put(w->procfd, "20/cgroup", "0::/a\n");
 	put(w->procfd, "21/cgroup", "0::/a\n");
 	put(w->procfd, "12/cgroup", "0::/a\n");
-	sampler__run(w->s, INTERVAL);
+	run(w, INTERVAL);
 	assert_int_equal(root->memcg.limit_kib, 1024);
 	assert_int_equal(root->memcg.usage_kib, 4);
 	assert_int_equal(orphan->memcg.limit_kib, 1024);

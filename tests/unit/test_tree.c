@@ -58,7 +58,7 @@ static const char *shape(const struct proc *procs, size_t n, const struct view_o
 static void test_pid_reuse(void **state)
 {
 	struct proc procs[5];
-	struct view_opts o = { .sort = SORT_PID, .tree = true };
+	struct view_opts o = { .sort = FIELD_PID, .tree = true };
 
 	(void)state;
 	put(procs, 0, 42, 1, 100, 0);  /* the old 42 */
@@ -76,7 +76,7 @@ static void test_deep_chain(void **state)
 	enum { N = TREE_DEPTH_BITS + 6 };
 	struct proc *procs = calloc(N + 1, sizeof(*procs));
 	struct row *rows = calloc(N + 1, sizeof(*rows));
-	struct view_opts o = { .sort = SORT_PID, .tree = true };
+	struct view_opts o = { .sort = FIELD_PID, .tree = true };
 	char prefix[4096];
 	int i;
 
@@ -104,7 +104,7 @@ static void test_focus(void **state)
 {
 	static const struct spec chain[] = { { 10, 1, 0 }, { 11, 10, 1 }, { 12, 11, 5 }, { 13, 12, 9 }, { 14, 10, 7 } };
 	struct proc procs[5];
-	struct view_opts o = { .sort = SORT_COW_RATE, .tree = true, .focus_pid = 11 };
+	struct view_opts o = { .sort = FIELD_COW_RATE, .tree = true, .focus_pid = 11 };
 
 	(void)state;
 	put_all(procs, chain, 5);
@@ -120,14 +120,14 @@ static void test_flat(void **state)
 {
 	static const struct spec four[] = { { 30, 1, 5 }, { 20, 30, 5 }, { 10, 30, 9 }, { 40, 10, 0 } };
 	struct proc procs[4];
-	struct view_opts o = { .sort = SORT_COW_RATE, .tree = false };
+	struct view_opts o = { .sort = FIELD_COW_RATE, .tree = false };
 
 	(void)state;
 	put_all(procs, four, 4);
 	assert_string_equal(shape(procs, 4, &o), "10:0 20:0 30:0 40:0");
 	o.reverse = true;
 	assert_string_equal(shape(procs, 4, &o), "40:0 30:0 20:0 10:0");
-	o.sort = SORT_COMM;
+	o.sort = FIELD_COMM;
 	o.reverse = false;
 	assert_string_equal(shape(procs, 4, &o), "10:0 20:0 30:0 40:0");
 	assert_int_equal(tree_layout(procs, 0, &o, NULL), 0);
@@ -176,13 +176,13 @@ static void test_relink(void **state)
 
 static void test_sort_key_names(void **state)
 {
-	enum sort_key k;
+	enum field_id k;
 
 	(void)state;
 	assert_int_equal(sort_key_parse("vsz", &k), 0);
-	assert_int_equal(k, SORT_VSZ);
-	assert_string_equal(sort_key_name(SORT_COW_RATE), "cow-rate");
-	assert_string_equal(sort_key_name(SORT_NKEYS), "?");
+	assert_int_equal(k, FIELD_VSZ);
+	assert_string_equal(sort_key_name(FIELD_COW_RATE), "cow-rate");
+	assert_string_equal(sort_key_name(FIELD_N), "?");
 }
 
 /* Least shared first, unknown last; USS and PSS largest first, unread last. */
@@ -191,28 +191,34 @@ static void test_sort_memory(void **state)
 	static const struct spec four[] = { { 10, 1, 0 }, { 20, 1, 0 }, { 30, 1, 0 }, { 40, 1, 0 } };
 	static const unsigned long long dirty[] = { 900, 100, 500 };
 	struct proc procs[4];
-	struct view_opts o = { .sort = SORT_SHARED, .tree = false };
+	struct view_opts o = { .sort = FIELD_SHARED, .tree = false };
 	int i;
 
 	(void)state;
 	put_all(procs, four, 4);
 	for (i = 0; i < 3; i++) { /* 10: 10% shared, 20: 90%, 30: 50%; 40 unread */
 		procs[i].smaps = (struct smaps){ .anon = 1000, .private_dirty = dirty[i],
-						 .pss = 100 * (unsigned long long)(i + 1) };
+						 .pss = 100 * (unsigned long long)(i + 1), .pte = dirty[i] / 10 };
 		procs[i].smaps_time = 1;
 		procs[i].inherited_kib = 1000;
 	}
 	procs[3].inherited_kib = 1000;
 	assert_string_equal(shape(procs, 4, &o), "10:0 30:0 20:0 40:0");
-	o.sort = SORT_USS;
+	o.sort = FIELD_USS;
 	assert_string_equal(shape(procs, 4, &o), "10:0 30:0 20:0 40:0");
-	o.sort = SORT_PSS;
+	o.sort = FIELD_PSS;
 	assert_string_equal(shape(procs, 4, &o), "30:0 20:0 10:0 40:0");
 	assert_int_equal(sort_key_parse("shared", &o.sort), 0);
-	assert_int_equal(o.sort, SORT_SHARED);
+	assert_int_equal(o.sort, FIELD_SHARED);
 	assert_int_equal(sort_key_parse("uss", &o.sort), 0);
-	assert_int_equal(o.sort, SORT_USS);
-	assert_string_equal(sort_key_name(SORT_PSS), "pss");
+	assert_int_equal(o.sort, FIELD_USS);
+	assert_string_equal(sort_key_name(FIELD_PSS), "pss");
+	/* the page tables: largest first, unread last, named pte */
+	assert_int_equal(sort_key_parse("pte", &o.sort), 0);
+	assert_int_equal(o.sort, FIELD_PTE);
+	assert_string_equal(shape(procs, 4, &o), "10:0 30:0 20:0 40:0");
+	o.reverse = true;
+	assert_string_equal(shape(procs, 4, &o), "40:0 20:0 30:0 10:0");
 }
 
 int main(void)

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include "fields.h"
 #include "help.h"
 #include "keys.h"
 #include "screen.h"
@@ -29,7 +30,10 @@ static void test_every_command_has_a_key(void **state)
 	for (c = CMD_NONE + 1; c < CMD_N; c++) {
 		for (found = 0, i = 0; i < n; i++)
 			found += kb[i].cmd == (enum cmd)c && kb[i].keys[0] != 0;
-		assert_int_equal(found, 1);
+		if (c == CMD_SORT_FIELD) /* one key per sort key of the field table */
+			assert_int_equal(found, 10);
+		else
+			assert_int_equal(found, 1);
 	}
 }
 
@@ -66,9 +70,15 @@ static void test_conventions(void **state)
 	assert_int_equal(keys_lookup('w'), CMD_SNAPSHOT);
 	assert_int_equal(keys_lookup('?'), CMD_HELP);
 	assert_int_equal(keys_lookup('l'), CMD_LOG);
-	assert_int_equal(keys_lookup('S'), CMD_SORT_SHARED);
-	assert_int_equal(keys_lookup('U'), CMD_SORT_USS);
-	assert_int_equal(keys_lookup('P'), CMD_SORT_PSS);
+	assert_int_equal(keys_lookup('S'), CMD_SORT_FIELD);
+	assert_int_equal(keys_sort_field('S'), FIELD_SHARED);
+	assert_int_equal(keys_lookup('U'), CMD_SORT_FIELD);
+	assert_int_equal(keys_sort_field('U'), FIELD_USS);
+	assert_int_equal(keys_lookup('P'), CMD_SORT_FIELD);
+	assert_int_equal(keys_sort_field('P'), FIELD_PSS);
+	assert_int_equal(keys_lookup('E'), CMD_SORT_FIELD); /* the page tables' */
+	assert_int_equal(keys_sort_field('E'), FIELD_PTE);
+	assert_int_equal(keys_sort_field('s'), -1);
 	assert_int_equal(keys_lookup('m'), CMD_METRIC);
 	assert_int_equal(keys_lookup('r'), CMD_REGIONS);
 	assert_int_equal(keys_lookup('x'), CMD_NONE);
@@ -192,7 +202,7 @@ static void test_signal_send(void **state)
 	pid_t kid;
 
 	(void)state;
-	signal_target_close(&tg);
+	signal_target__free(&tg);
 	assert_int_not_equal(fcntl(0, F_GETFD), -1);
 	kid = fork();
 	assert_true(kid >= 0);
@@ -200,18 +210,18 @@ static void test_signal_send(void **state)
 		pause();
 		_exit(0);
 	}
-	signal_target_open(&tg, kid);
+	signal_target__open(&tg, kid);
 	assert_int_equal(signal_send(&tg, SIGUSR2), 0);
 	assert_int_equal(waitpid(kid, &status, 0), kid);
 	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGUSR2);
 	assert_int_equal(signal_send(&tg, SIGTERM), -ESRCH);
 	assert_string_equal(signal_errno_name(-ESRCH), "ESRCH");
 	assert_string_equal(signal_errno_name(-EPERM), "EPERM");
-	signal_target_close(&tg);
+	signal_target__free(&tg);
 	assert_int_equal(tg.pidfd, -1);
-	signal_target_open(&tg, kid); /* reaped: gone */
+	signal_target__open(&tg, kid); /* reaped: gone */
 	assert_int_equal(signal_send(&tg, SIGTERM), -ESRCH);
-	signal_target_close(&tg);
+	signal_target__free(&tg);
 	assert_int_equal(signal_menu[0].sig, SIGTERM);
 	assert_string_equal(signal_menu[SIGNAL_MENU_N - 1].name, "USR2");
 }

@@ -55,7 +55,7 @@ static struct model *sample(void)
 static struct frame *frame_tree(struct model *m, bool tree)
 {
 	static struct frame *f;
-	struct view_opts o = { .sort = SORT_PID, .tree = tree, .hist = SERIES_CAP };
+	struct view_opts o = { .sort = FIELD_PID, .tree = tree, .hist = SERIES_CAP };
 
 	frame__free(f);
 	f = frame__build(m, NULL, &o, NULL);
@@ -103,20 +103,33 @@ static void own(struct series *s)
 		series__push_marked(s, v[i], mk[i]);
 }
 
+/* The layout of a view showing names (COMMAND without command lines). */
+static void row_layout_init(struct row_layout *l, int width, bool utf8)
+{
+	row_layout_split(l, width, utf8, false);
+}
+
 static void test_layout_shares_width(void **state)
 {
 	struct row_layout l;
 
 	(void)state;
 	row_layout_init(&l, 160, true);
-	assert_int_equal(l.hist, 160 - ROW_FIXED - 1 - 32);
+	assert_int_equal(l.keep, 2);
+	assert_int_equal(l.hist, 160 - row_columns_width(2) - 1 - 32);
 	row_layout_init(&l, 100, false);
-	assert_int_equal(l.hist, 100 - ROW_FIXED - 1 - 20);
-	assert_true(l.mem);
-	/* 80 columns: the memory columns give way, the history keeps room */
+	assert_int_equal(l.keep, 2);
+	assert_int_equal(l.hist, 100 - row_columns_width(2) - 1 - 16);
+	/* 95 columns: the page tables give way first, then (80) the memory
+	 * columns; the history keeps room */
+	row_layout_init(&l, 95, false);
+	assert_int_equal(l.keep, 1);
+	assert_int_equal(row_columns_width(2) - row_columns_width(1), 7); /* PTE */
+	assert_int_equal(l.hist, 95 - row_columns_width(1) - 1 - 17);
 	row_layout_init(&l, 80, false);
-	assert_false(l.mem);
-	assert_int_equal(l.hist, 80 - (ROW_FIXED - ROW_MEM) - 1 - 20);
+	assert_int_equal(l.keep, 0);
+	assert_int_equal(row_columns_width(1) - row_columns_width(0), 20); /* SHR% USS PSS */
+	assert_int_equal(l.hist, 80 - row_columns_width(0) - 1 - 20);
 	row_layout_init(&l, 5, false);
 	assert_int_equal(l.hist, 0);
 	row_layout_init(&l, 2000, false);
@@ -138,11 +151,11 @@ static void test_row_exact_ascii(void **state)
 	assert_true(rl.scale == 42);
 	row_format(&rows[1], &rl, l);
 	assert_string_equal(l->text,
-		"    101 R    21.0      42   1.0M     -      -      -   2.0M                  @+ |- worker");
+		"    101 R    21.0      42   1.0M     -      -      -   2.0M      -               @+ |- worker");
 	assert_int_equal(l->base, ROLE_PLAIN);
 	row_format(&rows[0], &rl, l);
 	assert_string_equal(l->text,
-		"    100 S     0.0       0     0K     -      -      -     0K                  __ master");
+		"    100 S     0.0       0     0K     -      -      -     0K      -               __ master");
 	model__free(m);
 	free(l);
 }
@@ -161,9 +174,10 @@ static void test_row_cmdline_and_bytes(void **state)
 	snprintf(mut(&rows[1])->cmdline, PROC_CMDLINE_MAX, "unicorn worker[1] -c \x1b[2Jx");
 	row_layout_split(&rl, 100, false, true);
 	rl.scale = rows_scale(rows, n, rl.hist);
-	assert_int_equal(rl.hist, 100 - ROW_FIXED - 1 - 26); /* two thirds of 40 to COMMAND */
+	assert_int_equal(rl.hist, 100 - row_columns_width(rl.keep) - 1 - 22); /* two thirds of 33 to COMMAND */
 	row_format(&rows[1], &rl, l);
-	assert_non_null(strstr(l->text, "|- unicorn worker[1] -c \\e")); /* cut at 100 columns */
+	assert_non_null(strstr(l->text, "|- unicorn worker[1] -")); /* cut at 100 columns */
+	assert_int_equal(text_width(l->text), 100);
 	assert_null(strchr(l->text, '\x1b'));
 	row_format(&rows[0], &rl, l);
 	assert_non_null(strstr(l->text, " master"));
@@ -172,10 +186,10 @@ static void test_row_cmdline_and_bytes(void **state)
 		row_format(&rows[1], &rl, l);
 		assert_non_null(strstr(l->text, "    101 R     84K    168K   1.0M "));
 		rl.bytes = false;
-		row_titles(&rl, SORT_PID, false, l);
+		row_titles(&rl, FIELD_PID, false, l);
 		assert_non_null(strstr(l->text, "CoW/s     COW"));
 		rl.bytes = true;
-		row_titles(&rl, SORT_PID, false, l);
+		row_titles(&rl, FIELD_PID, false, l);
 		assert_non_null(strstr(l->text, "CoW B/s   COW B"));
 		assert_non_null(strstr(l->text, "max 168K/s"));
 	}
@@ -212,7 +226,7 @@ static void test_row_exact_utf8(void **state)
 	rl.scale = 42;
 	row_format(&rows[3], &rl, l);
 	assert_string_equal(l->text,
-		"    103 X     0.0       7      -     -      -      -      -                  ▃▁   └─ gone [?]");
+		"    103 X     0.0       7      -     -      -      -      -      -               ▃▁   └─ gone [?]");
 	/* gone never had its stat read: RSS and VSZ unknown, not 0K (master's
 	 * were read, as 0) */
 	assert_int_equal(l->base, ROLE_DIM); /* exited: dimmed, final counts */
@@ -240,7 +254,7 @@ static void test_row_spans(void **state)
 			tree = i;
 	}
 	assert_true(spark >= 0 && tree > spark);
-	assert_int_equal(l->span[spark].off, ROW_FIXED);
+	assert_int_equal(l->span[spark].off, row_columns_width(rl.keep));
 	assert_int_equal(l->span[spark].len, rl.hist);
 	assert_memory_equal(l->text + l->span[tree].off, "|- ", 3);
 	model__free(m);
@@ -289,7 +303,7 @@ static void test_cut_to_width(void **state)
 			assert_true(text_width(l->text) <= w);
 			assert_int_equal(strlen(l->text), l->len);
 		}
-		row_titles(&rl, SORT_COW_RATE, false, l);
+		row_titles(&rl, FIELD_COW_RATE, false, l);
 		assert_int_equal(text_width(l->text), w); /* titles span the width */
 	}
 	setlocale(LC_CTYPE, "C");
@@ -305,29 +319,29 @@ static void test_titles(void **state)
 	(void)state;
 	row_layout_init(&rl, 120, false);
 	rl.scale = 1234;
-	row_titles(&rl, SORT_COW_RATE, false, l);
-	assert_non_null(strstr(l->text, "    PID S  vCoW/s     COW    RSS  SHR%    USS    PSS    VSZ CoW/s history (max 1234.0/s)"));
+	row_titles(&rl, FIELD_COW_RATE, false, l);
+	assert_non_null(strstr(l->text, "    PID S  vCoW/s     COW    RSS  SHR%    USS    PSS    VSZ    PTE history (max 1234.0/s)"));
 	assert_non_null(strstr(l->text, " COMMAND"));
 	assert_int_equal(l->base, ROLE_COLHDR);
 	assert_int_equal(l->nspan >= 1, 1);
-	row_titles(&rl, SORT_PID, false, l);
+	row_titles(&rl, FIELD_PID, false, l);
 	assert_memory_equal(l->text, "   ^PID", 7); /* pid: smallest first */
-	row_titles(&rl, SORT_PID, true, l);
+	row_titles(&rl, FIELD_PID, true, l);
 	assert_memory_equal(l->text, "   vPID", 7);
-	row_titles(&rl, SORT_COMM, false, l);
+	row_titles(&rl, FIELD_COMM, false, l);
 	assert_non_null(strstr(l->text, "COMMAND^"));
 	row_layout_init(&rl, 70, false); /* 13 columns of history */
 	rl.scale = 15000;
-	row_titles(&rl, SORT_COW, false, l);
+	row_titles(&rl, FIELD_COW, false, l);
 	assert_non_null(strstr(l->text, " max 15.0k/s "));
 	free(l);
 }
 
 /* Give the worker (rows[1]) a reading: 75% of what it inherited still
- * shared, USS 1 MiB, PSS 3 MiB; and a shared% history: unknown, 0, 50, 100. */
+ * shared, USS 1 MiB, PSS 3 MiB, page tables 24 KiB; and a shared% history: unknown, 0, 50, 100. */
 static void read_worker(const struct row *r)
 {
-	struct smaps s = { .anon = 4096, .private_dirty = 1024, .pss = 3072 };
+	struct smaps s = { .anon = 4096, .private_dirty = 1024, .pss = 3072, .pte = 24 };
 
 	model__set_smaps(mut(r), &s, 1.0);
 	model__set_inherited(mut(r), 4096);
@@ -354,23 +368,25 @@ static void test_memory_cells_and_metric(void **state)
 	assert_true(rl.scale == 42);
 	row_format(&rows[1], &rl, l);
 	assert_string_equal(l->text,
-		"    101 R    21.0      42   1.0M   75%   1.0M   3.0M   2.0M                  @+ |- worker");
+		"    101 R    21.0      42   1.0M   75%   1.0M   3.0M   2.0M    24K               @+ |- worker");
 	row_layout_scale(&rl, METRIC_SHARED, rows, n);
 	assert_true(rl.scale == 100);
 	row_format(&rows[1], &rl, l);
 	assert_string_equal(l->text,
-		"    101 R    21.0      42   1.0M   75%   1.0M   3.0M   2.0M                 _+@ |- worker");
+		"    101 R    21.0      42   1.0M   75%   1.0M   3.0M   2.0M    24K              _+@ |- worker");
 	row_format(&rows[0], &rl, l); /* never read: no history drawn */
 	assert_string_equal(l->text,
-		"    100 S     0.0       0     0K     -      -      -     0K                     master");
-	row_titles(&rl, SORT_SHARED, false, l);
-	assert_non_null(strstr(l->text, "    RSS ^SHR%    USS    PSS    VSZ SHR% history        COMMAND"));
-	row_titles(&rl, SORT_USS, false, l);
+		"    100 S     0.0       0     0K     -      -      -     0K      -                  master");
+	row_titles(&rl, FIELD_SHARED, false, l);
+	assert_non_null(strstr(l->text, "    RSS ^SHR%    USS    PSS    VSZ    PTE SHR% history     COMMAND"));
+	row_titles(&rl, FIELD_PTE, false, l);
+	assert_non_null(strstr(l->text, "    VSZ   vPTE SHR% history "));
+	row_titles(&rl, FIELD_USS, false, l);
 	assert_non_null(strstr(l->text, " SHR%   vUSS    PSS "));
 	row_layout_init(&rl, 120, false);
 	row_layout_scale(&rl, METRIC_SHARED, rows, n);
-	row_titles(&rl, SORT_PSS, false, l);
-	assert_non_null(strstr(l->text, "   vPSS    VSZ SHR% history (full 100%) "));
+	row_titles(&rl, FIELD_PSS, false, l);
+	assert_non_null(strstr(l->text, "   vPSS    VSZ    PTE SHR% history (full 100%) "));
 	model__free(m);
 	free(l);
 }
@@ -515,7 +531,7 @@ static void test_marks_in_their_colour(void **state)
 	rl.scale = 42;
 	row_format(&rows[1], &rl, l);
 	assert_string_equal(l->text,
-		"    101 R    21.0      42   1.0M     -      -      -   2.0M                @+|@ |- worker");
+		"    101 R    21.0      42   1.0M     -      -      -   2.0M      -             @+|@ |- worker");
 	at = strchr(l->text, '|');
 	assert_int_equal(role_of(l, (size_t)(at - l->text)), ROLE_MARK);
 	assert_int_equal(role_of(l, (size_t)(at - l->text) - 1), ROLE_SPARK);
@@ -549,7 +565,7 @@ static void test_many_marks_keep_the_tree_colour(void **state)
 	row_format(&rows[1], &rl, l);
 	assert_non_null(strstr(l->text, "_!_!_!"));
 	/* too many runs to colour: the marks keep only their glyph */
-	assert_int_equal(role_of(l, ROW_FIXED + 1), ROLE_SPARK);
+	assert_int_equal(role_of(l, (size_t)row_columns_width(rl.keep) + 1), ROLE_SPARK);
 	assert_int_equal(role_of(l, (size_t)(strstr(l->text, "|- ") - l->text)), ROLE_TREE);
 	model__free(m);
 	free(l);

@@ -323,7 +323,7 @@ static struct frame *sample_frame(void)
 	model__set_inherited(b, 4096);
 	model__set_mem_available(m, 1024 * 1024);
 	model__tick(m, 1.0);
-	f = frame__build(m, &st, &(struct view_opts){ .sort = SORT_COW_RATE, .tree = true,
+	f = frame__build(m, &st, &(struct view_opts){ .sort = FIELD_COW_RATE, .tree = true,
 						     .hist = SERIES_CAP, .no_groups = true }, NULL);
 	model__free(m);
 	assert_non_null(f);
@@ -344,7 +344,7 @@ static void test_text_of_a_frame(void **state)
 	(void)state;
 	setenv("TZ", "UTC", 1);
 	tzset();
-	view__init(&v, &(struct view_opts){ .sort = SORT_PID, .tree = true }, false);
+	view__init(&v, &(struct view_opts){ .sort = FIELD_PID, .tree = true }, false);
 	view__set_frame(&v, f);
 	frame__free(f);
 	header_take_frame(&hi, v.f);
@@ -409,7 +409,7 @@ static void test_text_has_cmdlines(void **state)
 
 	(void)state;
 	snprintf(f->procs[1].cmdline, PROC_CMDLINE_MAX, "busy worker[1] \x1b[2J");
-	view__init(&v, &(struct view_opts){ .sort = SORT_PID, .tree = true }, false);
+	view__init(&v, &(struct view_opts){ .sort = FIELD_PID, .tree = true }, false);
 	view__set_frame(&v, f);
 	frame__free(f);
 	out = snapshot_text(&v, &hi, 80, &len);
@@ -446,7 +446,7 @@ static void test_text_has_regions_pane(void **state)
 	char *out;
 
 	(void)state;
-	view__init(&v, &(struct view_opts){ .sort = SORT_PID, .tree = true }, false);
+	view__init(&v, &(struct view_opts){ .sort = FIELD_PID, .tree = true }, false);
 	view__set_frame(&v, f);
 	frame__free(f);
 	view__move(&v, 1);

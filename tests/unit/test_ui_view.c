@@ -61,7 +61,7 @@ static struct model *open_view(struct view *v)
 {
 	struct model *m = sample();
 
-	view__init(v, &(struct view_opts){ .sort = SORT_COW_RATE, .tree = true }, false);
+	view__init(v, &(struct view_opts){ .sort = FIELD_COW_RATE, .tree = true }, false);
 	assert_int_equal(refresh(v, m), 0);
 	return m;
 }
@@ -75,15 +75,15 @@ static void test_tree_sorted_by_rate(void **state)
 	assert_string_equal(shown(&v), "100 101 102 104 103");
 	view__tree_toggle(&v);
 	assert_string_equal(shown(&v), "101 102 104 100 103");
-	view__sort(&v, SORT_PID);
+	view__sort(&v, FIELD_PID);
 	assert_string_equal(shown(&v), "100 101 102 103 104");
 	view__reverse(&v);
 	assert_string_equal(shown(&v), "104 103 102 101 100");
 	view__sort_cycle(&v, 1); /* PID -> CoW/s, natural order again */
-	assert_int_equal(v.vo.sort, SORT_COW_RATE);
+	assert_int_equal(v.vo.sort, FIELD_COW_RATE);
 	assert_false(v.vo.reverse);
 	view__sort_cycle(&v, -2); /* CoW/s -> PID -> COMMAND (wraps) */
-	assert_int_equal(v.vo.sort, SORT_COMM);
+	assert_int_equal(v.vo.sort, FIELD_COMM);
 	view__free(&v);
 	model__free(m);
 }
@@ -202,7 +202,7 @@ static void test_follow_keeps_selection(void **state)
 	refresh(&v, m);
 	assert_string_equal(shown(&v), "100 102 104 101 103");
 	assert_int_equal(view__selected(&v)->pid, 101);
-	view__sort(&v, SORT_COMM); /* and again */
+	view__sort(&v, FIELD_COMM); /* and again */
 	assert_int_equal(view__selected(&v)->pid, 101);
 	view__move(&v, -1); /* moving by hand stops following */
 	assert_false(v.follow);
@@ -226,15 +226,15 @@ static void test_selection_stays_on_its_process(void **state)
 	assert_string_equal(shown(&v), "100 102 104 101 103");
 	assert_int_equal(view__selected(&v)->pid, 101);
 	assert_int_equal(v.sel, 3);
-	view__sort(&v, SORT_COMM); /* and again */
+	view__sort(&v, FIELD_COMM); /* and again */
 	assert_int_equal(view__selected(&v)->pid, 101);
-	view__sort(&v, SORT_COW_RATE);
+	view__sort(&v, FIELD_COW_RATE);
 	model__find(m, 101, 0)->cow_rate = 900; /* busy again: first among its siblings */
 	refresh(&v, m);
 	assert_string_equal(shown(&v), "100 101 102 104 103");
 	assert_int_equal(view__selected(&v)->pid, 101);
 	view__tree_toggle(&v);
-	view__sort(&v, SORT_COW_RATE);
+	view__sort(&v, FIELD_COW_RATE);
 	assert_int_equal(view__selected(&v)->pid, 101);
 	assert_int_equal(view__focus_in(&v), 101); /* Enter: the process selected */
 	view__free(&v);
@@ -351,7 +351,7 @@ static struct model *open_read(struct view *v)
 	model__set_smaps(model__find(m, 102, 0), &s, 99.0);
 	model__mark_exited(model__find(m, 104, 0), 1.0);
 	model__set_mem_available(m, 10240);
-	view__init(v, &(struct view_opts){ .sort = SORT_PID, .tree = true }, false);
+	view__init(v, &(struct view_opts){ .sort = FIELD_PID, .tree = true }, false);
 	f = frame__build(m, &st, NULL, NULL);
 	assert_non_null(f);
 	assert_int_equal(view__set_frame(v, f), 0);
@@ -457,7 +457,7 @@ static void test_group_line_respawns(void **state)
 	master->forked = 40;
 	master->reaped = 37;
 	model__set_memcg(master, &cg);
-	view__init(&v, &(struct view_opts){ .sort = SORT_PID, .tree = true }, false);
+	view__init(&v, &(struct view_opts){ .sort = FIELD_PID, .tree = true }, false);
 	f = frame__build(m, &st, NULL, NULL);
 	assert_non_null(f);
 	assert_int_equal(view__set_frame(&v, f), 0);
@@ -482,7 +482,7 @@ static void test_phase_line_names(void **state)
 	assert_int_equal(model__add_phase(m, "app:work"), 1);
 	busy->counts.cow = 10;
 	busy->split[SPLIT_PHASE].v[1] = 10;
-	view__init(&v, &(struct view_opts){ .sort = SORT_PID, .tree = false }, false);
+	view__init(&v, &(struct view_opts){ .sort = FIELD_PID, .tree = false }, false);
 	assert_int_equal(refresh(&v, m), 0);
 	screen_phase_line(&v, false, l); /* 100, the master: no copies */
 	assert_string_equal(l->text, "phases pid 100 master: no copies yet");

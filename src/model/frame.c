@@ -1,0 +1,581 @@
+/* Frames: what every view shows of one tick, copied out of the model. */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "frame.h"
+
+/* An array of n elements of size bytes, zeroed; never NULL for n == 0. */
+static void *array(size_t n, size_t size)
+{
+	return calloc(n ? n : 1, size);
+}
+
+/* Lay the frame's processes out as rows. */
+static int lay_out(struct frame *f, const struct view_opts *vo)
+{
+	static const struct view_opts dflt = { .sort = FIELD_COW_RATE, .tree = true };
+	long rows;
+
+	f->rows = array(vo && vo->no_rows ? 0 : f->nprocs, sizeof(*f->rows));
+	if (!f->rows)
+		return -ENOMEM;
+	if (vo && vo->no_rows)
+		return 0;
+	rows = tree_layout(f->procs, f->nprocs, vo ? vo : &dflt, f->rows);
+	if (rows < 0)
+		return (int)rows;
+	f->nrows = (size_t)rows;
+	return 0;
+}
+
+/* Values of history a frame copies of each process for vo. */
+static size_t hist_values(const struct view_opts *vo)
+{
+	return vo && vo->hist > 0 ? (size_t)(vo->hist < SERIES_CAP ? vo->hist : SERIES_CAP) : 0;
+}
+
+/* The storage p's histories take in a frame keeping n values. */
+static size_t hist_room(const struct proc *p, size_t n)
+{
+	return n ? series__tail_room(&p->rate, n) + series__tail_room(&p->shared, n) : 0;
+}
+
+/* Give the processes copied in histories of their own: the newest vo->hist
+ * values of the ones they point at (the model's, a recording's), or none.
+ * Most views draw no history, and the screen only as many values as it has
+ * columns for; an idle process's history is one value repeated, kept once.
+ * Copying the whole of every history each tick was most of a frame.
+ * room: the sum of hist_room over the processes, when the caller counted
+ * it (SIZE_MAX: count it here). */
+static void take_history(struct frame *f, const struct view_opts *vo, size_t room)
+{
+	size_t n = hist_values(vo), i, at = 0, r;
+
+	if (room == SIZE_MAX)
+		for (i = 0, room = 0; i < f->nprocs; i++)
+			room += hist_room(&f->procs[i], n);
+	if (room) {
+		f->hist_v = array(room, sizeof(*f->hist_v));
+		f->hist_mark = array(room, sizeof(*f->hist_mark));
+		if (!f->hist_v || !f->hist_mark)
+			n = 0; /* the rows still show, without sparklines */
+	}
+	for (i = 0; i < f->nprocs; i++) {
+		struct proc *p = &f->procs[i];
+
+		r = n ? series__tail_room(&p->rate, n) : 0;
+		series__copy_tail(&p->rate, &p->rate, r ? f->hist_v + at : NULL,
+				  r ? f->hist_mark + at : NULL, n);
+		at += r;
+		r = n ? series__tail_room(&p->shared, n) : 0;
+		series__copy_tail(&p->shared, &p->shared, r ? f->hist_v + at : NULL,
+				  r ? f->hist_mark + at : NULL, n);
+		at += r;
+	}
+}
+
+/* The process array of the frame freed last, kept for the next one built.
+ * Each tick builds a frame of about as many processes as the last and
+ * frees an older one: 6 MB at 5,000 processes. Allocated afresh each
+ * time, a frame held longer (a paused screen) made the allocator leave a
+ * frame-sized hole that was never given back: 6.5 MiB more resident. */
+static struct {
+	struct proc *procs;
+	size_t cap;
+} spare;
+
+/* An array for n processes (*cap: room for how many), not zeroed. The
+ * spare if it fits and is not much larger; else a new one, with room to
+ * grow, so that the spare keeps fitting while the count creeps up. */
+static struct proc *procs_array(size_t n, size_t *cap)
+{
+	struct proc *procs;
+
+	if (spare.procs && spare.cap >= n && spare.cap / 2 <= n + 64) {
+		procs = spare.procs;
+		*cap = spare.cap;
+		spare.procs = NULL;
+		return procs;
+	}
+	*cap = n + n / 64 + 16;
+	return malloc(*cap * sizeof(*procs));
+}
+
+/* Give back f's process array: kept as the spare when it is the larger. */
+static void drop_procs(struct frame *f)
+{
+	if (!f->procs_cap || (spare.procs && spare.cap >= f->procs_cap)) {
+		free(f->procs);
+		return;
+	}
+	free(spare.procs);
+	spare.procs = f->procs;
+	spare.cap = f->procs_cap;
+}
+
+/* Free the spare process array (at exit: nothing holds it). */
+void frame__free_spare(void)
+{
+	free(spare.procs);
+	spare.procs = NULL;
+	spare.cap = 0;
+}
+
+/* Copy the processes and lay them out as rows. */
+static int take_procs(struct frame *f, struct model *m, const struct view_opts *vo)
+{
+	size_t i, n = model__count(m), hist = hist_values(vo), room = 0;
+
+	/* Not zeroed: every element is written next (5,000 processes make
+	 * 6 MB, zeroed for nothing at every tick). */
+	f->procs = procs_array(n, &f->procs_cap);
+	if (!f->procs)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		f->procs[i] = *model__at(m, i);
+		room += hist_room(&f->procs[i], hist); /* while the row is in cache */
+	}
+	f->nprocs = n;
+	take_history(f, vo, room);
+	return lay_out(f, vo);
+}
+
+/* Sum what the header and the batch header show, once. The copies of
+ * processes already forgotten (forgotten of them, forgotten_cow copies)
+ * stay in: a total never goes down. */
+static void take_totals(struct frame *f, size_t forgotten, unsigned long long forgotten_cow)
+{
+	size_t i;
+
+	f->totals = (struct frame_totals){ .watched = f->nprocs, .forgotten = forgotten,
+					   .cow = forgotten_cow };
+	for (i = 0; i < f->nprocs; i++) {
+		f->totals.live += !f->procs[i].exited;
+		f->totals.cow += f->procs[i].counts.cow;
+		f->totals.rate += f->procs[i].cow_rate;
+	}
+}
+
+/* Seconds since p's smaps reading, as of the frame; -1 never read. */
+double frame_smaps_age(const struct frame *f, const struct proc *p)
+{
+	if (!p->smaps_time)
+		return -1;
+	return f->time > p->smaps_time ? f->time - p->smaps_time : 0;
+}
+
+/* How many of size fit in room; -1 when size is unknown. */
+static long long fit(unsigned long long room, unsigned long long size)
+{
+	return size ? (long long)(room / size) : -1;
+}
+
+/* Count one live member of a group: its reading, or that it has none. */
+static void group_member(const struct frame *f, const struct proc *p, bool worker,
+			 struct frame_group *g, double *oldest)
+{
+	unsigned long long uss = proc_uss_kib(p);
+
+	g->workers += worker;
+	if (!p->smaps_time) {
+		g->unread++;
+		return;
+	}
+	g->pss_kib += p->smaps.pss;
+	g->uss_kib += uss;
+	if (*oldest < 0 || frame_smaps_age(f, p) > *oldest)
+		*oldest = frame_smaps_age(f, p);
+	if (!worker)
+		return;
+	g->workers_read++;
+	g->worker_uss_mean_kib += uss; /* a sum until the end */
+	if (uss > g->worker_uss_max_kib)
+		g->worker_uss_max_kib = uss;
+}
+
+/* The figures of a subtree laid out as rows, rows[0] its root. */
+static void group_sum(const struct frame *f, const struct row *rows, size_t n, struct frame_group *g)
+{
+	const struct proc *root = rows[0].p;
+	const struct memcg *cg = &root->memcg;
+	double oldest = -1;
+	size_t i;
+
+	*g = (struct frame_group){ .root_pid = root->pid, .root_start = root->start_time,
+				   .root_rss_kib = root->rss_kib, .root_mem_known = proc_mem_known(root),
+				   .forked = root->forked, .reaped = root->reaped };
+	for (i = 0; i < n; i++) {
+		g->cow += rows[i].p->counts.cow;
+		g->rate += rows[i].p->cow_rate;
+		if (!rows[i].p->exited)
+			group_member(f, rows[i].p, i > 0, g, &oldest);
+	}
+	if (g->workers_read)
+		g->worker_uss_mean_kib /= g->workers_read;
+	g->headroom = f->mem_available_kib ? fit(f->mem_available_kib, g->worker_uss_mean_kib) : -1;
+	g->headroom_cgroup = -1;
+	g->memcg = *cg;
+	if (cg->limit_kib)
+		g->headroom_cgroup = fit(cg->limit_kib > cg->usage_kib ? cg->limit_kib - cg->usage_kib : 0,
+					 g->worker_uss_mean_kib);
+	g->smaps_age = oldest;
+}
+
+/* The frame's processes laid out as a tree by pid, only the subtree of
+ * focus_pid when not 0; *rows to free. Returns the number of rows. */
+static long tree_of(const struct frame *f, int focus_pid, struct row **rows)
+{
+	struct view_opts vo = { .sort = FIELD_PID, .tree = true, .focus_pid = focus_pid };
+	long n;
+
+	*rows = array(f->nprocs, sizeof(**rows));
+	if (!*rows)
+		return -ENOMEM;
+	n = tree_layout(f->procs, f->nprocs, &vo, *rows);
+	if (n < 0) {
+		free(*rows);
+		*rows = NULL;
+	}
+	return n;
+}
+
+/* The end of the subtree whose root is rows[i]. */
+static size_t subtree_end(const struct row *rows, size_t n, size_t i)
+{
+	for (i++; i < n && rows[i].depth > 0; i++)
+		;
+	return i;
+}
+
+/* A group for each watched root with at least one live descendant. */
+static int take_groups(struct frame *f)
+{
+	struct row *rows;
+	long n = tree_of(f, 0, &rows);
+	size_t i, end;
+
+	if (n < 0)
+		return (int)n;
+	f->groups = array((size_t)n, sizeof(*f->groups));
+	if (!f->groups) {
+		free(rows);
+		return -ENOMEM;
+	}
+	for (i = 0; i < (size_t)n; i = end) {
+		end = subtree_end(rows, (size_t)n, i);
+		group_sum(f, rows + i, end - i, &f->groups[f->ngroups]);
+		f->ngroups += f->groups[f->ngroups].workers > 0;
+	}
+	free(rows);
+	f->grouped = f->ngroups > 0;
+	return 0;
+}
+
+/* Sum the groups of a frame built without them; see frame.h. */
+int frame__groups(struct frame *f)
+{
+	return f->groups ? 0 : take_groups(f);
+}
+
+/* Whether some watched root has a live descendant, from the tree: a live
+ * process below a root. */
+static int grouped_by_tree(struct frame *f)
+{
+	struct row *rows;
+	long n = tree_of(f, 0, &rows), i;
+
+	if (n < 0)
+		return (int)n;
+	for (i = 0; i < n && !f->grouped; i++)
+		f->grouped = rows[i].depth > 0 && !rows[i].p->exited;
+	free(rows);
+	return 0;
+}
+
+/* Whether some watched root has a live descendant, without summing the
+ * groups: a live process whose parent is held. The model's pid index
+ * answers at once, usually at the first process; only when the process it
+ * finds under a parent's pid cannot be the parent (it started later: the
+ * pid was reused) does the answer take the tree. */
+static int take_grouped(struct frame *f, struct model *m)
+{
+	bool unsure = false;
+	const struct proc *p, *q;
+	size_t i;
+
+	for (i = 0; i < f->nprocs; i++) {
+		p = &f->procs[i];
+		if (p->exited || !(q = model__find(m, p->ppid, 0)))
+			continue;
+		if (q->pid != p->pid && q->start_time <= p->start_time) {
+			f->grouped = true;
+			return 0;
+		}
+		unsure = true;
+	}
+	return unsure ? grouped_by_tree(f) : 0;
+}
+
+/* The group of focus_pid's subtree, or of member's watched root. */
+int frame_group_of(const struct frame *f, int focus_pid, const struct proc *member,
+		   struct frame_group *out)
+{
+	struct row *rows;
+	long n = tree_of(f, focus_pid, &rows);
+	size_t k;
+
+	if (n <= 0) {
+		free(rows);
+		return n < 0 ? (int)n : -ENOENT;
+	}
+	for (k = 0; member && k < (size_t)n && rows[k].p != member; k++)
+		;
+	if (!member || k == (size_t)n)
+		k = 0;
+	while (rows[k].depth > 0)
+		k--;
+	group_sum(f, rows + k, subtree_end(rows, (size_t)n, k) - k, out);
+	free(rows);
+	return 0;
+}
+
+/* Copy the probe labels and the labels of every breakdown: a frame names
+ * what it shows by itself. */
+static int take_labels(struct frame *f, const struct model *m)
+{
+	int i, k;
+
+	f->nprobes = model__nprobes(m);
+	f->nkprobes = model__nkernel_probes(m);
+	f->probe_labels = array((size_t)f->nprobes, sizeof(*f->probe_labels));
+	if (!f->probe_labels)
+		return -ENOMEM;
+	for (i = 0; i < f->nprobes; i++)
+		snprintf(f->probe_labels[i], LABEL_MAX, "%s", model__probe_label(m, i));
+	for (k = 0; k < SPLIT_KINDS; k++) {
+		f->nlabels[k] = model__nlabels(m, k);
+		f->labels[k] = array((size_t)f->nlabels[k], sizeof(*f->labels[k]));
+		if (!f->labels[k])
+			return -ENOMEM;
+		for (i = 0; i < f->nlabels[k]; i++)
+			snprintf(f->labels[k][i], LABEL_MAX, "%s", model__label(m, k, i));
+	}
+	return 0;
+}
+
+/* Copy the probe hits new since *cursor, by order of arrival. */
+static int take_marks(struct frame *f, const struct model *m, unsigned long long *cursor)
+{
+	const struct marker *taken[MARK_LOG];
+	unsigned long long dummy = 0;
+	size_t i;
+
+	f->marks_lost = model__markers_dropped(m, cursor ? *cursor : 0);
+	f->nmarks = model__markers_take(m, cursor ? cursor : &dummy, taken, MARK_LOG);
+	f->marks = array(f->nmarks, sizeof(*f->marks));
+	if (!f->marks)
+		return -ENOMEM;
+	for (i = 0; i < f->nmarks; i++)
+		f->marks[i] = *taken[i];
+	return 0;
+}
+
+/* Copy the newest kept probe hits with their processes' names, for the log. */
+static int take_log(struct frame *f, struct model *m)
+{
+	const struct marker *mk;
+	struct frame_mark *e;
+	struct proc *p;
+	size_t kept = model__marker_log(m, 0, &mk), i;
+
+	f->log_kept = kept;
+	f->log = array(kept < FRAME_LOG ? kept : FRAME_LOG, sizeof(*f->log));
+	if (!f->log)
+		return -ENOMEM;
+	for (i = kept > FRAME_LOG ? kept - FRAME_LOG : 0; i < kept; i++) {
+		model__marker_log(m, i, &mk);
+		if (!mk)
+			continue;
+		e = &f->log[f->nlog++];
+		e->mk = *mk;
+		p = model__find_live(m, mk->pid);
+		if (!p)
+			p = model__find(m, mk->pid, 0);
+		if (p)
+			memcpy(e->comm, p->comm, sizeof(e->comm) - 1);
+	}
+	return 0;
+}
+
+/* Copy what the app says about the frame. */
+static void take_status(struct frame *f, const struct frame_status *st)
+{
+	f->time = st->time;
+	f->interval = st->interval;
+	snprintf(f->mechanism, sizeof(f->mechanism), "%s", st->mechanism ? st->mechanism : "?");
+	snprintf(f->fallbacks, sizeof(f->fallbacks), "%s", st->fallbacks ? st->fallbacks : "");
+	snprintf(f->target, sizeof(f->target), "%s", st->target ? st->target : "?");
+	f->lost = st->lost;
+	if (st->lost_by_kind)
+		memcpy(f->lost_by_kind, st->lost_by_kind, sizeof(f->lost_by_kind));
+	f->cpu_pct = st->cpu_pct;
+	f->cpu_seconds = st->cpu_seconds;
+	f->bpf_stats = st->bpf_stats;
+	f->bpf_run_seconds = st->bpf_stats ? st->bpf_run_seconds : 0;
+	snprintf(f->host, sizeof(f->host), "%s", st->host ? st->host : "");
+	f->usdt = st->usdt;
+	f->command_done = st->command_done;
+	f->command_status = st->command_status;
+}
+
+/* Build the frame of the model now, rows laid out as vo says (NULL: a tree
+ * by copy rate), its groups summed unless vo says no_groups. */
+struct frame *frame__build(struct model *m, const struct frame_status *st,
+			   const struct view_opts *vo, unsigned long long *cursor)
+{
+	static const struct frame_status none;
+	struct frame *f = calloc(1, sizeof(*f));
+	int e;
+
+	if (!f)
+		return NULL;
+	f->refs = 1;
+	f->psi = model__psi(m);
+	take_status(f, st ? st : &none);
+	f->mem_available_kib = model__mem_available(m);
+	e = take_procs(f, m, vo);
+	if (!e)
+		e = take_labels(f, m);
+	if (!e)
+		e = take_marks(f, m, cursor);
+	if (!e)
+		e = take_log(f, m);
+	if (!e)
+		e = vo && vo->no_groups ? take_grouped(f, m) : take_groups(f);
+	if (!e && st && st->stacks && !(f->stacks = stacks__snap(st->stacks)))
+		e = -ENOMEM;
+	if (!e && st && st->objects && !(f->objects = objects__snap(st->objects)))
+		e = -ENOMEM;
+	if (e) {
+		frame__free(f);
+		errno = -e;
+		return NULL;
+	}
+	take_totals(f, model__forgotten(m), model__forgotten_cow(m));
+	return f;
+}
+
+/* Finish a frame whose status, processes, labels and probe hits were put
+ * in by its maker (a replayed recording: f from calloc, refs 1; what it
+ * holds is freed by frame__free): rows as vo says, groups (unless vo says
+ * no_groups) and totals.
+ * 0 or -errno. */
+int frame__finish(struct frame *f, const struct view_opts *vo)
+{
+	int e;
+
+	take_history(f, vo, SIZE_MAX);
+	e = lay_out(f, vo);
+	if (!e)
+		e = vo && vo->no_groups ? grouped_by_tree(f) : take_groups(f);
+	if (!e)
+		take_totals(f, 0, 0); /* a recording keeps no totals of forgotten processes */
+	return e;
+}
+
+/* One more reference to f. */
+struct frame *frame__hold(struct frame *f)
+{
+	if (f)
+		f->refs++;
+	return f;
+}
+
+/* Drop a reference to f, freeing it with the last; NULL is fine. */
+void frame__free(struct frame *f)
+{
+	int k;
+
+	if (!f || --f->refs > 0)
+		return;
+	drop_procs(f);
+	free(f->hist_v);
+	free(f->hist_mark);
+	free(f->rows);
+	free(f->probe_labels);
+	for (k = 0; k < SPLIT_KINDS; k++)
+		free(f->labels[k]);
+	free(f->marks);
+	free(f->log);
+	free(f->groups);
+	stacks_snap__free(f->stacks);
+	objects_snap__free(f->objects);
+	free(f);
+}
+
+/* The name of a kind of loss, as the metrics label it. */
+const char *frame_lost_kind_name(enum lost_kind k)
+{
+	static const char *const names[LOST_KINDS] = {
+		[LOST_RINGBUF] = "ringbuf", [LOST_MAP_FULL] = "map_full",
+		[LOST_PHASE_FULL] = "phase_full", [LOST_REGION_FULL] = "region_full",
+	};
+
+	return (unsigned)k < LOST_KINDS ? names[k] : "?";
+}
+
+/* "provider:name" of a probe ("?" when unknown). */
+const char *frame_probe_label(const struct frame *f, int probe)
+{
+	return probe >= 0 && probe < f->nprobes ? f->probe_labels[probe] : "?";
+}
+
+/* "provider:phase" of a phase id; "none" for 0, "?" when unknown. */
+const char *frame_phase_label(const struct frame *f, int phase)
+{
+	return frame_label(f, SPLIT_PHASE, phase);
+}
+
+/* The label of a slot of breakdown k: "none"/"other" for 0, "?" when unknown. */
+const char *frame_label(const struct frame *f, enum split_kind k, int slot)
+{
+	if ((unsigned)k >= SPLIT_KINDS || slot < 0 || slot >= f->nlabels[k])
+		return "?";
+	return f->labels[k][slot];
+}
+
+/* Slots 0..n-1 of breakdown k exist. */
+int frame_nlabels(const struct frame *f, enum split_kind k)
+{
+	return (unsigned)k < SPLIT_KINDS ? f->nlabels[k] : 0;
+}
+
+/* Copies p made outside every slot of breakdown k. */
+unsigned long long frame_split_none(const struct proc *p, enum split_kind k)
+{
+	unsigned long long in = 0;
+	int i;
+
+	for (i = 1; i < SPLIT_SLOTS; i++)
+		in += p->split[k].v[i];
+	return p->counts.cow > in ? p->counts.cow - in : 0;
+}
+
+/* p's copies split by breakdown k in the order every view shows them:
+ * slots 1.. with copies (every slot when all, and the fixed region slots
+ * always), then slot 0 ("none"/"other") last, always. Returns how many
+ * parts were put in out; they add up to p's copies. */
+int frame_split_parts(const struct frame *f, const struct proc *p, enum split_kind k, bool all,
+		      struct split_part out[SPLIT_SLOTS])
+{
+	int fixed = k == SPLIT_REGION ? FRAME_REGIONS_FIXED : 1;
+	int n = 0, i;
+
+	for (i = 1; i < frame_nlabels(f, k) && i < SPLIT_SLOTS; i++)
+		if (all || i < fixed || p->split[k].v[i])
+			out[n++] = (struct split_part){ frame_label(f, k, i), p->split[k].v[i] };
+	out[n++] = (struct split_part){ frame_label(f, k, 0), frame_split_none(p, k) };
+	return n;
+}

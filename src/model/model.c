@@ -1,0 +1,520 @@
+/* The process table, its rates, histories and probe hits. */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+#include "model.h"
+#include "model_int.h"
+
+/* The fixed labels of each breakdown kind. */
+static void init_labels(struct model *m)
+{
+	static const char *const region[] = { "other", "heap", "stack", "anon" };
+	size_t i;
+
+	snprintf(m->labels[SPLIT_PHASE][0], LABEL_MAX, "none");
+	m->nlabels[SPLIT_PHASE] = 1;
+	for (i = 0; i < sizeof(region) / sizeof(*region); i++)
+		snprintf(m->labels[SPLIT_REGION][i], LABEL_MAX, "%s", region[i]);
+	m->nlabels[SPLIT_REGION] = SPLIT_REGION_FILES;
+}
+
+/* Create an empty table. */
+struct model *model__new(void)
+{
+	struct model *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	m->nbuckets = MODEL_BUCKETS_MIN;
+	m->psi = (struct psi){ -1, -1 };
+	init_labels(m);
+	m->buckets = calloc(m->nbuckets, sizeof(*m->buckets));
+	if (!m->buckets) {
+		free(m);
+		return NULL;
+	}
+	return m;
+}
+
+/* Free the table and every process in it; NULL is fine. */
+void model__free(struct model *m)
+{
+	size_t i;
+
+	if (!m)
+		return;
+	for (i = 0; i < m->n; i++)
+		free(m->procs[i]);
+	free(m->procs);
+	free(m->buckets);
+	free(m);
+}
+
+/* Number of processes held, exited ones included. */
+size_t model__count(const struct model *m)
+{
+	return m->n;
+}
+
+/* Number of processes that have not exited. */
+size_t model__live(const struct model *m)
+{
+	size_t i, live = 0;
+
+	for (i = 0; i < m->n; i++)
+		live += !m->procs[i]->pub.exited;
+	return live;
+}
+
+/* The i-th process in insertion order, NULL past the end. */
+struct proc *model__at(struct model *m, size_t i)
+{
+	return i < m->n ? &m->procs[i]->pub : NULL;
+}
+
+static size_t bucket_of(const struct model *m, int pid)
+{
+	return ((uint32_t)pid * 2654435761u) & (m->nbuckets - 1);
+}
+
+/* The process with this pid and start time (any start time when 0). */
+struct proc *model__find(struct model *m, int pid, unsigned long long start_time)
+{
+	struct mproc *q;
+
+	for (q = m->buckets[bucket_of(m, pid)]; q; q = q->hnext)
+		if (q->pub.pid == pid && (!start_time || q->pub.start_time == start_time))
+			return &q->pub;
+	return NULL;
+}
+
+/* The process with this pid that has not exited. */
+struct proc *model__find_live(struct model *m, int pid)
+{
+	struct mproc *q;
+
+	for (q = m->buckets[bucket_of(m, pid)]; q; q = q->hnext)
+		if (q->pub.pid == pid && !q->pub.exited)
+			return &q->pub;
+	return NULL;
+}
+
+/* Rebuild the pid index with twice the buckets. */
+static int model_grow_index(struct model *m)
+{
+	size_t nb = m->nbuckets * 2, i;
+	struct mproc **b = calloc(nb, sizeof(*b));
+
+	if (!b)
+		return -ENOMEM;
+	free(m->buckets);
+	m->buckets = b;
+	m->nbuckets = nb;
+	for (i = 0; i < m->n; i++) {
+		struct mproc *q = m->procs[i];
+		size_t h = bucket_of(m, q->pub.pid);
+
+		q->hnext = m->buckets[h];
+		m->buckets[h] = q;
+	}
+	return 0;
+}
+
+/* Add a process, or return the one already held with the same key. */
+struct proc *model__add(struct model *m, int pid, unsigned long long start_time)
+{
+	struct proc *p = model__find(m, pid, start_time);
+	struct mproc *q;
+	size_t h;
+
+	if (p && p->start_time == start_time)
+		return p;
+	if (m->n == m->cap) {
+		size_t cap = m->cap ? m->cap * 2 : 64;
+		struct mproc **v = realloc(m->procs, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		m->procs = v;
+		m->cap = cap;
+	}
+	if (m->n >= m->nbuckets * 2 && model_grow_index(m))
+		return NULL;
+	q = calloc(1, sizeof(*q));
+	if (!q)
+		return NULL;
+	q->pub.pid = pid;
+	q->pub.start_time = start_time;
+	q->pub.inherited_kib = -1;
+	series__init_store(&q->pub.rate, &q->rate_store);
+	series__init_store(&q->pub.shared, &q->shared_store);
+	h = bucket_of(m, pid);
+	q->hnext = m->buckets[h];
+	m->buckets[h] = q;
+	m->procs[m->n++] = q;
+	return &q->pub;
+}
+
+/* Counter c of raw less base, never below zero. */
+static unsigned long long since_base(unsigned long long raw, unsigned long long base)
+{
+	return raw > base ? raw - base : 0;
+}
+
+/* Store the raw counters of p, net of its base. Counters only grow: an
+ * older reading (a late event) never moves them back. */
+void model__set_counts(struct proc *p, const struct cow_counts *raw)
+{
+	const struct cow_counts *b = &mproc_of(p)->base;
+	struct cow_counts c = {
+		.cow = since_base(raw->cow, b->cow),
+		.cow_kernel = since_base(raw->cow_kernel, b->cow_kernel),
+		.zero_fill = since_base(raw->zero_fill, b->zero_fill),
+		.reuse = since_base(raw->reuse, b->reuse),
+	};
+
+	if (c.cow < p->counts.cow || c.zero_fill < p->counts.zero_fill ||
+	    c.reuse < p->counts.reuse)
+		return;
+	p->counts = c;
+}
+
+/* Make the raw counters in raw the zero point of p. */
+void model__set_base(struct proc *p, const struct cow_counts *raw)
+{
+	struct mproc *q = mproc_of(p);
+
+	q->base = *raw;
+	memset(&p->counts, 0, sizeof(p->counts));
+	q->cow_prev = q->cow_start = 0;
+}
+
+/* Take a name of len bytes (maybe unterminated), cut to fit. */
+void model__set_comm(struct proc *p, const char *comm, size_t len)
+{
+	size_t n = strnlen(comm, len < PROC_COMM_MAX - 1 ? len : PROC_COMM_MAX - 1);
+
+	memcpy(p->comm, comm, n);
+	memset(p->comm + n, 0, sizeof(p->comm) - n);
+}
+
+/* Take a parent pid read from /proc. A process that is exiting (state X or
+ * Z, parent link already cut) reads as ppid 0 there: keep the parent known
+ * from its fork then. 0 stands only when no parent was ever known. */
+void model__set_ppid(struct proc *p, int ppid)
+{
+	if (ppid > 0 || p->ppid <= 0)
+		p->ppid = ppid;
+}
+
+/* Take the parent a fork event names: it is always right. */
+void model__set_parent(struct proc *p, int ppid)
+{
+	p->ppid = ppid;
+}
+
+/* Take the /proc state letter and memory figures of p. */
+void model__set_mem(struct proc *p, char state, unsigned long long rss_kib, unsigned long long vsz_kib)
+{
+	p->state = state;
+	p->rss_kib = rss_kib;
+	p->vsz_kib = vsz_kib;
+}
+
+/* Forget the state and memory figures of p: after an exec they describe
+ * the image that is gone (the launched command was read as cowtop's fork,
+ * with cowtop's RSS); unknown until read again. */
+void model__forget_mem(struct proc *p)
+{
+	p->state = 0;
+	p->rss_kib = 0;
+	p->vsz_kib = 0;
+}
+
+/* Take the copies p made in one slot of a breakdown; counters only grow.
+ * The kernel adds a copy to its breakdowns as it counts it, but p's count
+ * of copies can be read a flush of the per-CPU counts behind them: its
+ * count is raised to what its breakdown adds up to, so the parts never
+ * exceed the whole and "none" is never negative. */
+void model__set_split(struct proc *p, enum split_kind k, int slot, unsigned long long pages)
+{
+	unsigned long long sum = 0;
+	int i;
+
+	if ((unsigned)k >= SPLIT_KINDS || slot <= 0 || slot >= SPLIT_SLOTS ||
+	    pages <= p->split[k].v[slot])
+		return;
+	p->split[k].v[slot] = pages;
+	for (i = 1; i < SPLIT_SLOTS; i++)
+		sum += p->split[k].v[i];
+	if (sum > p->counts.cow)
+		p->counts.cow = sum;
+}
+
+/* Mark p exited at time now (model clock, seconds). */
+void model__mark_exited(struct proc *p, double now)
+{
+	if (p->exited)
+		return;
+	p->exited = true;
+	p->exit_time = now;
+}
+
+/* Record how p ended, as the kernel said at its exit. */
+void model__set_exit(struct proc *p, int status, bool oom)
+{
+	p->exit.known = true;
+	p->exit.status = status;
+	p->exit.oom = p->exit.oom || oom;
+}
+
+/* The OOM killer chose p. */
+void model__set_oom(struct proc *p)
+{
+	p->exit.oom = true;
+}
+
+/* p's reclaim stalls so far: the kernel's totals only grow. */
+void model__set_reclaim(struct proc *p, unsigned long long n, double secs)
+{
+	if (n > p->reclaims)
+		p->reclaims = n;
+	if (secs > p->reclaim_s)
+		p->reclaim_s = secs;
+}
+
+/* The name of signal sig, or NULL. Written out: sigabbrev_np is glibc 2.32+
+ * only, and the names are the same on every Linux architecture cowtop runs. */
+const char *proc_signal_name(int sig)
+{
+	static const char *const names[] = {
+		NULL, "SIGHUP", "SIGINT", "SIGQUIT", "SIGILL", "SIGTRAP", "SIGABRT", "SIGBUS",
+		"SIGFPE", "SIGKILL", "SIGUSR1", "SIGSEGV", "SIGUSR2", "SIGPIPE", "SIGALRM",
+		"SIGTERM", "SIGSTKFLT", "SIGCHLD", "SIGCONT", "SIGSTOP", "SIGTSTP", "SIGTTIN",
+		"SIGTTOU", "SIGURG", "SIGXCPU", "SIGXFSZ", "SIGVTALRM", "SIGPROF", "SIGWINCH",
+		"SIGIO", "SIGPWR", "SIGSYS",
+	};
+
+	return sig > 0 && sig < (int)(sizeof(names) / sizeof(*names)) ? names[sig] : NULL;
+}
+
+/* How p ended in a few words; see model.h. */
+const char *proc_exit_reason(const struct proc *p, char *buf, size_t cap)
+{
+	int sig = p->exit.status & 0x7f;
+	const char *name = proc_signal_name(sig);
+
+	if (!p->exited)
+		snprintf(buf, cap, "%s", "");
+	else if (p->exit.left)
+		snprintf(buf, cap, "left cgroup");
+	else if (p->exit.oom)
+		snprintf(buf, cap, "oom-killed");
+	else if (!p->exit.known)
+		snprintf(buf, cap, "?");
+	else if (!sig)
+		snprintf(buf, cap, "exit %d", (p->exit.status >> 8) & 0xff);
+	else if (name)
+		snprintf(buf, cap, "%s%s", name, p->exit.status & 0x80 ? " (core)" : "");
+	else
+		snprintf(buf, cap, "signal %d%s", sig, p->exit.status & 0x80 ? " (core)" : "");
+	return buf;
+}
+
+/* Take a reading of p's smaps_rollup made at unix time when; what p's
+ * RSS and copies were then is kept with it. */
+void model__set_smaps(struct proc *p, const struct smaps *s, double when)
+{
+	p->smaps = *s;
+	p->smaps_time = when;
+	p->smaps_rss_kib = p->rss_kib;
+	p->smaps_cow = p->counts.cow;
+}
+
+/* Take the anonymous memory p inherited from its parent at fork. */
+void model__set_inherited(struct proc *p, unsigned long long kib)
+{
+	p->inherited_kib = (long long)kib;
+}
+
+/* Take the memory cgroup limit and usage of p. */
+void model__set_memcg(struct proc *p, const struct memcg *cg)
+{
+	p->memcg = *cg;
+}
+
+/* Take MemAvailable of /proc/meminfo, KiB (0: unknown). */
+void model__set_mem_available(struct model *m, unsigned long long kib)
+{
+	m->mem_available = kib;
+}
+
+/* MemAvailable, KiB; 0 when unknown. */
+unsigned long long model__mem_available(const struct model *m)
+{
+	return m->mem_available;
+}
+
+/* Take a reading of the machine's memory pressure. */
+void model__set_psi(struct model *m, const struct psi *psi)
+{
+	m->psi = *psi;
+}
+
+/* The last reading of the memory pressure (negative: unknown). */
+struct psi model__psi(const struct model *m)
+{
+	return m->psi;
+}
+
+/* What p alone holds, KiB: its private pages, clean and dirty. */
+unsigned long long proc_uss_kib(const struct proc *p)
+{
+	return p->smaps.private_clean + p->smaps.private_dirty;
+}
+
+/* Whether rss_kib and vsz_kib hold a reading: /proc stat gives them with
+ * the state letter, which is never 0. */
+bool proc_mem_known(const struct proc *p)
+{
+	return p->state != 0;
+}
+
+/* The share of what p inherited at fork that is still shared, 0..100; -1
+ * when unknown. Anonymous pages not private dirty are still shared with
+ * the parent or a sibling; a copy moves a page to private dirty. */
+double proc_shared_pct(const struct proc *p)
+{
+	unsigned long long anon = p->smaps.anon, priv = p->smaps.private_dirty;
+	double pct;
+
+	if (!p->smaps_time || p->inherited_kib <= 0)
+		return -1;
+	pct = 100.0 * (double)(anon > priv ? anon - priv : 0) / (double)p->inherited_kib;
+	return pct < 100.0 ? pct : 100.0;
+}
+
+/* Close one process's interval of span seconds; merged: the interval
+ * extends the last one instead of following it. */
+static void proc_tick(struct mproc *q, double span, bool merged)
+{
+	struct proc *p = &q->pub;
+	unsigned char mark = q->pending_mark;
+	size_t len = series__len(&p->rate);
+
+	if (!merged)
+		q->cow_start = q->cow_prev;
+	p->cow_rate = span > 0 ? (double)(p->counts.cow - q->cow_start) / span : 0.0;
+	q->cow_prev = p->counts.cow;
+	q->pending_mark = 0;
+	if (!merged) {
+		series__push_marked(&p->rate, p->cow_rate, mark);
+		series__push_marked(&p->shared, proc_shared_pct(p), 0);
+		return;
+	}
+	series__set_last(&p->shared, proc_shared_pct(p), 0);
+	if (len && series__mark(&p->rate, len - 1))
+		mark = series__mark(&p->rate, len - 1);
+	series__set_last(&p->rate, p->cow_rate, mark);
+}
+
+/* Take the refresh period: intervals much shorter than it are not rated
+ * alone (see model__tick). */
+void model__set_period(struct model *m, double seconds)
+{
+	m->period = seconds > 0 ? seconds : 0;
+}
+
+/* Close an interval of dt seconds: compute every rate and extend histories.
+ * A rate over a vanishing interval means nothing (16 copies in 0.4 ms read
+ * as 40000/s). An interval under MODEL_MERGE_RATIO of the refresh period
+ * (of the last interval when the period is unknown) is merged into the last
+ * one; a first one, with none to merge into, is rated over a whole period:
+ * nothing was counted before the watch began, so the copies of the period
+ * are the ones seen. Returns the length the rates are over. */
+double model__tick(struct model *m, double dt)
+{
+	double ref = m->period > 0 ? m->period : m->last_dt;
+	bool short_dt = ref > 0 && dt < MODEL_MERGE_RATIO * ref;
+	bool merged = short_dt && m->last_dt > 0;
+	double span = dt > 0 ? dt : 0;
+	size_t i;
+
+	if (merged)
+		span += m->last_dt;
+	else if (short_dt)
+		span = m->period;
+	for (i = 0; i < m->n; i++)
+		proc_tick(m->procs[i], span, merged);
+	m->last_dt = span;
+	return span;
+}
+
+/* Drop processes that exited at or before time before; returns how many. */
+size_t model__remove_exited(struct model *m, double before)
+{
+	size_t i, j = 0, gone = 0;
+
+	for (i = 0; i < m->n; i++) {
+		struct mproc *q = m->procs[i];
+
+		if (q->pub.exited && q->pub.exit_time <= before) {
+			struct mproc **pp = &m->buckets[bucket_of(m, q->pub.pid)];
+
+			while (*pp != q)
+				pp = &(*pp)->hnext;
+			*pp = q->hnext;
+			/* Totals count every copy since watching began. */
+			m->forgotten_cow += q->pub.counts.cow;
+			m->forgotten++;
+			free(q);
+			gone++;
+			continue;
+		}
+		m->procs[j++] = q;
+	}
+	m->n = j;
+	return gone;
+}
+
+/* Copies of the processes removed so far (exited, past their linger). */
+unsigned long long model__forgotten_cow(const struct model *m)
+{
+	return m->forgotten_cow;
+}
+
+/* How many processes were removed so far. */
+size_t model__forgotten(const struct model *m)
+{
+	return m->forgotten;
+}
+
+/* Take p's command line (len bytes, cut to fit). An empty one (a zombie,
+ * or a process gone) keeps the last one read: it names the process best. */
+/* p exec'd: its command line is not the one read any more. */
+void model__forget_cmdline(struct proc *p)
+{
+	memset(p->cmdline, 0, sizeof(p->cmdline));
+}
+
+void model__set_cmdline(struct proc *p, const char *cmdline, size_t len)
+{
+	size_t n = strnlen(cmdline, len < PROC_CMDLINE_MAX - 1 ? len : PROC_CMDLINE_MAX - 1);
+
+	if (!n)
+		return;
+	/* Cut before a character split by the cut, not inside it. */
+	if (n < len && n == PROC_CMDLINE_MAX - 1)
+		while (n > 0 && ((unsigned char)cmdline[n] & 0xc0) == 0x80)
+			n--;
+	memcpy(p->cmdline, cmdline, n);
+	memset(p->cmdline + n, 0, sizeof(p->cmdline) - n);
+}
+
+/* Mark p as a kernel thread or not. */
+void model__set_kthread(struct proc *p, bool kthread)
+{
+	p->kthread = kthread;
+}
