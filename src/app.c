@@ -407,7 +407,8 @@ static int open_tracer(struct app *a)
 	if (tracer__open(&a->tracer, &to, err, sizeof(err)))
 		return app_fail(a, 1, "%s", err);
 	a->collect.tracer = a->tracer;
-	stackfeed__init(&a->stacks, a->tracer, a->model, a->opt->stacks_sample);
+	stackfeed__init(&a->stacks, a->tracer, a->model, a->opt->stacks_sample,
+			a->opt->folded != NULL);
 	if (a->opt->stacks && stackfeed__set(&a->stacks, true))
 		return app_fail(a, 1, "stacks: %s", strerror(ENOMEM));
 	return 0;
