@@ -38,6 +38,7 @@ check "bad size: one line naming the variable" \
 
 F=$WORK/run.folded
 REPORT=$WORK/stackload.out
+# shellcheck disable=SC2016 # the inner shell expands them
 COWTOP_STACK_ENTRIES=256 run_cowtop run --stacks --folded "$F" -- \
 	sh -c '"$1" "$2" "$3" "$4" >"$5"' sh "$STACKLOAD" $CHILDREN $PAGES $GAP_MS "$REPORT"
 expect_eq "run: exit status" "$RC" 0
