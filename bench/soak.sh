@@ -167,7 +167,9 @@ cowtop_pid=$!
 	: >"$prev"
 	while :; do
 		code=$(curl -s -m 5 -o "$cur" -w '%{http_code}' "http://127.0.0.1:$port/metrics" || true)
-		echo "$(($(date +%s) - t0)) $code $(wc -c <"$cur" 2>/dev/null || echo 0)" >>"$out/scrapes.tsv"
+		bytes=0
+		[ -f "$cur" ] && bytes=$(wc -c <"$cur")
+		echo "$(($(date +%s) - t0)) $code $bytes" >>"$out/scrapes.tsv"
 		if [ "$code" = 200 ]; then
 			awk -v age=$(($(date +%s) - t0)) '
 				FNR == NR { if ($1 ~ /_total([{]|$)/) v[$1] = $2; next }

@@ -11,9 +11,11 @@
 #define FRAME_NAME_MAX 256
 
 /* Set up a feed; nothing is allocated until stacks are turned on. */
-void stackfeed__init(struct stackfeed *f, struct tracer *t, struct model *m, unsigned every)
+void stackfeed__init(struct stackfeed *f, struct tracer *t, struct model *m, unsigned every,
+		     bool folded)
 {
-	*f = (struct stackfeed){ .tracer = t, .model = m, .every = every ? every : 1 };
+	*f = (struct stackfeed){ .tracer = t, .model = m, .every = every ? every : 1,
+				 .folded = folded };
 }
 
 /* Turn the capture on (allocating the table the first time) or off. */
@@ -24,6 +26,7 @@ int stackfeed__set(struct stackfeed *f, bool on)
 		f->sym = symbolizer__new();
 		if (!f->stacks || !f->sym)
 			return -ENOMEM;
+		stacks__keep_gone(f->stacks, f->folded);
 	}
 	tracer__set_stacks(f->tracer, on ? f->every : 0);
 	return 0;

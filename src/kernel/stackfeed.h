@@ -15,13 +15,15 @@ struct stackfeed {
 	struct stacks *stacks;   /* NULL until stacks are first turned on */
 	struct symbolizer *sym;
 	unsigned every;          /* the sampling asked for: 1 copy in every */
+	bool folded;             /* the whole run is written (keep the stacks of the gone) */
 	struct stackfeed_done { int pid; unsigned id; } *done; /* read for the last time */
 	size_t ndone, done_cap;
 	unsigned long *seen, *ref; /* bitmaps by stack id: counted, still referred to */
 	unsigned nids;             /* stack ids are below this */
 };
 
-void stackfeed__init(struct stackfeed *f, struct tracer *t, struct model *m, unsigned every);
+void stackfeed__init(struct stackfeed *f, struct tracer *t, struct model *m, unsigned every,
+		     bool folded);
 int stackfeed__set(struct stackfeed *f, bool on);  /* turn the capture on or off, live */
 void stackfeed__tick(struct stackfeed *f);
 int stackfeed__write_folded(struct stackfeed *f, const char *path, char *err, size_t errlen);

@@ -47,6 +47,7 @@ struct stacks {
 	struct sfold *folds;
 	size_t nfolds, fcap;
 	struct itab ftab;
+	bool drop_gone;        /* fold nothing: the stacks of processes gone are dropped */
 	unsigned every;
 	double us_per_copy;
 	unsigned long long failed;
@@ -450,6 +451,11 @@ static void fold_rec(struct stacks *s, const char *comm, struct srec *r)
 	struct stack_top *st = &r->st;
 	size_t k;
 
+	if (s->drop_gone) {
+		free(st->frames);
+		st->frames = NULL;
+		return;
+	}
 	for (k = fold_hash(comm, st) & (s->ftab.cap - 1); s->ftab.slot[k] >= 0;
 	     k = (k + 1) & (s->ftab.cap - 1)) {
 		struct sfold *f = &s->folds[s->ftab.slot[k]];
@@ -466,6 +472,13 @@ static void fold_rec(struct stacks *s, const char *comm, struct srec *r)
 	st->frames = NULL;
 	s->ftab.slot[k] = (int)s->nfolds++;
 	s->ftab.n++;
+}
+
+/* Whether stacks__fold keeps totals of the processes let go (by default)
+ * or drops their stacks (nobody will ask for the whole run). */
+void stacks__keep_gone(struct stacks *s, bool keep)
+{
+	s->drop_gone = !keep;
 }
 
 /* Rebuild index t over n elements into the empty slots v (cap entries). */

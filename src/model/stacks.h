@@ -73,6 +73,9 @@ const struct stacks_proc *stacks_snap__of(const struct stacks_snap *sn, int pid,
  * stacks__each). Returns how many were folded, or -ENOMEM (nothing changed). */
 int stacks__fold(struct stacks *s, bool (*keep)(int pid, unsigned long long start, void *ctx),
 		 void *ctx);
+/* Keep totals of the processes folded (true, the default: for the folded
+ * output of the whole run), or drop their stacks (false). */
+void stacks__keep_gone(struct stacks *s, bool keep);
 /* Call fn for every stack of every process seen, exited ones included (those
  * folded: once per comm and frames), the folded first. */
 typedef void (*stacks_fn)(const char *comm, const struct stack_top *st, void *ctx);

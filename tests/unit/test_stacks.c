@@ -206,6 +206,18 @@ static void test_fold(void **state)
 	free(text);
 	assert_int_equal(stacks__fold(s, keep_even, &calls), 0);
 	stacks__free(s);
+
+	/* without totals kept, the processes let go leave nothing behind */
+	s = stacks__new();
+	stacks__keep_gone(s, false);
+	put(s, 3, 1, 10, "write_heap (app)", "main (app)");
+	put(s, 4, 1, 12, "write_heap (app)", "main (app)");
+	assert_int_equal(stacks__fold(s, keep_even, &calls), 1);
+	text = folded_text(s, &len);
+	assert_non_null(text);
+	assert_string_equal(text, "app;main (app);write_heap (app) 12\n");
+	free(text);
+	stacks__free(s);
 }
 
 int main(void)
