@@ -289,7 +289,9 @@ validate_frames() {
 			and (.processes | type == "array" and all(.[]; proc));
 		[inputs] | all(.[]; frame)
 			and ([.[].time] as $t | $t == ($t | sort))'
-	check "no lost events" jq_true '[inputs.lost] | all(. == 0)'
+	# a test whose load may outrun the reader (ALLOW_LOST=1) checks instead
+	# that what was lost is counted: see its own checks
+	[ "${ALLOW_LOST:-0}" = 1 ] || check "no lost events" jq_true '[inputs.lost] | all(. == 0)'
 	# a rate over a vanishing interval is a spike (16 copies in 0.4 ms read
 	# as 40000/s): no frame covers less than a quarter of -d (printed with
 	# three decimals, hence the rounding)

@@ -63,16 +63,24 @@ wait_fork_link() {
 	done
 }
 
-# Check that every pid of list $2 is in list $3: expect_shown DESC WANT SHOWN.
+# Check that every pid of list $2 is in list $3, or counted lost: when the
+# machine starves cowtop's reader (tens of thousands of processes to scan
+# at attach, a load in the hundreds), ring-buffer records are lost and said
+# to be in "lost"; a child missing is then one of those, never silent.
+# expect_shown DESC WANT SHOWN.
 expect_shown() {
-	local missing
+	local missing n lost
 	missing=$(comm -23 <(echo "$2") <(echo "$3") | tr '\n' ' ')
+	n=$(echo "$missing" | wc -w)
+	lost=$(jq -n '[inputs.lost] | max // 0' "$FRAMES")
 	if [ -z "$2" ]; then
 		fail "$1: the report names none"
 	elif [ -z "$missing" ]; then
 		pass "$1: all $(echo "$2" | wc -l) shown"
+	elif [ "$n" -le "$lost" ]; then
+		pass "$1: $n of $(echo "$2" | wc -l) not shown, all counted lost ($lost records lost)"
 	else
-		fail "$1: $(echo "$missing" | wc -w) of $(echo "$2" | wc -l) never shown: $missing"
+		fail "$1: $n of $(echo "$2" | wc -l) never shown and only $lost lost: $missing"
 	fi
 }
 
@@ -99,8 +107,9 @@ attach_once() {
 	else
 		fail "run $run: cowtop holds no fork link within 15s"
 	fi
-	if ! wait_lines "$FRAMES" 1 15; then
-		fail "run $run: cowtop -p printed no frame within 15s"
+	# bounded, not timed: attaching reads every process of the machine once
+	if ! wait_lines "$FRAMES" 1 60; then
+		fail "run $run: cowtop -p printed no frame within 60s"
 		stop_cowtop
 		kill -TERM "$load"
 		reap "$load" || true
@@ -114,7 +123,7 @@ attach_once() {
 	# its last exits reach a frame; then the parent's own exit
 	wait_lines "$FRAMES" "$(($(count_lines "$FRAMES") + 3))" 15 || true
 	stop_cowtop
-	validate_frames
+	ALLOW_LOST=1 validate_frames
 
 	shown=$(shown_children "$load")
 	expect_shown "run $run: children forked once the fork program ran" "$(born_following)" "$shown"
