@@ -34,6 +34,10 @@ for tool in unshare nsenter setpriv curl jq ip; do
 done
 work=$(mktemp -d "${TMPDIR:-/tmp}/cowtop-container.XXXXXX") || exit 99
 chmod 755 "$work"
+# The pod's own /tmp hides whatever lives there, the build too when it was
+# cloned under /tmp: the pod runs a copy, as an image carries its binary.
+image=$(mktemp -d /run/cowtop-image.XXXXXX) || exit 99
+install -m 755 "$COWTOP" "$image/cowtop"
 pod=
 cowtop_pid=
 # The pod's cowtop ends as a container's would (SIGTERM), then unshare.
@@ -44,7 +48,7 @@ stop_pod() {
 }
 cleanup() {
 	stop_pod
-	rm -rf "$work"
+	rm -rf "$work" "$image"
 }
 trap cleanup EXIT
 
@@ -109,13 +113,13 @@ unshare --mount --net --uts --ipc --cgroup --fork --kill-child -- sh -c '
 	shift
 	exec "$@"' sh "$readonly" \
 	setpriv --bounding-set=-all"$given" --inh-caps=-all --no-new-privs \
-	"$COWTOP" "${args[@]}" >"$work/pod.out" 2>&1 &
+	"$image/cowtop" "${args[@]}" >"$work/pod.out" 2>&1 &
 pod=$!
 
 # The pod's cowtop, once it runs (bounded).
 for _ in $(seq 1 100); do
 	cowtop_pid=$(pgrep -P "$pod" -x cowtop | head -n 1)
-	[ -n "$cowtop_pid" ] && [ "$(readlink "/proc/$cowtop_pid/exe")" = "$(readlink -f "$COWTOP")" ] && break
+	[ -n "$cowtop_pid" ] && [ "$(readlink "/proc/$cowtop_pid/exe")" = "$image/cowtop" ] && break
 	cowtop_pid=
 	sleep 0.1
 done
@@ -151,8 +155,9 @@ say $? "the same mechanism and fallbacks as with every privilege: ${info:-none} 
 # copies stay in their group's counters).
 before=$(copies)
 mkdir "$work/nobody" && chown 65534:65534 "$work/nobody"
+install -m 755 "$COWLOAD" "$work/cowload" # the build may be out of nobody's reach
 setpriv --reuid=65534 --regid=65534 --clear-groups \
-	"$COWLOAD" --child-writes 3000 --report "$work/nobody/report" >/dev/null 2>&1
+	"$work/cowload" --child-writes 3000 --report "$work/nobody/report" >/dev/null 2>&1
 wrote=$(awk '$1 == "child" || $1 == "main" { for (i = 1; i < NF; i++) if ($i == "wrote") s += $(i + 1) } END { print s + 0 }' \
 	"$work/nobody/report" 2>/dev/null)
 [ "${wrote:-0}" -gt 0 ]
