@@ -130,7 +130,9 @@ static __always_inline bool py311_is_type(__u64 t, __u64 type_type, __u64 *flags
 static __noinline int py311_classify(__u64 addr, __u64 type_type, struct cowtop_obj_key *k)
 {
 	__u64 pool = addr & ~(__u64)(PY311_POOL - 1), off = addr - pool;
-	__u64 size, blk, boff, pre, flags = 0, w[6] = {};
+	/* at most 48 bytes are read, into room for any n & 63: 6.1's verifier
+	 * bounds the read's size by the mask, not by the min() before it */
+	__u64 size, blk, boff, pre, flags = 0, w[8] = {};
 	struct py311_pool h;
 	__u32 n;
 	int i;
@@ -153,7 +155,7 @@ static __noinline int py311_classify(__u64 addr, __u64 type_type, struct cowtop_
 	boff = addr - blk;
 	k->type = COWTOP_PYT_BLOCK;
 	k->write = COWTOP_W_PAYLOAD;
-	n = size < sizeof(w) ? size : sizeof(w);
+	n = size < 48 ? size : 48;
 	if (bpf_probe_read_user(w, n & 63, (void *)blk))
 		return 0;
 	/* The object starts 0, 16 or 32 bytes into its block, as its type says:
