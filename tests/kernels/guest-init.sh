@@ -1,6 +1,6 @@
 #!/bin/busybox sh
 # /init of the kernel matrix's initramfs: load the modules, mount the host's
-# root read-only over 9p with writable tmpfs and overlay where a system
+# root read-only over 9p with writable tmpfs and overlays where a system
 # writes, the read-write results share, then run the script named on the
 # kernel command line (cowtop.run=PATH, a path in the host's tree) chrooted,
 # its output to the results share and the console, and power off.
@@ -27,10 +27,14 @@ ln -s /proc/self/fd/0 $n/dev/stdin
 ln -s /proc/self/fd/1 $n/dev/stdout
 ln -s /proc/self/fd/2 $n/dev/stderr
 mount -t tmpfs tmpfs $n/dev/shm
-mount -t tmpfs tmpfs $n/tmp
 mount -t tmpfs tmpfs $n/run
-mkdir -p /ovl && mount -t tmpfs tmpfs /ovl && mkdir -p /ovl/u /ovl/w
-mount -t overlay overlay -o lowerdir=$n/var,upperdir=/ovl/u,workdir=/ovl/w $n/var
+# /var and /tmp: the host's as they were at boot, writable on top (a build
+# the matrix tests may live under the host's /tmp: it must stay visible)
+mkdir -p /ovl && mount -t tmpfs tmpfs /ovl
+for d in var tmp; do
+	mkdir -p /ovl/$d/u /ovl/$d/w
+	mount -t overlay overlay -o lowerdir=$n/$d,upperdir=/ovl/$d/u,workdir=/ovl/$d/w $n/$d
+done
 mount -t tracefs tracefs $n/sys/kernel/tracing 2>/dev/null
 mount -t bpf bpf $n/sys/fs/bpf 2>/dev/null
 mount -t cgroup2 cgroup2 $n/sys/fs/cgroup 2>/dev/null
