@@ -64,7 +64,7 @@ test_sizes() {
 	expect "20x5: nothing wider than the pane" width_at_most 20
 	t resize-window -t "$SESSION" -x 120 -y 40
 	expect "120x40 again: the footer on line 40" line_has 40 "Help"
-	expect "120x40 again: the full history title" screen_has "CoW/s history (max "
+	expect "120x40 again: the full history title" screen_has "history (max "
 	expect "120x40 again: nothing wider than the pane" width_at_most 120
 	keys q
 	expect "quits" screen_has "COWTOP-EXIT=0"
