@@ -130,11 +130,8 @@ static __always_inline bool py311_is_type(__u64 t, __u64 type_type, __u64 *flags
 static __noinline int py311_classify(__u64 addr, __u64 type_type, struct cowtop_obj_key *k)
 {
 	__u64 pool = addr & ~(__u64)(PY311_POOL - 1), off = addr - pool;
-	/* at most 48 bytes are read, into room for any n & 63: 6.1's verifier
-	 * bounds the read's size by the mask, not by the min() before it */
-	__u64 size, blk, boff, pre, flags = 0, w[8] = {};
+	__u64 size, blk, boff, pre, flags = 0, w[6] = {};
 	struct py311_pool h;
-	__u32 n;
 	int i;
 
 	k->type = COWTOP_PYT_NONE;
@@ -155,8 +152,9 @@ static __noinline int py311_classify(__u64 addr, __u64 type_type, struct cowtop_
 	boff = addr - blk;
 	k->type = COWTOP_PYT_BLOCK;
 	k->write = COWTOP_W_PAYLOAD;
-	n = size < 48 ? size : 48;
-	if (bpf_probe_read_user(w, n & 63, (void *)blk))
+	/* 48 bytes whatever the block's size (the loop below looks only within
+	 * it): a size computed here is more than 6.1's verifier can bound */
+	if (bpf_probe_read_user(w, sizeof(w), (void *)blk))
 		return 0;
 	/* The object starts 0, 16 or 32 bytes into its block, as its type says:
 	 * the candidate whose ob_type is a type with that pre-header wins. */
