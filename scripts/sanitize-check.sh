@@ -85,7 +85,8 @@ if [ "$unit_only" != 1 ]; then
 	quiet make -j"$(nproc)" cowtop.skel.h iter.skel.h
 	quiet make -j"$(nproc)" cowtop
 	quiet make -j"$(nproc)" tests/workloads/cowload tests/workloads/phaseload \
-	tests/workloads/regionload tests/workloads/siteload CFLAGS="-O2 -g" LDFLAGS=
+	tests/workloads/regionload tests/workloads/siteload tests/workloads/forkload \
+	tests/workloads/stackload CFLAGS="-O2 -g" LDFLAGS=
 fi
 
 logs=$build/reports
@@ -123,6 +124,8 @@ if [ "$unit_only" != 1 ]; then
 	export PHASELOAD=$build/obj/tests/workloads/phaseload
 	export REGIONLOAD=$build/obj/tests/workloads/regionload
 	export SITELOAD=$build/obj/tests/workloads/siteload
+	export FORKLOAD=$build/obj/tests/workloads/forkload
+	export STACKLOAD=$build/obj/tests/workloads/stackload
 	for t in "$src"/tests/integration/test_*.sh "$src"/tests/tui/test_tui.sh; do
 		run_test "$(basename "$t" .sh)" bash "$t"
 	done
