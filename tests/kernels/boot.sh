@@ -13,7 +13,7 @@ vmlinuz=$root/boot/vmlinuz-$kver
 accel=tcg cpu=max
 [ -w /dev/kvm ] && [ "${COWTOP_KERNEL_KVM:-0}" = 1 ] && accel=kvm cpu=host
 exec timeout -k 10 "${COWTOP_KERNEL_TIMEOUT:-900}" qemu-system-x86_64 \
-	-M q35 -accel "$accel" -cpu "$cpu" -m "${COWTOP_KERNEL_MEM:-2G}" -smp 2 \
+	-M q35 -accel "$accel" -cpu "$cpu" -m "${COWTOP_KERNEL_MEM:-2G}" -smp "${COWTOP_KERNEL_CPUS:-1}" \
 	-kernel "$vmlinuz" -initrd "$initrd" \
 	-append "console=ttyS0 rdinit=/init panic=-1 quiet loglevel=3 cowtop.run=$cmd" \
 	-virtfs local,path=/,mount_tag=root,security_model=none,readonly=on,multidevs=remap \
