@@ -935,6 +935,7 @@ static void take_head(struct recording *r, json_object *o, struct frame *f)
 	take_psi(r, get(o, "psi_memory"), &f->psi);
 	snprintf(f->target, sizeof(f->target), "%s", r->info.target);
 	f->lost = count(r, o, "lost", NULL);
+	f->lost_by_kind[LOST_MAP_FULL] = count(r, o, "lost_processes", NULL);
 	f->mem_available_kib = count(r, o, "mem_available_kib", NULL);
 }
 

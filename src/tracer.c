@@ -218,6 +218,41 @@ static int pick_mechanism(struct tracer *t, const struct btf *vmlinux, char *err
 	return 0;
 }
 
+/* The integer in file path (a sysctl), or -1. */
+static long read_sysctl(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	long v = -1;
+
+	if (f) {
+		if (fscanf(f, "%ld", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+/* How many processes the process map holds: as many tasks as the machine
+ * can run at once (kernel.threads-max; not pid_max, often raised while
+ * running), at least COWTOP_PROCS_MIN, at most the largest pid_max there
+ * is. Its entries are allocated as processes come: until then it costs its
+ * buckets only. COWTOP_PROCS_MAX=N in the environment sets it (for tests:
+ * a small map fills). */
+static __u32 procs_capacity(void)
+{
+	const char *env = getenv("COWTOP_PROCS_MAX");
+	long n;
+
+	if (env && *env) {
+		n = strtol(env, NULL, 10);
+		return n >= 1 && n <= 4194304 ? (__u32)n : COWTOP_PROCS_MIN;
+	}
+	n = read_sysctl("/proc/sys/kernel/threads-max");
+	if (n < COWTOP_PROCS_MIN)
+		return COWTOP_PROCS_MIN;
+	return n > 4194304 ? 4194304 : (__u32)n;
+}
+
 /* Set the tunables of the BPF side from the options and the kernel. */
 static void configure(struct tracer *t, const struct tracer_opts *o, const struct btf *vmlinux)
 {
@@ -238,7 +273,16 @@ static void configure(struct tracer *t, const struct tracer_opts *o, const struc
 	s->rodata->fault_end = t->fault_end;
 	if (o->ringbuf_kib)
 		bpf_map__set_max_entries(s->maps.events, o->ringbuf_kib * 1024);
+	t->procs_max = procs_capacity();
+	bpf_map__set_max_entries(s->maps.procs, t->procs_max);
+	/* Copies by region: a process's counters in each region it copies in */
+	if (t->procs_max > bpf_map__max_entries(s->maps.region_cow))
+		bpf_map__set_max_entries(s->maps.region_cow, t->procs_max);
 	s->rodata->usdt_enabled = o->usdt;
+	if (!o->usdt) { /* nothing ever goes in: no room kept (2.7 MB preallocated) */
+		bpf_map__set_max_entries(s->maps.thread_phase, 1);
+		bpf_map__set_max_entries(s->maps.phase_cow, 1);
+	}
 	s->rodata->regions_enabled = !o->no_regions;
 	s->rodata->nr_cpus = t->ncpus > 0 ? t->ncpus : 1;
 	s->rodata->ns_per_tick = t->ns_per_tick;
@@ -291,6 +335,7 @@ static void decode_event(struct tracer *t, const struct cowtop_event *r)
 		.exit_status = r->exit_code, .counts = counts_of(&r->counts),
 		.oom = r->flags & COWTOP_PROC_OOM,
 		.reclaims = r->reclaims, .reclaim_s = r->reclaim_ns / 1e9,
+		.unheld = r->flags & COWTOP_PROC_UNHELD,
 	};
 	size_t n = strnlen(r->comm, COWTOP_COMM_LEN);
 
@@ -607,7 +652,9 @@ const char *tracer__mechanism(const struct tracer *t)
 	return t->mech ? t->mech->name : "none";
 }
 
-/* Start counting pid (keeps the counters it may already have). */
+/* Start counting pid (keeps the counters it may already have). A process
+ * the kernel's map has no room for is refused for its life, and counted
+ * once: -E2BIG. */
 int tracer__watch(struct tracer *t, int pid, int ppid, unsigned long long start)
 {
 	struct cowtop_proc p = {
@@ -615,10 +662,20 @@ int tracer__watch(struct tracer *t, int pid, int ppid, unsigned long long start)
 		.inherited = COWTOP_INHERITED_UNKNOWN, /* its fork was before ours */
 	};
 	__u32 key = pid;
+	__u64 *refused = &t->skel->bss->refused_bits[(key / 64) % COWTOP_WATCH_WORDS];
+	__u64 bit = 1ULL << (key % 64);
 
+	if (__atomic_load_n(refused, __ATOMIC_SEQ_CST) & bit)
+		return -E2BIG;
 	if (bpf_map_update_elem(bpf_map__fd(t->skel->maps.procs), &key, &p, BPF_NOEXIST) &&
-	    errno != EEXIST)
-		return -errno;
+	    errno != EEXIST) {
+		int e = -errno;
+
+		if ((e == -E2BIG || e == -ENOMEM) &&
+		    !(__atomic_fetch_or(refused, bit, __ATOMIC_SEQ_CST) & bit))
+			t->refused++;
+		return e;
+	}
 	/* The BPF side updates the same words atomically: do likewise. */
 	__atomic_fetch_or(&t->skel->bss->watch_bits[(key / 64) % COWTOP_WATCH_WORDS],
 			  1ULL << (key % 64), __ATOMIC_SEQ_CST);
