@@ -282,6 +282,13 @@ static void configure(struct tracer *t, const struct tracer_opts *o, const struc
 	if (!o->usdt) { /* nothing ever goes in: no room kept (2.7 MB preallocated) */
 		bpf_map__set_max_entries(s->maps.thread_phase, 1);
 		bpf_map__set_max_entries(s->maps.phase_cow, 1);
+	} else if (t->procs_max > bpf_map__max_entries(s->maps.thread_phase)) {
+		/* A phase open in every thread the machine can run, and copies in
+		 * a phase of as many processes: allocated as they come. */
+		bpf_map__set_max_entries(s->maps.thread_phase, t->procs_max);
+		bpf_map__set_map_flags(s->maps.thread_phase, BPF_F_NO_PREALLOC);
+		bpf_map__set_max_entries(s->maps.phase_cow, t->procs_max);
+		bpf_map__set_map_flags(s->maps.phase_cow, BPF_F_NO_PREALLOC);
 	}
 	s->rodata->regions_enabled = !o->no_regions;
 	s->rodata->nr_cpus = t->ncpus > 0 ? t->ncpus : 1;
