@@ -19,8 +19,8 @@ packages=(
 	# the kernel matrix (tests/kernels): Debian's kernels booted under qemu (TCG)
 	# with a tiny initramfs of static busybox and the kernel's own modules
 	qemu-system-x86 busybox-static kmod cpio xz-utils
-	# benchmarks
-	bpftrace
+	# benchmarks (bench/cpu.sh measures cowtop beside htop)
+	bpftrace htop
 )
 
 missing=()
