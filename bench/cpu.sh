@@ -342,28 +342,28 @@ report_compare()
 	done
 }
 
-# Print the budget lines for count $1.
+# Print the budget lines for count $1, $2 processes in all.
 report_budgets()
 {
-	local n=$1 a b c d
+	local n=$1 total=$2 a b c d
 
 	a=$(median "$tmp/$n.a.pct")
 	b=$(median "$tmp/$n.b.pct")
 	c=$(median "$tmp/$n.c.pct")
 	d=$(median "$tmp/$n.d.pct")
-	awk -v a="$a" -v b="$b" -v c="$c" -v d="$d" -v n="$n" 'BEGIN {
+	awk -v a="$a" -v b="$b" -v c="$c" -v d="$d" -v n="$n" -v all="$total" 'BEGIN {
 		if (c > 0)
 			printf "    cowtop / htop, every process: batch %.2f, full screen %.2f  (budget <= 0.50: %s)\n",
 				a / c, b / c, (a <= c / 2 && b <= c / 2 ? "met" : "NOT met")
 		else
 			printf "    cowtop / htop: htop used no measurable CPU\n"
 		printf "    one tree: %.2f%%", d
-		if (n >= 50000)
+		if (all >= 50000)
 			printf "  (goal about 0%%, under 0.2%%: %s)", (d < 0.2 ? "met" : "NOT met")
 		else if (n >= 5000)
 			printf "  (budget < 1%%: %s)", (d < 1 ? "met" : "NOT met")
 		printf "\n"
-		if (n >= 50000)
+		if (all >= 50000)
 			printf "    full screen, every process: %.2f%%  (goal <= 2%%: %s)\n", b,
 				(b <= 2 ? "met" : "NOT met") }'
 }
@@ -466,7 +466,7 @@ for p in "${pass[@]}"; do
 		report_line "${label[$v]}" "$n" "$v"
 	done
 	if [[ $variants_arg == abcd* ]]; then
-		report_budgets "$n" # the budgets compare variants with each other
+		report_budgets "$n" "${p#*:}" # the budgets compare variants with each other
 	fi
 	report_compare "$n"
 done
