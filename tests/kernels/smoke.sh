@@ -241,7 +241,7 @@ test_exporter() {
 test_full_map() {
 	local early
 	new_report full
-	start_workload full --check --pages 4000 --early-writes 300,310 --child-writes 320,330 \
+	start_workload full --check --pages 8000 --early-writes 3000,310 --child-writes 320,330 \
 		--linger 0.5
 	COWTOP_PROCS_MAX=2 start_cowtop full -b -f json -d "$INTERVAL" -p "$LOAD_PID"
 	wait_lines "$FRAMES" 1 15 || fail "full map: no frame within 15s"
