@@ -5,13 +5,20 @@
 # With N extra idle processes (children of bench/idle.c that only pause()),
 # each variant runs for TICKS refreshes of S seconds (the histories hold 128
 # values: past that, nothing more is kept however long it runs), then its
-# VmRSS and VmHWM are read from /proc/PID/status:
+# VmRSS and VmHWM are read from /proc/PID/status, and the kernel memory of
+# the BPF maps it holds (bpftool's memlock figure of each, the process map
+# on its own too); for (b), the time from its start to its first frame on
+# screen:
 #
 #   (a) cowtop -b -f json -d S > /dev/null, watching every process
 #   (b) the full-screen cowtop -d S, watching every process, in a detached
 #       tmux session of 200x50 (the sparklines as wide as that allows)
 #   (c) the same, paused (Z) halfway: the frame shown and the newest one
 #       are both held
+#
+# Then the start of the batch output: the time from starting
+# cowtop -b -f json -d 0.1 to the first byte of its first frame (one
+# interval, 0.1 s, included), the median of 3.
 #
 # A benchmark, not a test: it prints figures and never fails on them.
 #
@@ -63,6 +70,48 @@ tm()
 	tmux -S "$tmp/tmux.sock" "$@"
 }
 
+# The kernel memory of the BPF maps process $1 holds (bpftool's memlock),
+# in MiB: all of them, then its process map alone.
+kmem_of()
+{
+	local ids f
+
+	ids=$(for f in /proc/"$1"/fdinfo/*; do
+		awk '/^map_id:/ { print $2 }' "$f" 2>/dev/null
+	done | sort -un | paste -sd, -)
+	command -v bpftool >/dev/null && [ -n "$ids" ] || { echo "- -"; return; }
+	bpftool map show --json 2>/dev/null | jq -r --argjson ids "[$ids]" '
+		[.[] | select(.id as $i | $ids | index($i))] as $m
+		| "\(([$m[].bytes_memlock] | add) / 1048576 * 10 | round / 10)"
+		  + " \(([$m[] | select(.name == "procs") | .bytes_memlock] | add // 0)
+			/ 1048576 * 10 | round / 10)"'
+}
+
+# Seconds from $1 (EPOCHREALTIME) until the tmux pane shows a frame.
+first_screen()
+{
+	local t0=$1 i
+
+	for ((i = 0; i < 3000; i++)); do
+		if tm capture-pane -p -t bench 2>/dev/null | grep -q 'processes [0-9]'; then
+			awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f\n", b - a }'
+			return
+		fi
+		sleep 0.01
+	done
+	echo -
+}
+
+# Seconds from start to the first byte of the batch output at -d 0.1.
+first_batch()
+{
+	local t0
+
+	t0=$EPOCHREALTIME
+	"$cowtop" -b -f json -d 0.1 2>/dev/null | head -c 1 >/dev/null
+	awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f\n", b - a }'
+}
+
 # The VmRSS and VmHWM of process $1, in MiB (one decimal).
 mem_of()
 {
@@ -73,14 +122,15 @@ mem_of()
 # Run variant $1 for the ticks; print its line.
 measure()
 {
-	local v=$1 secs rss hwm
+	local v=$1 secs rss hwm kmem kprocs first=- t0
 	secs=$(awk -v t="$ticks" -v d="$delay" 'BEGIN { print t * d }')
 
 	case $v in
 	a)	"$cowtop" -b -f json -d "$delay" >/dev/null 2>"$tmp/err" &
 		run_pid=$! ;;
-	b|c)	tm new-session -d -s bench -x "$cols" -y "$lines" "$cowtop" -d "$delay"
-		sleep 1
+	b|c)	t0=$EPOCHREALTIME
+		tm new-session -d -s bench -x "$cols" -y "$lines" "$cowtop" -d "$delay"
+		first=$(first_screen "$t0")
 		run_pid=$(tm list-panes -t bench -F '#{pane_pid}') ;;
 	esac
 	if [ "$v" = c ]; then
@@ -92,13 +142,15 @@ measure()
 	fi
 	alive "$run_pid" || die "variant $v ended early: $(cat "$tmp/err" 2>/dev/null)"
 	read -r rss hwm < <(mem_of "$run_pid")
+	read -r kmem kprocs < <(kmem_of "$run_pid")
 	case $v in
 	a)	stop_child "$run_pid"; run_pid= ;;
 	b|c)	tm kill-server 2>/dev/null || true
 		gone_within "$run_pid" 5 || true
 		run_pid= ;;
 	esac
-	printf '%-44s %6s %6s %8s %8s\n' "$2" "$total" "$ticks" "$rss" "$hwm"
+	printf '%-44s %6s %6s %8s %8s %8s %8s %8s\n' "$2" "$total" "$ticks" "$rss" "$hwm" \
+		"$kmem" "$kprocs" "$first"
 }
 
 while [ $# -gt 0 ]; do
@@ -123,7 +175,8 @@ trap 'exit 130' INT TERM HUP
 raise_limits "$count"
 "$tmp/idle" "$count" >"$tmp/idle.out" 2>"$tmp/idle.err" &
 idle_pid=$!
-for ((i = 0; i < 600; i++)); do
+# forks slow down as processes pile up: 50,000 took 7 minutes here
+for ((i = 0; i < 600 + count / 5; i++)); do
 	grep -q '^ready' "$tmp/idle.out" 2>/dev/null && break
 	alive "$idle_pid" || die "cannot start $count idle processes: $(tail -n 2 "$tmp/idle.err")"
 	sleep 0.1
@@ -131,7 +184,10 @@ done
 grep -q '^ready' "$tmp/idle.out" || die "the idle processes were not all started"
 total=$(nprocs)
 note "$total processes; each variant runs $ticks refreshes of ${delay}s"
-printf '%-44s %6s %6s %8s %8s\n' variant procs ticks "RSS MiB" "HWM MiB"
+printf '%-44s %6s %6s %8s %8s %8s %8s %8s\n' variant procs ticks "RSS MiB" "HWM MiB" \
+	"BPF MiB" "procs" "start s"
 measure a "(a) batch JSON, every process"
 measure b "(b) full screen ${cols}x${lines}, every process"
 measure c "(c) the same, paused halfway"
+for i in 1 2 3; do first_batch; done >"$tmp/first"
+echo "batch output: start to the first byte at -d 0.1: median $(stats "$tmp/first" 2 | cut -d' ' -f1) s (min, max: $(stats "$tmp/first" 2 | cut -d' ' -f2-))"

@@ -74,6 +74,12 @@ __u64 watch_bits[COWTOP_WATCH_WORDS] = {};
  * bit a tgid as in watch_bits: between its reads of the whole map, user
  * space reads only these (and the ones in the per-CPU slots). */
 __u64 changed_bits[COWTOP_WATCH_WORDS] = {};
+/* The processes the process map had no room for, one bit a tgid. One
+ * refused stays out for its whole life (counts from the middle of it would
+ * be wrong) and is counted once: set at the refusal (by user space too, for
+ * a process found in /proc), cleared at its exit and when its pid is forked
+ * anew. */
+__u64 refused_bits[COWTOP_WATCH_WORDS] = {};
 /* Set after every add to the region map, or to the phase map, and cleared
  * by user space before it reads that map: a map nothing was added to since
  * is not read again (a read walks every bucket, empty ones included). */
@@ -218,21 +224,48 @@ static __always_inline void stat_inc(__u32 idx)
 		*v += 1;
 }
 
+/* Whether the process map refused tgid. */
+static __always_inline bool refused(__u32 tgid)
+{
+	return refused_bits[(tgid / 64) % COWTOP_WATCH_WORDS] & (1ULL << (tgid % 64));
+}
+
+/* The process map has no room for tgid: count it, once in its life. */
+static __always_inline void refuse(__u32 tgid)
+{
+	__u64 *w = &refused_bits[(tgid / 64) % COWTOP_WATCH_WORDS];
+	__u64 bit = 1ULL << (tgid % 64);
+
+	if (!(__sync_fetch_and_or(w, bit) & bit))
+		stat_inc(COWTOP_STAT_MAP_FULL);
+}
+
+/* tgid is a new process, or gone: no longer refused. */
+static __always_inline void unrefuse(__u32 tgid)
+{
+	if (refused(tgid))
+		__sync_fetch_and_and(&refused_bits[(tgid / 64) % COWTOP_WATCH_WORDS],
+				     ~(1ULL << (tgid % 64)));
+}
+
 /* Start time of a task's thread group, as the kernel keeps it. */
 static __always_inline __u64 group_start_ns(struct task_struct *task)
 {
 	return BPF_CORE_READ(task, group_leader, start_boottime);
 }
 
-/* Add tgid to the watched map with zeroed counts; flags as for map update. */
+/* Add tgid to the watched map with zeroed counts; flags as for map update.
+ * NULL when the map has no room: tgid is refused. */
 static __always_inline struct cowtop_proc *proc_add(__u32 tgid, __u32 ppid, __u64 start_ns,
 						    __u64 inherited, __u64 flags)
 {
 	struct cowtop_proc p = { .start_ns = start_ns, .ppid = ppid, .inherited = inherited };
 	long err = bpf_map_update_elem(&procs, &tgid, &p, flags);
 
-	if (err && err != -17 /* EEXIST */)
-		stat_inc(COWTOP_STAT_MAP_FULL);
+	if (err && err != -17 /* EEXIST */) {
+		refuse(tgid);
+		return NULL;
+	}
 	mark_changed(tgid);
 	return bpf_map_lookup_elem(&procs, &tgid);
 }
@@ -244,8 +277,8 @@ static __always_inline struct cowtop_proc *proc_get(__u32 tgid)
 	struct cowtop_proc *p = bpf_map_lookup_elem(&procs, &tgid);
 	struct task_struct *task;
 
-	if (p || !watch_all)
-		return p;
+	if (p || !watch_all || refused(tgid))
+		return p; /* a refused process is not tried again at every copy */
 	task = (struct task_struct *)bpf_get_current_task();
 	/* An exiting thread's last writes (clear_child_tid) may come after its
 	 * process's exit dropped the entry: no new entry for a dying process. */
@@ -772,7 +805,7 @@ static __always_inline bool emit(__u32 type, __u32 pid, struct task_struct *task
 	else
 		__builtin_memset(&e->counts, 0, sizeof(e->counts));
 	e->inherited = inherited;
-	e->flags = p ? p->flags : 0;
+	e->flags = p ? p->flags : refused(pid) ? COWTOP_PROC_UNHELD : 0;
 	e->pad = 0;
 	e->reclaims = p ? p->reclaims : 0;
 	e->reclaim_ns = p ? p->reclaim_ns : 0;
@@ -811,6 +844,8 @@ static __always_inline bool fork_watched(__u32 parent_tgid, struct task_struct *
 		return in_target_cgroup(child);
 	if (watched(parent_tgid) && (watch_all || bpf_map_lookup_elem(&procs, &parent_tgid)))
 		return true;
+	if (refused(parent_tgid))
+		return true; /* its children are watched too: refused, and counted, in turn */
 	if (first_clone_of && parent_tgid == first_clone_of)
 		return __sync_val_compare_and_swap(&first_clone_taken, 0, 1) == 0;
 	return false;
@@ -836,15 +871,19 @@ int on_process_fork(struct bpf_raw_tracepoint_args *ctx)
 	struct cowtop_proc *p;
 	__u64 inherited;
 
-	if (ctgid == ptgid || !fork_watched(ptgid, child))
-		return 0; /* a new thread, or nobody we watch */
+	if (ctgid == ptgid)
+		return 0; /* a new thread */
+	unrefuse(ctgid); /* a new process on the pid */
+	if (!fork_watched(ptgid, child))
+		return 0; /* nobody we watch */
 	/* The prefork baseline: what the child now shares with its parent. */
 	inherited = anon_pages(parent);
 	/* BPF_ANY: the pid may be a reused one whose old entry is still there. */
 	p = proc_add(ctgid, BPF_CORE_READ(child, real_parent, tgid),
 		     group_start_ns(child), inherited, BPF_ANY);
-	watch_bit(ctgid, true);
-	if (objects_enabled)
+	if (p)
+		watch_bit(ctgid, true);
+	if (p && objects_enabled)
 		obj_fork(ptgid, ctgid);
 	emit(COWTOP_EV_FORK, ctgid, child, p, inherited);
 	return 0;
@@ -939,6 +978,10 @@ int on_process_exit(struct bpf_raw_tracepoint_args *ctx)
 		bpf_map_delete_elem(&thread_phase, &tid);
 	}
 
+	if (!p && refused(tgid) && BPF_CORE_READ(task, signal, live.counter) == 0) {
+		unrefuse(tgid);
+		watch_bit(tgid, false);
+	}
 	if (!p || (p->flags & COWTOP_PROC_LEFT) || BPF_CORE_READ(task, signal, live.counter) != 0)
 		return 0; /* not watched (or left the --cgroup target), or other threads live */
 	s = bpf_map_lookup_elem(&slots, &zero);
@@ -1191,7 +1234,10 @@ int on_cgroup_attach(struct bpf_raw_tracepoint_args *ctx)
 	if (in && (!p || p->exited)) {
 		p = proc_add(tgid, BPF_CORE_READ(task, real_parent, tgid), group_start_ns(task),
 			     COWTOP_INHERITED_UNKNOWN, BPF_ANY);
-		watch_bit(tgid, true);
+		if (p) {
+			unrefuse(tgid); /* counted from its move in, as any process entering */
+			watch_bit(tgid, true);
+		}
 		emit(COWTOP_EV_ENTER, tgid, task, p, COWTOP_INHERITED_UNKNOWN);
 	} else if (!in && p && !p->exited) {
 		flush_everywhere(tgid);

@@ -19,8 +19,12 @@ struct cowtop_counts {
 /* inherited of a process found already running: no fork was seen. */
 #define COWTOP_INHERITED_UNKNOWN (~0ULL)
 
-/* Value of the watched-process map, keyed by tgid. */
-#define COWTOP_PROCS_MAX 32768 /* watched processes the kernel side holds */
+/* The watched-process map, keyed by tgid, holds as many processes as the
+ * machine can run at once (user space sets it before load from
+ * kernel.threads-max and kernel.pid_max), never fewer than this. A process
+ * it cannot hold is refused for its whole life: counted once
+ * (COWTOP_STAT_MAP_FULL), its records flagged COWTOP_PROC_UNHELD. */
+#define COWTOP_PROCS_MIN 32768
 
 /* What the task iterator (bpf/iter.bpf.c) writes per watched process: the
  * figures /proc/PID/stat gives, read from the same kernel fields. */
@@ -58,6 +62,7 @@ struct cowtop_proc {
 
 #define COWTOP_PROC_OOM 1  /* chosen by the OOM killer (oom:mark_victim) */
 #define COWTOP_PROC_LEFT 2 /* moved out of the --cgroup target: no longer watched */
+#define COWTOP_PROC_UNHELD 4 /* FORK, ENTER: the map had no room: shown, not counted */
 
 enum cowtop_event_type {
 	COWTOP_EV_FORK = 1, /* a watched process forked: pid is the new child */
@@ -278,7 +283,7 @@ enum cowtop_rss_layout {
 /* Loss counters, indexes into the "stats" per-CPU array. */
 enum cowtop_stat {
 	COWTOP_STAT_RINGBUF_LOST = 0, /* ring-buffer records that did not fit */
-	COWTOP_STAT_MAP_FULL = 1,     /* processes that could not be added to the map */
+	COWTOP_STAT_MAP_FULL = 1,     /* processes the map could not hold (each once) */
 	COWTOP_STAT_PHASE_FULL = 2,   /* copies in a phase that could not be counted */
 	COWTOP_STAT_REGION_FULL = 3,  /* flushes of region copies that found the map full */
 	COWTOP_STAT_MAX = 4,

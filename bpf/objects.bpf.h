@@ -26,7 +26,7 @@ __u32 objects_every = 0;
  * a child inherits its parent's at fork; exec and exit drop it). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, COWTOP_PROCS_MAX);
+	__uint(max_entries, COWTOP_PROCS_MIN);
 	__type(key, __u32);
 	__type(value, struct cowtop_rt);
 } obj_rt SEC(".maps");

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* What both BPF objects define alike: the process map (the task iterator
- * gets the main object's by fd, so the two definitions must match) and the
+ * gets the main object's by fd, so the two definitions must match; user
+ * space sizes it from the machine before load, see COWTOP_PROCS_MIN) and the
  * read of an address space's memory counter. Include after core.h, the
  * libbpf headers and cowtop.h. */
 #ifndef COWTOP_SHARED_BPF_H
@@ -8,7 +9,10 @@
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, COWTOP_PROCS_MAX);
+	__uint(max_entries, COWTOP_PROCS_MIN);
+	/* Entries are allocated as processes come: the map costs its buckets
+	 * (16 bytes each) until then, not max_entries full entries. */
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, __u32);
 	__type(value, struct cowtop_proc);
 } procs SEC(".maps");

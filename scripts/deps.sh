@@ -23,8 +23,8 @@ packages=(
 	dpkg-dev debhelper lintian
 	# the container recipe's test (contrib/container): its manifest parsed
 	python3-yaml
-	# benchmarks
-	bpftrace
+	# benchmarks (bench/cpu.sh measures cowtop beside htop)
+	bpftrace htop
 )
 
 missing=()

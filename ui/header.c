@@ -158,6 +158,9 @@ static void header_totals(const struct header_info *h, unsigned drop, struct lin
 	line_put(l, ROLE_PLAIN, "  ", 2);
 	line_add(l, h->lost ? ROLE_WARN : ROLE_LABEL, "lost ");
 	line_add(l, h->lost ? ROLE_WARN : ROLE_VALUE, "%llu", h->lost);
+	if (h->lost_procs)
+		line_add(l, ROLE_WARN, " (%llu process%s not counted)", h->lost_procs,
+			 h->lost_procs == 1 ? "" : "es");
 	if (!(drop & DROP_PROBES))
 		header_probes(h, l);
 	if (!(drop & DROP_STACKS))
@@ -181,6 +184,7 @@ void header_take_frame(struct header_info *h, const struct frame *f)
 	h->now = (time_t)f->time;
 	h->cpu_pct = f->cpu_pct;
 	h->lost = f->lost;
+	h->lost_procs = f->lost_by_kind[LOST_MAP_FULL];
 	h->stacks_every = f->stacks ? f->stacks->every : 0;
 	h->stacks_us = f->stacks ? f->stacks->us_per_copy : -1;
 	h->stacks_failed = f->stacks ? f->stacks->failed : 0;

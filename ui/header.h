@@ -20,6 +20,7 @@ struct header_info {
 	double rate;                /* total copies per second */
 	unsigned long long cow;     /* total copies */
 	unsigned long long lost;
+	unsigned long long lost_procs; /* of lost: processes the kernel's table refused */
 	int nprobes;                /* USDT probes attached (-u) */
 	int nphases;                /* phases they pair into */
 	int nkprobes;               /* kinds of kernel markers logged (OOM kills, reclaim stalls) */

@@ -239,7 +239,7 @@ void collect__event(const struct tracer_event *e, void *ctx)
 
 	if (!p)
 		return;
-	p->track.in_kernel = true;
+	p->track.in_kernel = !e->unheld; /* else /proc says when it has gone */
 	if (e->kind == TRACER_FORK || e->kind == TRACER_EXEC || !p->comm[0])
 		model__set_comm(p, e->comm, strlen(e->comm));
 	if (e->kind == TRACER_ENTER)

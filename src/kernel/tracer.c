@@ -26,6 +26,7 @@ static void decode_event(struct tracer *t, const struct cowtop_event *r)
 		.exit_status = r->exit_code, .counts = counts_of(&r->counts),
 		.oom = r->flags & COWTOP_PROC_OOM,
 		.reclaims = r->reclaims, .reclaim_s = r->reclaim_ns / 1e9,
+		.unheld = r->flags & COWTOP_PROC_UNHELD,
 	};
 	size_t n = strnlen(r->comm, COWTOP_COMM_LEN);
 
@@ -327,7 +328,9 @@ void tracer__free(struct tracer *t)
 	free(t);
 }
 
-/* Start counting pid (keeps the counters it may already have). */
+/* Start counting pid (keeps the counters it may already have). A process
+ * the kernel's map has no room for is refused for its life, and counted
+ * once: -E2BIG. */
 int tracer__watch(struct tracer *t, int pid, int ppid, unsigned long long start)
 {
 	struct cowtop_proc p = {
@@ -335,10 +338,20 @@ int tracer__watch(struct tracer *t, int pid, int ppid, unsigned long long start)
 		.inherited = COWTOP_INHERITED_UNKNOWN, /* its fork was before ours */
 	};
 	__u32 key = pid;
+	__u64 *refused = &t->skel->bss->refused_bits[(key / 64) % COWTOP_WATCH_WORDS];
+	__u64 bit = 1ULL << (key % 64);
 
+	if (__atomic_load_n(refused, __ATOMIC_SEQ_CST) & bit)
+		return -E2BIG;
 	if (bpf_map_update_elem(bpf_map__fd(t->skel->maps.procs), &key, &p, BPF_NOEXIST) &&
-	    errno != EEXIST)
-		return -errno;
+	    errno != EEXIST) {
+		int e = -errno;
+
+		if ((e == -E2BIG || e == -ENOMEM) &&
+		    !(__atomic_fetch_or(refused, bit, __ATOMIC_SEQ_CST) & bit))
+			t->refused++;
+		return e;
+	}
 	/* The BPF side updates the same words atomically: do likewise. */
 	__atomic_fetch_or(&t->skel->bss->watch_bits[(key / 64) % COWTOP_WATCH_WORDS],
 			  1ULL << (key % 64), __ATOMIC_SEQ_CST);

@@ -37,6 +37,8 @@ struct tracer_event {
 	long long inherited_kib;   /* FORK: the parent's anonymous RSS at the fork, KiB; -1
 				    * when this kernel's counters cannot be read */
 	char comm[TRACER_COMM_LEN];/* NUL-terminated */
+	bool unheld;               /* FORK, ENTER: the kernel's process table had no
+				    * room for it: listed, its copies not counted */
 };
 
 /* A USDT probe hit. */

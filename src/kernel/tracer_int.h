@@ -32,6 +32,8 @@ struct tracer {
 	unsigned long long page_kib;    /* kernel page counts to KiB */
 	double boot_to_unix;            /* add to CLOCK_BOOTTIME seconds for unix time */
 	int ncpus;
+	__u32 procs_max;         /* processes the kernel's process map holds */
+	unsigned long long refused; /* processes found in /proc it had no room for */
 	size_t nentries;         /* entries of the process map at its last whole read */
 	struct bpf_link **links; /* USDT attachments, one uprobe per site */
 	size_t nlinks, links_cap;

@@ -526,6 +526,8 @@ unsigned long long tracer__lost(struct tracer *t, unsigned long long by_kind[LOS
 		if (bpf_map_lookup_elem(fd, &k, v) == 0)
 			for (c = 0; c < t->ncpus; c++)
 				kind += v[c];
+		if (k == COWTOP_STAT_MAP_FULL) /* those found in /proc, refused by user space */
+			kind += t->refused;
 		if (by_kind)
 			by_kind[k] = kind;
 		total += kind;

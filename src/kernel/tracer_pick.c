@@ -214,6 +214,41 @@ int tracer__pick_mechanism(struct tracer *t, const struct btf *vmlinux, char *er
 	return 0;
 }
 
+/* The integer in file path (a sysctl), or -1. */
+static long read_sysctl(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	long v = -1;
+
+	if (f) {
+		if (fscanf(f, "%ld", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+/* How many processes the process map holds: as many tasks as the machine
+ * can run at once (kernel.threads-max; not pid_max, often raised while
+ * running), at least COWTOP_PROCS_MIN, at most the largest pid_max there
+ * is. Its entries are allocated as processes come: until then it costs its
+ * buckets only. COWTOP_PROCS_MAX=N in the environment sets it (for tests:
+ * a small map fills). */
+static __u32 procs_capacity(void)
+{
+	const char *env = getenv("COWTOP_PROCS_MAX");
+	long n;
+
+	if (env && *env) {
+		n = strtol(env, NULL, 10);
+		return n >= 1 && n <= 4194304 ? (__u32)n : COWTOP_PROCS_MIN;
+	}
+	n = read_sysctl("/proc/sys/kernel/threads-max");
+	if (n < COWTOP_PROCS_MIN)
+		return COWTOP_PROCS_MIN;
+	return n > 4194304 ? 4194304 : (__u32)n;
+}
+
 /* Set the tunables of the BPF side from the options and the kernel. */
 void tracer__configure(struct tracer *t, const struct tracer_opts *o, const struct btf *vmlinux)
 {
@@ -234,9 +269,31 @@ void tracer__configure(struct tracer *t, const struct tracer_opts *o, const stru
 	s->rodata->fault_end = t->fault_end;
 	if (o->ringbuf_kib)
 		bpf_map__set_max_entries(s->maps.events, o->ringbuf_kib * 1024);
+	t->procs_max = procs_capacity();
+	bpf_map__set_max_entries(s->maps.procs, t->procs_max);
+	/* Copies by region: a process's counters in each region it copies in */
+	if (t->procs_max > bpf_map__max_entries(s->maps.region_cow))
+		bpf_map__set_max_entries(s->maps.region_cow, t->procs_max);
 	s->rodata->usdt_enabled = o->usdt;
+	if (!o->usdt) { /* nothing ever goes in: no room kept (2.7 MB preallocated) */
+		bpf_map__set_max_entries(s->maps.thread_phase, 1);
+		bpf_map__set_max_entries(s->maps.phase_cow, 1);
+	} else if (t->procs_max > bpf_map__max_entries(s->maps.thread_phase)) {
+		/* A phase open in every thread the machine can run, and copies in
+		 * a phase of as many processes: allocated as they come. */
+		bpf_map__set_max_entries(s->maps.thread_phase, t->procs_max);
+		bpf_map__set_map_flags(s->maps.thread_phase, BPF_F_NO_PREALLOC);
+		bpf_map__set_max_entries(s->maps.phase_cow, t->procs_max);
+		bpf_map__set_map_flags(s->maps.phase_cow, BPF_F_NO_PREALLOC);
+	}
 	s->rodata->regions_enabled = !o->no_regions;
 	s->rodata->objects_enabled = o->objects;
+	if (!o->objects) /* nothing ever goes in */
+		bpf_map__set_max_entries(s->maps.obj_rt, 1);
+	else if (t->procs_max > bpf_map__max_entries(s->maps.obj_rt)) {
+		bpf_map__set_max_entries(s->maps.obj_rt, t->procs_max);
+		bpf_map__set_map_flags(s->maps.obj_rt, BPF_F_NO_PREALLOC);
+	}
 	s->rodata->nr_cpus = t->ncpus > 0 ? t->ncpus : 1;
 	s->rodata->ns_per_tick = t->ns_per_tick;
 	bpf_program__set_autoload(s->progs.on_usdt, o->usdt);

@@ -104,6 +104,7 @@ static void take_head(struct recording *r, json_object *o, struct frame *f)
 	take_psi(r, jread_get(o, "psi_memory"), &f->psi);
 	snprintf(f->target, sizeof(f->target), "%s", r->info.target);
 	f->lost = jread_count(&r->jr, o, "lost", NULL);
+	f->lost_by_kind[LOST_MAP_FULL] = jread_count(&r->jr, o, "lost_processes", NULL);
 	f->mem_available_kib = jread_count(&r->jr, o, "mem_available_kib", NULL);
 }
 

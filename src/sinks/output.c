@@ -177,6 +177,7 @@ void output_json_buf(struct jbuf *b, const struct frame *fr)
 	jbuf_puts(b, ",\"fallbacks\":");
 	jbuf_string(b, fr->fallbacks, strlen(fr->fallbacks));
 	jbuf_count(b, "lost", true, fr->lost);
+	jbuf_count(b, "lost_processes", true, fr->lost_by_kind[LOST_MAP_FULL]);
 	if (fr->stacks)
 		output_json_stacks_status(b, fr->stacks);
 	if (fr->objects) {
@@ -358,6 +359,8 @@ void output_text(FILE *f, const struct frame *fr, const struct output_opts *oo)
 	output_interval(fr->interval, 2, interval, sizeof(interval));
 	fprintf(f, "cowtop %s  interval %ss  processes %zu  cow %llu pages  %.1f/s  lost %llu",
 		when, interval, fr->nrows, fr->totals.cow, fr->totals.rate, fr->lost);
+	if (fr->lost_by_kind[LOST_MAP_FULL])
+		fprintf(f, " (%llu processes not counted)", fr->lost_by_kind[LOST_MAP_FULL]);
 	if (fr->psi.some_avg10 >= 0)
 		fprintf(f, "  psi mem some %.2f%% full %.2f%%", fr->psi.some_avg10,
 			fr->psi.full_avg10 >= 0 ? fr->psi.full_avg10 : 0);

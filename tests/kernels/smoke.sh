@@ -16,6 +16,8 @@
 #                  against what it wrote there, and its probe markers
 #   exit causes    a status and a signal
 #   exporter       one scrape of /metrics
+#   full map       a process map of 2 (COWTOP_PROCS_MAX): each process it
+#                  refuses counted once, the one it holds exactly
 #   fallbacks      the ones named are the ones this kernel's BTF calls for
 # Environment as tests/integration/lib.sh (COWTOP, COWLOAD, REGIONLOAD,
 # PHASELOAD). Writes
@@ -233,12 +235,33 @@ test_exporter() {
 	stop_cowtop
 }
 
+# A map of 2 for a tree of 5 that all live at once: the root and the first
+# early child held, the other early child (found in /proc) and the 2
+# children (forked) refused, each counted once.
+test_full_map() {
+	local early
+	new_report full
+	start_workload full --check --pages 8000 --early-writes 3000,310 --child-writes 320,330 \
+		--linger 0.5
+	COWTOP_PROCS_MAX=2 start_cowtop full -b -f json -d "$INTERVAL" -p "$LOAD_PID"
+	wait_lines "$FRAMES" 1 15 || fail "full map: no frame within 15s"
+	kill -USR1 "$LOAD_PID"
+	wait_workload "$LOAD_PID"
+	sleep 1
+	stop_cowtop
+	check_workload_self
+	expect_eq "full map: processes refused" "$(tail -n 1 "$FRAMES" | jq .lost_processes)" 3
+	early=$(report_pids early | head -n 1)
+	expect_range "$early" $(($(report_sum "$early" wrote) * (100 - LOST_PCT) / 100)) \
+		$(($(report_sum "$early" wrote) + SLACK)) cow_pages "full map: held"
+}
+
 setup
 FALLBACKS=$(expected_fallbacks)
 echo "kernel $(uname -r), expected fallbacks '$FALLBACKS'"
 REGIONLOAD=${REGIONLOAD:-./tests/workloads/regionload}
 PHASELOAD=${PHASELOAD:-./tests/workloads/phaseload}
-for t in test_launch test_attach test_reuse_io test_regions test_phase test_exits test_exporter; do
+for t in test_launch test_attach test_reuse_io test_regions test_phase test_exits test_exporter test_full_map; do
 	s=$(date +%s.%N)
 	$t
 	echo "time: $t $(awk -v s="$s" -v e="$(date +%s.%N)" 'BEGIN { printf "%.1f", e - s }') s"

@@ -127,6 +127,27 @@ static void test_lost_and_paused_warn(void **state)
 	free(l);
 }
 
+/* Processes the kernel's table could not hold are said, in warning colour. */
+static void test_lost_processes_said(void **state)
+{
+	struct header_info h = info();
+	struct line *l = calloc(HEADER_LINES, sizeof(*l));
+
+	(void)state;
+	h.lost = 7;
+	h.lost_procs = 5;
+	header_build(&h, l);
+	assert_true(role_at(&l[2], "lost 7", ROLE_WARN));
+	assert_true(role_at(&l[2], "(5 processes not counted)", ROLE_WARN));
+	h.lost_procs = 1;
+	header_build(&h, l);
+	assert_true(role_at(&l[2], "(1 process not counted)", ROLE_WARN));
+	h.lost_procs = 0;
+	header_build(&h, l);
+	assert_null(strstr(l[2].text, "not counted"));
+	free(l);
+}
+
 static void test_untrusted_text_escaped(void **state)
 {
 	struct header_info h = info();
@@ -250,6 +271,7 @@ int main(void)
 		cmocka_unit_test(test_narrow_keeps_essentials),
 		cmocka_unit_test(test_bytes),
 		cmocka_unit_test(test_lost_and_paused_warn),
+		cmocka_unit_test(test_lost_processes_said),
 		cmocka_unit_test(test_untrusted_text_escaped),
 		cmocka_unit_test(test_probes_only_when_attached),
 		cmocka_unit_test(test_oldest_reading),
