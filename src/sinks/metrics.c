@@ -9,12 +9,29 @@
 #define GROUP_MAX 64 /* bytes of a group name, with its NUL */
 #define SERIES_MAX ((METRICS_GROUPS_MAX + 1) * METRICS_ROLES)
 
+/* The region label values: the model's fixed region slots, and every file
+ * in one value, so that the label stays bounded whatever files are met. */
+enum mregion { MREGION_OTHER, MREGION_HEAP, MREGION_STACK, MREGION_ANON, MREGION_FILE, MREGIONS };
+
+/* Why a member left: the cause label values (bounded). */
+enum mcause { MCAUSE_EXIT_ZERO, MCAUSE_EXIT_NONZERO, MCAUSE_SIGNAL, MCAUSE_OOM, MCAUSE_LEFT,
+	      MCAUSE_UNKNOWN, MCAUSES };
+
+/* Counters of a process besides the field table's: copies by region,
+ * forks, exits by cause, reclaim stalls. */
+struct mcount {
+	unsigned long long region[MREGIONS];
+	unsigned long long forks, exits[MCAUSES], reclaims;
+	double reclaim_s;
+};
+
 /* One group and role: the counts of its members that left the frames. */
 struct mseries {
 	char group[GROUP_MAX];
 	enum metrics_role role;
 	unsigned long long folded[FIELD_N]; /* the counter figures of members gone */
 	unsigned long long folded_phase[PHASE_MAX];
+	struct mcount folded_more;
 };
 
 /* A process of the last frame: its series and its last counts. */
@@ -40,8 +57,12 @@ struct metrics {
 struct macc {
 	unsigned long long sum[FIELD_N];  /* counters: every member's; gauges: live members' */
 	unsigned long long phase[PHASE_MAX];
+	struct mcount more;               /* every member's */
 	unsigned long long shared;        /* KiB, live members */
-	unsigned live, read;              /* live members, those with a smaps reading */
+	unsigned long long inherited, inherited_shared; /* KiB, live members with both */
+	unsigned live, read, fork_read;   /* live members, those with a smaps reading,
+					     those with one and a known inheritance */
+	double age;                       /* of the oldest reading of a live member */
 };
 
 /* A new, empty set of metrics. */
@@ -166,6 +187,37 @@ static int place(struct metrics *m, const struct row *r, const int *up)
 	return series_of(m, name, role);
 }
 
+/* The cause label of how p ended; gone: it left the frames (a process
+ * leaves them only once exited, but say "unknown" if it did not). */
+static enum mcause cause_of(const struct proc *p)
+{
+	if (p->exit.left)
+		return MCAUSE_LEFT;
+	if (p->exit.oom)
+		return MCAUSE_OOM;
+	if (!p->exited || !p->exit.known)
+		return MCAUSE_UNKNOWN;
+	if (p->exit.status & 0x7f)
+		return MCAUSE_SIGNAL;
+	return p->exit.status >> 8 & 0xff ? MCAUSE_EXIT_NONZERO : MCAUSE_EXIT_ZERO;
+}
+
+/* Add p's other counters to c; gone: p leaves the frames now, and counts
+ * as an exit even if it was never seen exited. */
+static void count_more(struct mcount *c, const struct proc *p, bool gone)
+{
+	int i;
+
+	for (i = 1; i < SPLIT_SLOTS; i++)
+		c->region[i < MREGION_FILE ? i : MREGION_FILE] += p->split[SPLIT_REGION].v[i];
+	c->region[MREGION_OTHER] += frame_split_none(p, SPLIT_REGION);
+	c->forks += p->forked;
+	c->reclaims += p->reclaims;
+	c->reclaim_s += p->reclaim_s;
+	if (p->exited || gone)
+		c->exits[cause_of(p)]++;
+}
+
 /* Add a process's counts to a series' folded counts. */
 static void fold(struct mseries *s, const struct proc *p)
 {
@@ -176,6 +228,7 @@ static void fold(struct mseries *s, const struct proc *p)
 			s->folded[i] += field_value((enum field_id)i, NULL, p).u;
 	for (i = 1; i < PHASE_MAX; i++)
 		s->folded_phase[i] += p->split[SPLIT_PHASE].v[i];
+	count_more(&s->folded_more, p, true);
 }
 
 /* The frame's processes as tracked entries, placed: the known keep their
@@ -228,9 +281,26 @@ int metrics__update(struct metrics *m, struct frame *f)
 	return 0;
 }
 
-/* Add a member of the frame to its series' sums. */
-static void add_member(struct macc *a, const struct proc *p)
+/* The anonymous memory p inherited at fork and, of it, what is still
+ * shared, KiB: the two terms of SHR% (see proc_shared_pct). False when
+ * either is unknown (no reading, or found running). */
+static bool sharing_of(const struct proc *p, unsigned long long *inherited, unsigned long long *shared)
 {
+	unsigned long long anon = p->smaps.anon, priv = p->smaps.private_dirty;
+
+	if (!p->smaps_time || p->inherited_kib <= 0)
+		return false;
+	*inherited = (unsigned long long)p->inherited_kib;
+	*shared = anon > priv ? anon - priv : 0;
+	if (*shared > *inherited)
+		*shared = *inherited;
+	return true;
+}
+
+/* Add a member of the frame to its series' sums. */
+static void add_member(struct macc *a, const struct frame *f, const struct proc *p)
+{
+	unsigned long long inh, shr;
 	int i;
 
 	for (i = 0; i < FIELD_N; i++)
@@ -238,6 +308,7 @@ static void add_member(struct macc *a, const struct proc *p)
 			a->sum[i] += field_value((enum field_id)i, NULL, p).u;
 	for (i = 1; i < PHASE_MAX; i++)
 		a->phase[i] += p->split[SPLIT_PHASE].v[i];
+	count_more(&a->more, p, false);
 	if (p->exited)
 		return;
 	a->live++;
@@ -248,6 +319,27 @@ static void add_member(struct macc *a, const struct proc *p)
 		return;
 	a->read++;
 	a->shared += p->smaps.shared_clean + p->smaps.shared_dirty;
+	if (frame_smaps_age(f, p) > a->age)
+		a->age = frame_smaps_age(f, p);
+	if (!sharing_of(p, &inh, &shr))
+		return;
+	a->fork_read++;
+	a->inherited += inh;
+	a->inherited_shared += shr;
+}
+
+/* Add c to the counters in a. */
+static void add_more(struct mcount *a, const struct mcount *c)
+{
+	int i;
+
+	for (i = 0; i < MREGIONS; i++)
+		a->region[i] += c->region[i];
+	for (i = 0; i < MCAUSES; i++)
+		a->exits[i] += c->exits[i];
+	a->forks += c->forks;
+	a->reclaims += c->reclaims;
+	a->reclaim_s += c->reclaim_s;
 }
 
 /* Every series' sums over the last frame; NULL on no memory. */
@@ -262,9 +354,10 @@ static struct macc *accumulate(const struct metrics *m)
 	for (s = 0; s < m->nseries; s++) {
 		memcpy(acc[s].sum, m->series[s].folded, sizeof(acc[s].sum));
 		memcpy(acc[s].phase, m->series[s].folded_phase, sizeof(acc[s].phase));
+		add_more(&acc[s].more, &m->series[s].folded_more);
 	}
 	for (i = 0; i < m->ntrack; i++)
-		add_member(&acc[m->track[i].series], m->track[i].p);
+		add_member(&acc[m->track[i].series], m->frame, m->track[i].p);
 	return acc;
 }
 
@@ -389,6 +482,156 @@ static void put_groups(const struct metrics *m, enum metrics_format fmt, const s
 	put_series_samples(m, out, &shared, v, known);
 }
 
+/* The name and labels of a sample of series s, with one more label
+ * (key NULL: none); the value follows. */
+static void put_labelled(FILE *out, const struct family *fam, const struct mseries *s,
+			 const char *key, const char *val)
+{
+	put_name(out, fam);
+	fputs("{group=\"", out);
+	put_value(out, s->group);
+	fprintf(out, "\",role=\"%s\"", metrics_role_name(s->role));
+	if (key) {
+		fprintf(out, ",%s=\"", key);
+		put_value(out, val);
+		fputc('"', out);
+	}
+	fputs("} ", out);
+}
+
+/* Sharing since fork: the two terms of SHR% per group and role, over the
+ * live members with a reading and a known inheritance; and the age of the
+ * oldest reading. Absent where no member has them. */
+static void put_sharing(const struct metrics *m, enum metrics_format fmt, const struct macc *acc, FILE *out)
+{
+	static const struct family inh = { "cowtop_inherited_bytes", "gauge", "bytes",
+		"Anonymous memory the live members inherited at fork (their parent's anonymous RSS then), "
+		"over members with a reading whose fork cowtop saw." };
+	static const struct family shr = { "cowtop_inherited_shared_bytes", "gauge", "bytes",
+		"Of cowtop_inherited_bytes, what is still shared: min(inherited, Anonymous - Private_Dirty) per member. "
+		"The ratio of the two is SHR%." };
+	static const struct family age = { "cowtop_memory_reading_age_seconds", "gauge", "seconds",
+		"Age of the oldest smaps_rollup reading of a live member: the memory figures are at most this old." };
+	int s;
+
+	put_head(out, fmt, &inh);
+	for (s = 0; s < m->nseries; s++)
+		if (acc[s].fork_read) {
+			put_labelled(out, &inh, &m->series[s], NULL, NULL);
+			fprintf(out, "%llu\n", acc[s].inherited * 1024);
+		}
+	put_head(out, fmt, &shr);
+	for (s = 0; s < m->nseries; s++)
+		if (acc[s].fork_read) {
+			put_labelled(out, &shr, &m->series[s], NULL, NULL);
+			fprintf(out, "%llu\n", acc[s].inherited_shared * 1024);
+		}
+	put_head(out, fmt, &age);
+	for (s = 0; s < m->nseries; s++)
+		if (acc[s].read) {
+			put_labelled(out, &age, &m->series[s], NULL, NULL);
+			fprintf(out, "%.3f\n", acc[s].age);
+		}
+}
+
+/* The label value of a region and of an exit cause. */
+static const char *region_name(enum mregion r)
+{
+	static const char *const names[MREGIONS] = { "other", "heap", "stack", "anon", "file" };
+
+	return names[r];
+}
+
+static const char *cause_name(enum mcause c)
+{
+	static const char *const names[MCAUSES] = { "exit_zero", "exit_nonzero", "signal", "oom", "left",
+						    "unknown" };
+
+	return names[c];
+}
+
+/* Copies by region, forks, exits by cause and reclaim stalls per group and
+ * role: every label value always, so that a rate is 0 rather than absent. */
+static void put_more(const struct metrics *m, enum metrics_format fmt, const struct macc *acc, FILE *out)
+{
+	static const struct family region = { "cowtop_cow_region_pages", "counter", "pages",
+		"Pages copied on write by where the page was: heap (brk), stack (main thread), anon (other private "
+		"anonymous), file (private file mappings, all files), other (not classified)." };
+	static const struct family forks = { "cowtop_forks", "counter", NULL,
+		"Children forked by members since watched (a respawned worker is one fork of its parent)." };
+	static const struct family exits = { "cowtop_exits", "counter", NULL,
+		"Members that exited, by cause: exit_zero, exit_nonzero, signal, oom (chosen by the OOM killer), "
+		"left (left the --cgroup), unknown." };
+	static const struct family stalls = { "cowtop_reclaim_stalls", "counter", NULL,
+		"Direct-reclaim stalls of the members' threads (allocations that waited for memory to be freed)." };
+	static const struct family stall_s = { "cowtop_reclaim_stall_seconds", "counter", "seconds",
+		"Time the members' threads spent stalled in direct reclaim." };
+	int s, k;
+
+	put_head(out, fmt, &region);
+	for (s = 0; s < m->nseries; s++)
+		for (k = 0; k < MREGIONS; k++) {
+			put_labelled(out, &region, &m->series[s], "region", region_name(k));
+			fprintf(out, "%llu\n", acc[s].more.region[k]);
+		}
+	put_head(out, fmt, &forks);
+	for (s = 0; s < m->nseries; s++) {
+		put_labelled(out, &forks, &m->series[s], NULL, NULL);
+		fprintf(out, "%llu\n", acc[s].more.forks);
+	}
+	put_head(out, fmt, &exits);
+	for (s = 0; s < m->nseries; s++)
+		for (k = 0; k < MCAUSES; k++) {
+			put_labelled(out, &exits, &m->series[s], "cause", cause_name(k));
+			fprintf(out, "%llu\n", acc[s].more.exits[k]);
+		}
+	put_head(out, fmt, &stalls);
+	for (s = 0; s < m->nseries; s++) {
+		put_labelled(out, &stalls, &m->series[s], NULL, NULL);
+		fprintf(out, "%llu\n", acc[s].more.reclaims);
+	}
+	put_head(out, fmt, &stall_s);
+	for (s = 0; s < m->nseries; s++) {
+		put_labelled(out, &stall_s, &m->series[s], NULL, NULL);
+		fprintf(out, "%.6f\n", acc[s].more.reclaim_s);
+	}
+}
+
+/* MemAvailable, and per group how many more workers of the mean worker USS
+ * it holds (workers: the child and grandchild roles, with a reading). */
+static void put_headroom(const struct metrics *m, enum metrics_format fmt, const struct macc *acc, FILE *out)
+{
+	static const struct family avail = { "cowtop_memory_available_bytes", "gauge", "bytes",
+		"MemAvailable of /proc/meminfo: memory available to new work without swapping." };
+	static const struct family head = { "cowtop_headroom_workers", "gauge", NULL,
+		"More workers of the group's mean worker USS that fit in MemAvailable (absent until a worker "
+		"has a reading)." };
+	unsigned long long avail_kib = m->frame->mem_available_kib, uss, n;
+	int s, t;
+
+	if (!avail_kib)
+		return;
+	put_head(out, fmt, &avail);
+	put_name(out, &avail);
+	fprintf(out, " %llu\n", avail_kib * 1024);
+	put_head(out, fmt, &head);
+	for (s = 0; s < m->nseries; s++) {
+		if (m->series[s].role != METRICS_PARENT)
+			continue;
+		for (uss = n = 0, t = 0; t < m->nseries; t++)
+			if (m->series[t].role != METRICS_PARENT && strcmp(m->series[t].group, m->series[s].group) == 0) {
+				uss += acc[t].sum[FIELD_USS];
+				n += acc[t].read;
+			}
+		if (!n || !uss)
+			continue;
+		put_name(out, &head);
+		fputs("{group=\"", out);
+		put_value(out, m->series[s].group);
+		fprintf(out, "\"} %llu\n", avail_kib / (uss / n ? uss / n : 1));
+	}
+}
+
 /* Copies per USDT phase of each series (with -u only). */
 static void put_phases(const struct metrics *m, enum metrics_format fmt, const struct macc *acc, FILE *out)
 {
@@ -453,6 +696,31 @@ static void put_pids(const struct metrics *m, enum metrics_format fmt, FILE *out
 	}
 }
 
+/* --metrics-by pid: the two terms of SHR% of each live process that has
+ * them. Gauges: they go with the process. */
+static void put_pid_sharing(const struct metrics *m, enum metrics_format fmt, FILE *out)
+{
+	static const struct family fams[2] = {
+		{ "cowtop_process_inherited_bytes", "gauge", "bytes",
+		  "Anonymous memory a live process inherited at fork (with a reading, fork seen)." },
+		{ "cowtop_process_inherited_shared_bytes", "gauge", "bytes",
+		  "Of cowtop_process_inherited_bytes, what is still shared (SHR% = the ratio)." },
+	};
+	unsigned long long v[2];
+	size_t i;
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		put_head(out, fmt, &fams[k]);
+		for (i = 0; i < m->ntrack; i++) {
+			const struct proc *p = m->track[i].p;
+
+			if (!p->exited && sharing_of(p, &v[0], &v[1]))
+				put_pid_sample(out, &fams[k], &m->series[m->track[i].series], p, v[k] * 1024);
+		}
+	}
+}
+
 /* cowtop's own families: build, cost, losses, the frame's time. */
 static void put_self(const struct metrics *m, enum metrics_format fmt, FILE *out)
 {
@@ -508,8 +776,13 @@ int metrics__render(const struct metrics *m, enum metrics_format fmt, FILE *out)
 		return -ENOMEM;
 	put_self(m, fmt, out);
 	put_groups(m, fmt, acc, out);
+	put_sharing(m, fmt, acc, out);
+	put_more(m, fmt, acc, out);
+	put_headroom(m, fmt, acc, out);
 	put_phases(m, fmt, acc, out);
 	put_pids(m, fmt, out);
+	if (m->o.by_pid)
+		put_pid_sharing(m, fmt, out);
 	if (fmt == METRICS_OPENMETRICS)
 		fputs("# EOF\n", out);
 	free(acc);
