@@ -10,8 +10,10 @@
 #define SERIES_MAX ((METRICS_GROUPS_MAX + 1) * METRICS_ROLES)
 
 /* The region label values: the model's fixed region slots, and every file
- * in one value, so that the label stays bounded whatever files are met. */
-enum mregion { MREGION_OTHER, MREGION_HEAP, MREGION_STACK, MREGION_ANON, MREGION_FILE, MREGIONS };
+ * in one value, so that the label stays bounded whatever files are met.
+ * No "other": what is not classified yet is the rest of the copies, and
+ * shrinks as the kernel side's region counts come in: no counter. */
+enum mregion { MREGION_HEAP = SPLIT_REGION_HEAP, MREGION_STACK, MREGION_ANON, MREGION_FILE, MREGIONS };
 
 /* Why a member left: the cause label values (bounded). */
 enum mcause { MCAUSE_EXIT_ZERO, MCAUSE_EXIT_NONZERO, MCAUSE_SIGNAL, MCAUSE_OOM, MCAUSE_LEFT,
@@ -39,6 +41,7 @@ struct mtrack {
 	int pid;
 	unsigned long long start;
 	int series;
+	int cause;            /* enum mcause once seen exited, latched; else -1 */
 	const struct proc *p; /* in the held frame */
 };
 
@@ -202,25 +205,30 @@ static enum mcause cause_of(const struct proc *p)
 	return p->exit.status >> 8 & 0xff ? MCAUSE_EXIT_NONZERO : MCAUSE_EXIT_ZERO;
 }
 
-/* Add p's other counters to c; gone: p leaves the frames now, and counts
- * as an exit even if it was never seen exited. */
-static void count_more(struct mcount *c, const struct proc *p, bool gone)
+/* Add the other counters of tracked process t to c; gone: it leaves the
+ * frames now, and counts as an exit even if it was never seen exited. The
+ * cause counted is the one first seen, so that no cause's count goes down
+ * if the kernel's word on it comes a frame late. */
+static void count_more(struct mcount *c, const struct mtrack *t, bool gone)
 {
+	const struct proc *p = t->p;
 	int i;
 
-	for (i = 1; i < SPLIT_SLOTS; i++)
+	for (i = MREGION_HEAP; i < SPLIT_SLOTS; i++)
 		c->region[i < MREGION_FILE ? i : MREGION_FILE] += p->split[SPLIT_REGION].v[i];
-	c->region[MREGION_OTHER] += frame_split_none(p, SPLIT_REGION);
 	c->forks += p->forked;
 	c->reclaims += p->reclaims;
 	c->reclaim_s += p->reclaim_s;
-	if (p->exited || gone)
+	if (t->cause >= 0)
+		c->exits[t->cause]++;
+	else if (gone)
 		c->exits[cause_of(p)]++;
 }
 
-/* Add a process's counts to a series' folded counts. */
-static void fold(struct mseries *s, const struct proc *p)
+/* Add the counts of tracked process t to a series' folded counts. */
+static void fold(struct mseries *s, const struct mtrack *t)
 {
+	const struct proc *p = t->p;
 	int i;
 
 	for (i = 0; i < FIELD_N; i++)
@@ -228,7 +236,7 @@ static void fold(struct mseries *s, const struct proc *p)
 			s->folded[i] += field_value((enum field_id)i, NULL, p).u;
 	for (i = 1; i < PHASE_MAX; i++)
 		s->folded_phase[i] += p->split[SPLIT_PHASE].v[i];
-	count_more(&s->folded_more, p, true);
+	count_more(&s->folded_more, t, true);
 }
 
 /* The frame's processes as tracked entries, placed: the known keep their
@@ -246,8 +254,12 @@ static struct mtrack *track_frame(struct metrics *m, const struct frame *f, size
 		const struct proc *p = rows[i].p;
 		const struct mtrack *old = track_find(m->track, m->ntrack, p->pid, p->start_time);
 
-		t[i] = (struct mtrack){ .pid = p->pid, .start = p->start_time, .p = p };
+		t[i] = (struct mtrack){ .pid = p->pid, .start = p->start_time, .p = p, .cause = -1 };
 		t[i].series = old ? old->series : place(m, &rows[i], up);
+		if (old && old->cause >= 0)
+			t[i].cause = old->cause;
+		else if (p->exited)
+			t[i].cause = (int)cause_of(p);
 		up[rows[i].depth] = t[i].series;
 	}
 	free(rows);
@@ -272,7 +284,7 @@ int metrics__update(struct metrics *m, struct frame *f)
 		return -ENOMEM;
 	for (i = 0; i < m->ntrack; i++)
 		if (!track_find(t, n, m->track[i].pid, m->track[i].start))
-			fold(&m->series[m->track[i].series], m->track[i].p);
+			fold(&m->series[m->track[i].series], &m->track[i]);
 	free(m->track);
 	m->track = t;
 	m->ntrack = n;
@@ -298,8 +310,9 @@ static bool sharing_of(const struct proc *p, unsigned long long *inherited, unsi
 }
 
 /* Add a member of the frame to its series' sums. */
-static void add_member(struct macc *a, const struct frame *f, const struct proc *p)
+static void add_member(struct macc *a, const struct frame *f, const struct mtrack *t)
 {
+	const struct proc *p = t->p;
 	unsigned long long inh, shr;
 	int i;
 
@@ -308,7 +321,7 @@ static void add_member(struct macc *a, const struct frame *f, const struct proc 
 			a->sum[i] += field_value((enum field_id)i, NULL, p).u;
 	for (i = 1; i < PHASE_MAX; i++)
 		a->phase[i] += p->split[SPLIT_PHASE].v[i];
-	count_more(&a->more, p, false);
+	count_more(&a->more, t, false);
 	if (p->exited)
 		return;
 	a->live++;
@@ -357,7 +370,7 @@ static struct macc *accumulate(const struct metrics *m)
 		add_more(&acc[s].more, &m->series[s].folded_more);
 	}
 	for (i = 0; i < m->ntrack; i++)
-		add_member(&acc[m->track[i].series], m->frame, m->track[i].p);
+		add_member(&acc[m->track[i].series], m->frame, &m->track[i]);
 	return acc;
 }
 
@@ -537,7 +550,8 @@ static void put_sharing(const struct metrics *m, enum metrics_format fmt, const 
 /* The label value of a region and of an exit cause. */
 static const char *region_name(enum mregion r)
 {
-	static const char *const names[MREGIONS] = { "other", "heap", "stack", "anon", "file" };
+	static const char *const names[MREGIONS] = { [MREGION_HEAP] = "heap", [MREGION_STACK] = "stack",
+						     [MREGION_ANON] = "anon", [MREGION_FILE] = "file" };
 
 	return names[r];
 }
@@ -556,7 +570,7 @@ static void put_more(const struct metrics *m, enum metrics_format fmt, const str
 {
 	static const struct family region = { "cowtop_cow_region_pages", "counter", "pages",
 		"Pages copied on write by where the page was: heap (brk), stack (main thread), anon (other private "
-		"anonymous), file (private file mappings, all files), other (not classified)." };
+		"anonymous), file (private file mappings, all files); the rest of cowtop_cow_pages_total is not classified (yet)." };
 	static const struct family forks = { "cowtop_forks", "counter", NULL,
 		"Children forked by members since watched (a respawned worker is one fork of its parent)." };
 	static const struct family exits = { "cowtop_exits", "counter", NULL,
@@ -570,7 +584,7 @@ static void put_more(const struct metrics *m, enum metrics_format fmt, const str
 
 	put_head(out, fmt, &region);
 	for (s = 0; s < m->nseries; s++)
-		for (k = 0; k < MREGIONS; k++) {
+		for (k = MREGION_HEAP; k < MREGIONS; k++) {
 			put_labelled(out, &region, &m->series[s], "region", region_name(k));
 			fprintf(out, "%llu\n", acc[s].more.region[k]);
 		}
