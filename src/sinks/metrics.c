@@ -7,6 +7,13 @@
 #include "metrics.h"
 
 #define GROUP_MAX 64 /* bytes of a group name, with its NUL */
+/* The headroom is served once its mean worker USS is settled, as the
+ * screen shows it: over every live worker or at least HEADROOM_SAMPLE of
+ * them, no reading older than HEADROOM_AGE seconds, and no worker read
+ * having copied more than 1/HEADROOM_COPIED of its USS since. */
+#define HEADROOM_SAMPLE 8
+#define HEADROOM_AGE 10.0
+#define HEADROOM_COPIED 100
 #define SERIES_MAX ((METRICS_GROUPS_MAX + 1) * METRICS_ROLES)
 
 /* The region label values: the model's fixed region slots, and every file
@@ -65,6 +72,7 @@ struct macc {
 	unsigned long long inherited, inherited_shared; /* KiB, live members with both */
 	unsigned live, read, fork_read;   /* live members, those with a smaps reading,
 					     those with one and a known inheritance */
+	unsigned copying;                 /* members read that copied much since */
 	double age;                       /* of the oldest reading of a live member */
 };
 
@@ -334,6 +342,9 @@ static void add_member(struct macc *a, const struct frame *f, const struct mtrac
 	a->shared += p->smaps.shared_clean + p->smaps.shared_dirty;
 	if (frame_smaps_age(f, p) > a->age)
 		a->age = frame_smaps_age(f, p);
+	/* copies are 4 KiB base pages */
+	if (p->counts.cow > p->smaps_cow && (p->counts.cow - p->smaps_cow) * 4 * HEADROOM_COPIED > proc_uss_kib(p))
+		a->copying++;
 	if (!sharing_of(p, &inh, &shr))
 		return;
 	a->fork_read++;
@@ -618,9 +629,10 @@ static void put_headroom(const struct metrics *m, enum metrics_format fmt, const
 	static const struct family avail = { "cowtop_memory_available_bytes", "gauge", "bytes",
 		"MemAvailable of /proc/meminfo: memory available to new work without swapping." };
 	static const struct family head = { "cowtop_headroom_workers", "gauge", NULL,
-		"More workers of the group's mean worker USS that fit in MemAvailable (absent until a worker "
-		"has a reading)." };
-	unsigned long long avail_kib = m->frame->mem_available_kib, uss, n;
+		"More workers of the group's mean worker USS that fit in MemAvailable; absent until that mean "
+		"is settled (enough workers read, readings fresh)." };
+	unsigned long long avail_kib = m->frame->mem_available_kib, uss, n, live, copying;
+	double age;
 	int s, t;
 
 	if (!avail_kib)
@@ -632,12 +644,15 @@ static void put_headroom(const struct metrics *m, enum metrics_format fmt, const
 	for (s = 0; s < m->nseries; s++) {
 		if (m->series[s].role != METRICS_PARENT)
 			continue;
-		for (uss = n = 0, t = 0; t < m->nseries; t++)
+		for (uss = n = live = copying = 0, age = 0, t = 0; t < m->nseries; t++)
 			if (m->series[t].role != METRICS_PARENT && strcmp(m->series[t].group, m->series[s].group) == 0) {
 				uss += acc[t].sum[FIELD_USS];
 				n += acc[t].read;
+				live += acc[t].live;
+				copying += acc[t].copying;
+				age = acc[t].age > age ? acc[t].age : age;
 			}
-		if (!n || !uss)
+		if (!n || !uss || (n < live && n < HEADROOM_SAMPLE) || age > HEADROOM_AGE || copying)
 			continue;
 		put_name(out, &head);
 		fputs("{group=\"", out);

@@ -399,7 +399,9 @@ static void test_counters_never_decrease(void **state)
 }
 
 /* Headroom: MemAvailable over the mean USS of the workers with a reading
- * (the parent's USS is not a worker's); absent before any reading. */
+ * (the parent's USS is not a worker's); absent until that mean is settled:
+ * every live worker read (or 8), readings at most 10 s old, no worker read
+ * that copied more than 1% of its USS since. */
 static void test_headroom(void **state)
 {
 	struct metrics *mt = metrics__new(&(struct metrics_opts){ .version = "1" });
@@ -419,10 +421,24 @@ static void test_headroom(void **state)
 	free(s);
 	model__set_smaps(root, &(struct smaps){ .private_dirty = 90000 }, 1699999999.0);
 	model__set_smaps(w1, &(struct smaps){ .private_dirty = 1000 }, 1699999999.0);
+	feed(mt, m);
+	s = text(mt, METRICS_PROMETHEUS);
+	assert_null(strstr(s, "cowtop_headroom_workers{")); /* one worker of two read */
+	free(s);
 	model__set_smaps(w2, &(struct smaps){ .private_clean = 1000, .private_dirty = 2000 }, 1699999999.0);
 	feed(mt, m);
 	s = text(mt, METRICS_PROMETHEUS);
 	assert_int_equal(sample(s, "cowtop_headroom_workers{group=\"m\"}"), 500);
+	free(s);
+	counts(w1, 3, 0, 0); /* 12 KiB copied since its reading: over 1% of 1000 KiB */
+	feed(mt, m);
+	s = text(mt, METRICS_PROMETHEUS);
+	assert_null(strstr(s, "cowtop_headroom_workers{"));
+	free(s);
+	model__set_smaps(w1, &(struct smaps){ .private_dirty = 1000 }, 1699999989.0); /* 11 s old */
+	feed(mt, m);
+	s = text(mt, METRICS_PROMETHEUS);
+	assert_null(strstr(s, "cowtop_headroom_workers{"));
 	free(s);
 	model__free(m);
 	metrics__free(mt);
