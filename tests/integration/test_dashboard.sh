@@ -12,7 +12,10 @@
 #    expression without its final threshold, are evaluated through
 #    /api/v1/query and each must return at least one series (waited for up
 #    to 60 s: readings and rates need a few scrapes);
-#  - figures of the new families against what the workload did: the parent
+#  - figures of the new families against what the workload did: once the
+#    children have written and idle, the still-shared inherited memory of
+#    each child (--metrics-by pid) and of the role is what pagemap says it
+#    still shares (pagemap-truth.py, within 2% or 256 KiB a child); the parent
 #    forked as many children as it reported; SHR% of the children is within
 #    0..1; a child killed here with SIGTERM shows in
 #    cowtop_exits_total{cause="signal"}, and the dashboard's exit panel sees
@@ -44,6 +47,57 @@ substitute() {
 	e=${e//'$role'/.*}
 	e=${e//'$group'/$GROUP}
 	printf '%s' "$e"
+}
+
+# The value of a sample (name and labels exactly) in cowtop's scrape FILE.
+sample_of() {
+	awk -v s="$2" '$1 == s { print $2 }' "$1"
+}
+
+# Whether cowtop's scrape (into FILE) has every child's sharing figure from
+# a reading taken after unix time T: readings_after PORT FILE T CHILDREN...
+readings_after() {
+	local port=$1 file=$2 t=$3 pid ts age
+	shift 3
+	curl -sS -f --max-time 5 -o "$file" "http://127.0.0.1:$port/metrics" 2>/dev/null || return 1
+	for pid in "$@"; do
+		grep -q "^cowtop_process_inherited_shared_bytes{.*pid=\"$pid\"" "$file" || return 1
+	done
+	ts=$(sample_of "$file" cowtop_frame_timestamp_seconds)
+	age=$(sample_of "$file" "cowtop_memory_reading_age_seconds{group=\"$GROUP\",role=\"child\"}")
+	[ -n "$ts" ] && [ -n "$age" ] && awk -v ts="$ts" -v a="$age" -v t="$t" 'BEGIN { exit !(ts - a >= t) }'
+}
+
+# Sharing since fork against the page tables: once the children have
+# written and idle, what pagemap says each still shares with the others
+# (pagemap-truth.py) is what cowtop serves as its still-shared inherited
+# memory, per process and summed for the role (within 2% or 256 KiB a
+# child, as test_sharing allows the JSON figure).
+check_sharing_vs_pagemap() {
+	local port=$1 t i pid got want sum=0 total
+	shift
+	t=$(date +%s.%N)
+	# shellcheck disable=SC2068 # pid list
+	python3 "$SRC/tests/integration/pagemap-truth.py" $@ >"$WORK/truth.txt" ||
+		{ fail "pagemap-truth.py failed"; return; }
+	for ((i = 0; i < 150; i++)); do
+		readings_after "$port" "$WORK/after.txt" "$t" "$@" && break
+		sleep 0.2
+	done
+	if [ "$i" -ge 150 ]; then
+		fail "no scrape with every child's reading taken after the pagemap walk"
+		return
+	fi
+	for pid in "$@"; do
+		got=$(grep "^cowtop_process_inherited_shared_bytes{.*pid=\"$pid\"" "$WORK/after.txt" | awk '{ print int($2 / 1024) }')
+		want=$(awk -v p="$pid" '$1 == p { print $4 }' "$WORK/truth.txt")
+		sum=$((sum + want))
+		check "child $pid: cowtop_process_inherited_shared_bytes $got KiB vs pagemap $want KiB" \
+			awk -v a="$got" -v b="$want" 'BEGIN { d = a - b; if (d < 0) d = -d; l = b * 0.02; if (l < 256) l = 256; exit !(d <= l) }'
+	done
+	total=$(awk '{ print int($2 / 1024) }' <<<"$(grep "^cowtop_inherited_shared_bytes{group=\"$GROUP\",role=\"child\"}" "$WORK/after.txt")")
+	check "children: cowtop_inherited_shared_bytes $total KiB vs pagemap $sum KiB" \
+		awk -v a="$total" -v b="$sum" -v n="$#" 'BEGIN { d = a - b; if (d < 0) d = -d; l = b * 0.02; if (l < 256 * n) l = 256 * n; exit !(d <= l) }'
 }
 
 # Evaluate every expression of EXPRS (JSON lines of promql.py) until each
@@ -79,7 +133,7 @@ test_every_expression() {
 	check_value "expressions to evaluate" exprs "$(wc -l <"$WORK/exprs")" 20 1000
 	start_prometheus "$port" "$RULES" "$ALERTS"
 	new_report dash
-	start_cowtop dash --exporter --listen "127.0.0.1:$port" -d 0.5 \
+	start_cowtop dash --exporter --listen "127.0.0.1:$port" -d 0.5 --metrics-by pid --smaps-budget 100 \
 		-u "$(realpath "$PHASELOAD"):cowtest:phase__begin" -- \
 		"$PHASELOAD" --report "$REPORT" --children 3 --outside 300 --inside 1200 \
 		--after 200 --parent-inside 500 --start-delay 1000 --linger 600
@@ -87,8 +141,12 @@ test_every_expression() {
 	prom_wait 'up{job="cowtop"}' 1 || die "Prometheus never scraped cowtop: $(tail -5 "$WORK/prometheus.log")"
 	check "the children's copies in their phase reach Prometheus" \
 		prom_wait "cowtop_cow_phase_pages_total{group=\"$GROUP\",role=\"child\",phase=\"cowtest:phase\"}" 3600
-	check_all_exprs
+	check "the parent's copies in its phase reach Prometheus (the children's pages are theirs now)" \
+		prom_wait "cowtop_cow_phase_pages_total{group=\"$GROUP\",role=\"parent\",phase=\"cowtest:phase\"}" 500
 	children=$(awk '$1 == "child" { print $2 }' "$REPORT")
+	# shellcheck disable=SC2086 # pid list
+	check_sharing_vs_pagemap "$port" $children
+	check_all_exprs
 	v=$(prom_query "cowtop_forks_total{group=\"$GROUP\",role=\"parent\"}")
 	expect_eq "forks of the parent: the children it reported" "$v" "$(wc -w <<<"$children")"
 	v=$(prom_query "cowtop:sharing_since_fork:ratio{group=\"$GROUP\",role=\"child\"}")
