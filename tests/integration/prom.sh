@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Prometheus for the integration tests (sourced after lib.sh): Debian's
 # server on a free port with a temporary configuration and storage,
 # scraping cowtop every second, and its HTTP API.
