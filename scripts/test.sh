@@ -24,7 +24,7 @@ summarize() {
 # same scripts, booting the same kernels a second time.
 if ! COWTOP_KERNEL_MATRIX=required make -j1 check; then
 	summarize
-	for f in tests/unit/*.log tests/integration/*.log tests/tui/*.log tests/hardening/*.log; do
+	for f in tests/unit/*.log tests/monitoring/*.log tests/integration/*.log tests/tui/*.log tests/hardening/*.log; do
 		[ -f "$f" ] && { echo "==== $f"; tail -n 60 "$f"; }
 	done
 	exit 1

@@ -82,7 +82,7 @@ static enum MHD_Result reply_metrics(struct exporter *e, struct MHD_Connection *
 	return ret;
 }
 
-/* Route a request: GET of /metrics or /, nothing else; a request with a
+/* Route a request: GET or HEAD of /metrics or /, nothing else; a request with a
  * body is refused before it is read. A GET is answered on the second call,
  * once the request is whole, so that the connection can be kept alive. */
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
@@ -93,8 +93,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	static int seen; /* *con_cls of a request already called once */
 	struct exporter *e = cls;
 
-	if (strcmp(method, MHD_HTTP_METHOD_GET))
-		return reply(c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET\n", plain, "GET");
+	/* HEAD is a GET whose body libmicrohttpd leaves out */
+	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
+		return reply(c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD\n", plain, "GET, HEAD");
 	if (MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH) ||
 	    MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING))
 		return reply(c, MHD_HTTP_BAD_REQUEST, "a GET has no body\n", plain, NULL);
@@ -262,6 +263,8 @@ int exporter_sink_open(const struct sink_env *env, struct sink **out, int *statu
 		exporter_free(&e->base);
 		return -1;
 	}
+	fprintf(stderr, v6 ? "cowtop: metrics at http://[%s]:%u/metrics\n" : "cowtop: metrics at http://%s:%u/metrics\n",
+		o->listen_addr, o->listen_port);
 	if (!loopback(o->listen_addr))
 		fprintf(stderr, "cowtop: warning: metrics on a non-loopback address (%s) reveal process names "
 			"to whoever can reach port %u\n", o->listen_addr, o->listen_port);

@@ -7,7 +7,32 @@
 #include "metrics.h"
 
 #define GROUP_MAX 64 /* bytes of a group name, with its NUL */
+/* The headroom is served once its mean worker USS is settled, as the
+ * screen shows it: over every live worker or at least HEADROOM_SAMPLE of
+ * them, no reading older than HEADROOM_AGE seconds, and no worker read
+ * having copied more than 1/HEADROOM_COPIED of its USS since. */
+#define HEADROOM_SAMPLE 8
+#define HEADROOM_AGE 10.0
+#define HEADROOM_COPIED 100
 #define SERIES_MAX ((METRICS_GROUPS_MAX + 1) * METRICS_ROLES)
+
+/* The region label values: the model's fixed region slots, and every file
+ * in one value, so that the label stays bounded whatever files are met.
+ * No "other": what is not classified yet is the rest of the copies, and
+ * shrinks as the kernel side's region counts come in: no counter. */
+enum mregion { MREGION_HEAP = SPLIT_REGION_HEAP, MREGION_STACK, MREGION_ANON, MREGION_FILE, MREGIONS };
+
+/* Why a member left: the cause label values (bounded). */
+enum mcause { MCAUSE_EXIT_ZERO, MCAUSE_EXIT_NONZERO, MCAUSE_SIGNAL, MCAUSE_OOM, MCAUSE_LEFT,
+	      MCAUSE_UNKNOWN, MCAUSES };
+
+/* Counters of a process besides the field table's: copies by region,
+ * forks, exits by cause, reclaim stalls. */
+struct mcount {
+	unsigned long long region[MREGIONS];
+	unsigned long long forks, exits[MCAUSES], reclaims;
+	double reclaim_s;
+};
 
 /* One group and role: the counts of its members that left the frames. */
 struct mseries {
@@ -15,6 +40,7 @@ struct mseries {
 	enum metrics_role role;
 	unsigned long long folded[FIELD_N]; /* the counter figures of members gone */
 	unsigned long long folded_phase[PHASE_MAX];
+	struct mcount folded_more;
 };
 
 /* A process of the last frame: its series and its last counts. */
@@ -22,6 +48,7 @@ struct mtrack {
 	int pid;
 	unsigned long long start;
 	int series;
+	int cause;            /* enum mcause once seen exited, latched; else -1 */
 	const struct proc *p; /* in the held frame */
 };
 
@@ -40,8 +67,13 @@ struct metrics {
 struct macc {
 	unsigned long long sum[FIELD_N];  /* counters: every member's; gauges: live members' */
 	unsigned long long phase[PHASE_MAX];
+	struct mcount more;               /* every member's */
 	unsigned long long shared;        /* KiB, live members */
-	unsigned live, read;              /* live members, those with a smaps reading */
+	unsigned long long inherited, inherited_shared; /* KiB, live members with both */
+	unsigned live, read, fork_read;   /* live members, those with a smaps reading,
+					     those with one and a known inheritance */
+	unsigned copying;                 /* members read that copied much since */
+	double age;                       /* of the oldest reading of a live member */
 };
 
 /* A new, empty set of metrics. */
@@ -166,9 +198,45 @@ static int place(struct metrics *m, const struct row *r, const int *up)
 	return series_of(m, name, role);
 }
 
-/* Add a process's counts to a series' folded counts. */
-static void fold(struct mseries *s, const struct proc *p)
+/* The cause label of how p ended; gone: it left the frames (a process
+ * leaves them only once exited, but say "unknown" if it did not). */
+static enum mcause cause_of(const struct proc *p)
 {
+	if (p->exit.left)
+		return MCAUSE_LEFT;
+	if (p->exit.oom)
+		return MCAUSE_OOM;
+	if (!p->exited || !p->exit.known)
+		return MCAUSE_UNKNOWN;
+	if (p->exit.status & 0x7f)
+		return MCAUSE_SIGNAL;
+	return p->exit.status >> 8 & 0xff ? MCAUSE_EXIT_NONZERO : MCAUSE_EXIT_ZERO;
+}
+
+/* Add the other counters of tracked process t to c; gone: it leaves the
+ * frames now, and counts as an exit even if it was never seen exited. The
+ * cause counted is the one first seen, so that no cause's count goes down
+ * if the kernel's word on it comes a frame late. */
+static void count_more(struct mcount *c, const struct mtrack *t, bool gone)
+{
+	const struct proc *p = t->p;
+	int i;
+
+	for (i = MREGION_HEAP; i < SPLIT_SLOTS; i++)
+		c->region[i < MREGION_FILE ? i : MREGION_FILE] += p->split[SPLIT_REGION].v[i];
+	c->forks += p->forked;
+	c->reclaims += p->reclaims;
+	c->reclaim_s += p->reclaim_s;
+	if (t->cause >= 0)
+		c->exits[t->cause]++;
+	else if (gone)
+		c->exits[cause_of(p)]++;
+}
+
+/* Add the counts of tracked process t to a series' folded counts. */
+static void fold(struct mseries *s, const struct mtrack *t)
+{
+	const struct proc *p = t->p;
 	int i;
 
 	for (i = 0; i < FIELD_N; i++)
@@ -176,6 +244,7 @@ static void fold(struct mseries *s, const struct proc *p)
 			s->folded[i] += field_value((enum field_id)i, NULL, p).u;
 	for (i = 1; i < PHASE_MAX; i++)
 		s->folded_phase[i] += p->split[SPLIT_PHASE].v[i];
+	count_more(&s->folded_more, t, true);
 }
 
 /* The frame's processes as tracked entries, placed: the known keep their
@@ -193,8 +262,12 @@ static struct mtrack *track_frame(struct metrics *m, const struct frame *f, size
 		const struct proc *p = rows[i].p;
 		const struct mtrack *old = track_find(m->track, m->ntrack, p->pid, p->start_time);
 
-		t[i] = (struct mtrack){ .pid = p->pid, .start = p->start_time, .p = p };
+		t[i] = (struct mtrack){ .pid = p->pid, .start = p->start_time, .p = p, .cause = -1 };
 		t[i].series = old ? old->series : place(m, &rows[i], up);
+		if (old && old->cause >= 0)
+			t[i].cause = old->cause;
+		else if (p->exited)
+			t[i].cause = (int)cause_of(p);
 		up[rows[i].depth] = t[i].series;
 	}
 	free(rows);
@@ -219,7 +292,7 @@ int metrics__update(struct metrics *m, struct frame *f)
 		return -ENOMEM;
 	for (i = 0; i < m->ntrack; i++)
 		if (!track_find(t, n, m->track[i].pid, m->track[i].start))
-			fold(&m->series[m->track[i].series], m->track[i].p);
+			fold(&m->series[m->track[i].series], &m->track[i]);
 	free(m->track);
 	m->track = t;
 	m->ntrack = n;
@@ -228,9 +301,27 @@ int metrics__update(struct metrics *m, struct frame *f)
 	return 0;
 }
 
-/* Add a member of the frame to its series' sums. */
-static void add_member(struct macc *a, const struct proc *p)
+/* The anonymous memory p inherited at fork and, of it, what is still
+ * shared, KiB: the two terms of SHR% (see proc_shared_pct). False when
+ * either is unknown (no reading, or found running). */
+static bool sharing_of(const struct proc *p, unsigned long long *inherited, unsigned long long *shared)
 {
+	unsigned long long anon = p->smaps.anon, priv = p->smaps.private_dirty;
+
+	if (!p->smaps_time || p->inherited_kib <= 0)
+		return false;
+	*inherited = (unsigned long long)p->inherited_kib;
+	*shared = anon > priv ? anon - priv : 0;
+	if (*shared > *inherited)
+		*shared = *inherited;
+	return true;
+}
+
+/* Add a member of the frame to its series' sums. */
+static void add_member(struct macc *a, const struct frame *f, const struct mtrack *t)
+{
+	const struct proc *p = t->p;
+	unsigned long long inh, shr;
 	int i;
 
 	for (i = 0; i < FIELD_N; i++)
@@ -238,6 +329,7 @@ static void add_member(struct macc *a, const struct proc *p)
 			a->sum[i] += field_value((enum field_id)i, NULL, p).u;
 	for (i = 1; i < PHASE_MAX; i++)
 		a->phase[i] += p->split[SPLIT_PHASE].v[i];
+	count_more(&a->more, t, false);
 	if (p->exited)
 		return;
 	a->live++;
@@ -248,6 +340,30 @@ static void add_member(struct macc *a, const struct proc *p)
 		return;
 	a->read++;
 	a->shared += p->smaps.shared_clean + p->smaps.shared_dirty;
+	if (frame_smaps_age(f, p) > a->age)
+		a->age = frame_smaps_age(f, p);
+	/* copies are 4 KiB base pages */
+	if (p->counts.cow > p->smaps_cow && (p->counts.cow - p->smaps_cow) * 4 * HEADROOM_COPIED > proc_uss_kib(p))
+		a->copying++;
+	if (!sharing_of(p, &inh, &shr))
+		return;
+	a->fork_read++;
+	a->inherited += inh;
+	a->inherited_shared += shr;
+}
+
+/* Add c to the counters in a. */
+static void add_more(struct mcount *a, const struct mcount *c)
+{
+	int i;
+
+	for (i = 0; i < MREGIONS; i++)
+		a->region[i] += c->region[i];
+	for (i = 0; i < MCAUSES; i++)
+		a->exits[i] += c->exits[i];
+	a->forks += c->forks;
+	a->reclaims += c->reclaims;
+	a->reclaim_s += c->reclaim_s;
 }
 
 /* Every series' sums over the last frame; NULL on no memory. */
@@ -262,9 +378,10 @@ static struct macc *accumulate(const struct metrics *m)
 	for (s = 0; s < m->nseries; s++) {
 		memcpy(acc[s].sum, m->series[s].folded, sizeof(acc[s].sum));
 		memcpy(acc[s].phase, m->series[s].folded_phase, sizeof(acc[s].phase));
+		add_more(&acc[s].more, &m->series[s].folded_more);
 	}
 	for (i = 0; i < m->ntrack; i++)
-		add_member(&acc[m->track[i].series], m->track[i].p);
+		add_member(&acc[m->track[i].series], m->frame, &m->track[i]);
 	return acc;
 }
 
@@ -389,6 +506,161 @@ static void put_groups(const struct metrics *m, enum metrics_format fmt, const s
 	put_series_samples(m, out, &shared, v, known);
 }
 
+/* The name and labels of a sample of series s, with one more label
+ * (key NULL: none); the value follows. */
+static void put_labelled(FILE *out, const struct family *fam, const struct mseries *s,
+			 const char *key, const char *val)
+{
+	put_name(out, fam);
+	fputs("{group=\"", out);
+	put_value(out, s->group);
+	fprintf(out, "\",role=\"%s\"", metrics_role_name(s->role));
+	if (key) {
+		fprintf(out, ",%s=\"", key);
+		put_value(out, val);
+		fputc('"', out);
+	}
+	fputs("} ", out);
+}
+
+/* Sharing since fork: the two terms of SHR% per group and role, over the
+ * live members with a reading and a known inheritance; and the age of the
+ * oldest reading. Absent where no member has them. */
+static void put_sharing(const struct metrics *m, enum metrics_format fmt, const struct macc *acc, FILE *out)
+{
+	static const struct family inh = { "cowtop_inherited_bytes", "gauge", "bytes",
+		"Anonymous memory the live members inherited at fork (their parent's anonymous RSS then), "
+		"over members with a reading whose fork cowtop saw." };
+	static const struct family shr = { "cowtop_inherited_shared_bytes", "gauge", "bytes",
+		"Of cowtop_inherited_bytes, what is still shared: min(inherited, Anonymous - Private_Dirty) per member. "
+		"The ratio of the two is SHR%." };
+	static const struct family age = { "cowtop_memory_reading_age_seconds", "gauge", "seconds",
+		"Age of the oldest smaps_rollup reading of a live member: the memory figures are at most this old." };
+	int s;
+
+	put_head(out, fmt, &inh);
+	for (s = 0; s < m->nseries; s++)
+		if (acc[s].fork_read) {
+			put_labelled(out, &inh, &m->series[s], NULL, NULL);
+			fprintf(out, "%llu\n", acc[s].inherited * 1024);
+		}
+	put_head(out, fmt, &shr);
+	for (s = 0; s < m->nseries; s++)
+		if (acc[s].fork_read) {
+			put_labelled(out, &shr, &m->series[s], NULL, NULL);
+			fprintf(out, "%llu\n", acc[s].inherited_shared * 1024);
+		}
+	put_head(out, fmt, &age);
+	for (s = 0; s < m->nseries; s++)
+		if (acc[s].read) {
+			put_labelled(out, &age, &m->series[s], NULL, NULL);
+			fprintf(out, "%.3f\n", acc[s].age);
+		}
+}
+
+/* The label value of a region and of an exit cause. */
+static const char *region_name(enum mregion r)
+{
+	static const char *const names[MREGIONS] = { [MREGION_HEAP] = "heap", [MREGION_STACK] = "stack",
+						     [MREGION_ANON] = "anon", [MREGION_FILE] = "file" };
+
+	return names[r];
+}
+
+static const char *cause_name(enum mcause c)
+{
+	static const char *const names[MCAUSES] = { "exit_zero", "exit_nonzero", "signal", "oom", "left",
+						    "unknown" };
+
+	return names[c];
+}
+
+/* Copies by region, forks, exits by cause and reclaim stalls per group and
+ * role: every label value always, so that a rate is 0 rather than absent. */
+static void put_more(const struct metrics *m, enum metrics_format fmt, const struct macc *acc, FILE *out)
+{
+	static const struct family region = { "cowtop_cow_region_pages", "counter", "pages",
+		"Pages copied on write by where the page was: heap (brk), stack (main thread), anon (other private "
+		"anonymous), file (private file mappings, all files); the rest of cowtop_cow_pages_total is not classified (yet)." };
+	static const struct family forks = { "cowtop_forks", "counter", NULL,
+		"Children forked by members since watched (a respawned worker is one fork of its parent)." };
+	static const struct family exits = { "cowtop_exits", "counter", NULL,
+		"Members that exited, by cause: exit_zero, exit_nonzero, signal, oom (chosen by the OOM killer), "
+		"left (left the --cgroup), unknown." };
+	static const struct family stalls = { "cowtop_reclaim_stalls", "counter", NULL,
+		"Direct-reclaim stalls of the members' threads (allocations that waited for memory to be freed)." };
+	static const struct family stall_s = { "cowtop_reclaim_stall_seconds", "counter", "seconds",
+		"Time the members' threads spent stalled in direct reclaim." };
+	int s, k;
+
+	put_head(out, fmt, &region);
+	for (s = 0; s < m->nseries; s++)
+		for (k = MREGION_HEAP; k < MREGIONS; k++) {
+			put_labelled(out, &region, &m->series[s], "region", region_name(k));
+			fprintf(out, "%llu\n", acc[s].more.region[k]);
+		}
+	put_head(out, fmt, &forks);
+	for (s = 0; s < m->nseries; s++) {
+		put_labelled(out, &forks, &m->series[s], NULL, NULL);
+		fprintf(out, "%llu\n", acc[s].more.forks);
+	}
+	put_head(out, fmt, &exits);
+	for (s = 0; s < m->nseries; s++)
+		for (k = 0; k < MCAUSES; k++) {
+			put_labelled(out, &exits, &m->series[s], "cause", cause_name(k));
+			fprintf(out, "%llu\n", acc[s].more.exits[k]);
+		}
+	put_head(out, fmt, &stalls);
+	for (s = 0; s < m->nseries; s++) {
+		put_labelled(out, &stalls, &m->series[s], NULL, NULL);
+		fprintf(out, "%llu\n", acc[s].more.reclaims);
+	}
+	put_head(out, fmt, &stall_s);
+	for (s = 0; s < m->nseries; s++) {
+		put_labelled(out, &stall_s, &m->series[s], NULL, NULL);
+		fprintf(out, "%.6f\n", acc[s].more.reclaim_s);
+	}
+}
+
+/* MemAvailable, and per group how many more workers of the mean worker USS
+ * it holds (workers: the child and grandchild roles, with a reading). */
+static void put_headroom(const struct metrics *m, enum metrics_format fmt, const struct macc *acc, FILE *out)
+{
+	static const struct family avail = { "cowtop_memory_available_bytes", "gauge", "bytes",
+		"MemAvailable of /proc/meminfo: memory available to new work without swapping." };
+	static const struct family head = { "cowtop_headroom_workers", "gauge", NULL,
+		"More workers of the group's mean worker USS that fit in MemAvailable; absent until that mean "
+		"is settled (enough workers read, readings fresh)." };
+	unsigned long long avail_kib = m->frame->mem_available_kib, uss, n, live, copying;
+	double age;
+	int s, t;
+
+	if (!avail_kib)
+		return;
+	put_head(out, fmt, &avail);
+	put_name(out, &avail);
+	fprintf(out, " %llu\n", avail_kib * 1024);
+	put_head(out, fmt, &head);
+	for (s = 0; s < m->nseries; s++) {
+		if (m->series[s].role != METRICS_PARENT)
+			continue;
+		for (uss = n = live = copying = 0, age = 0, t = 0; t < m->nseries; t++)
+			if (m->series[t].role != METRICS_PARENT && strcmp(m->series[t].group, m->series[s].group) == 0) {
+				uss += acc[t].sum[FIELD_USS];
+				n += acc[t].read;
+				live += acc[t].live;
+				copying += acc[t].copying;
+				age = acc[t].age > age ? acc[t].age : age;
+			}
+		if (!n || !uss || (n < live && n < HEADROOM_SAMPLE) || age > HEADROOM_AGE || copying)
+			continue;
+		put_name(out, &head);
+		fputs("{group=\"", out);
+		put_value(out, m->series[s].group);
+		fprintf(out, "\"} %llu\n", avail_kib / (uss / n ? uss / n : 1));
+	}
+}
+
 /* Copies per USDT phase of each series (with -u only). */
 static void put_phases(const struct metrics *m, enum metrics_format fmt, const struct macc *acc, FILE *out)
 {
@@ -453,6 +725,31 @@ static void put_pids(const struct metrics *m, enum metrics_format fmt, FILE *out
 	}
 }
 
+/* --metrics-by pid: the two terms of SHR% of each live process that has
+ * them. Gauges: they go with the process. */
+static void put_pid_sharing(const struct metrics *m, enum metrics_format fmt, FILE *out)
+{
+	static const struct family fams[2] = {
+		{ "cowtop_process_inherited_bytes", "gauge", "bytes",
+		  "Anonymous memory a live process inherited at fork (with a reading, fork seen)." },
+		{ "cowtop_process_inherited_shared_bytes", "gauge", "bytes",
+		  "Of cowtop_process_inherited_bytes, what is still shared (SHR% = the ratio)." },
+	};
+	unsigned long long v[2];
+	size_t i;
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		put_head(out, fmt, &fams[k]);
+		for (i = 0; i < m->ntrack; i++) {
+			const struct proc *p = m->track[i].p;
+
+			if (!p->exited && sharing_of(p, &v[0], &v[1]))
+				put_pid_sample(out, &fams[k], &m->series[m->track[i].series], p, v[k] * 1024);
+		}
+	}
+}
+
 /* cowtop's own families: build, cost, losses, the frame's time. */
 static void put_self(const struct metrics *m, enum metrics_format fmt, FILE *out)
 {
@@ -508,8 +805,13 @@ int metrics__render(const struct metrics *m, enum metrics_format fmt, FILE *out)
 		return -ENOMEM;
 	put_self(m, fmt, out);
 	put_groups(m, fmt, acc, out);
+	put_sharing(m, fmt, acc, out);
+	put_more(m, fmt, acc, out);
+	put_headroom(m, fmt, acc, out);
 	put_phases(m, fmt, acc, out);
 	put_pids(m, fmt, out);
+	if (m->o.by_pid)
+		put_pid_sharing(m, fmt, out);
 	if (fmt == METRICS_OPENMETRICS)
 		fputs("# EOF\n", out);
 	free(acc);

@@ -13,20 +13,19 @@
 #  - copies per USDT phase (phaseload) are served per group and role;
 #  - the example alerting rules pass `promtool check rules`, the unit file
 #    `systemd-analyze verify` where that can run;
+#  - the families of sharing since fork, respawns, exits by cause, reclaim
+#    stalls, regions and MemAvailable are served with every label value;
+#  - HEAD /metrics answers 200 with no body; POST gets 405 naming GET, HEAD;
+#    --exporter says where it listens, in one line on stderr;
 #  - errors: port in use and an address not on this host exit 1 with one
 #    line, a malformed --listen exits 2, a non-loopback address warns;
 #    headless means nothing on stdout unless -b; JSON lines carry host
 #    and schema.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/prom.sh"
 
-PROM_PID=
 SCRAPER_PID=
-
-# A TCP port nobody listens on now.
-free_port() {
-	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
 
 # Scrape url into file (classic text format); fails on any HTTP error.
 scrape() {
@@ -95,10 +94,10 @@ all_pass_promtool() {
 	return "$bad"
 }
 
-# No sample of the counter families *_pages_total decreases from one body
-# of DIR to the next.
+# No sample of a counter family (*_total) decreases from one body of DIR to
+# the next.
 counters_monotonic() {
-	awk '/^cowtop_[a-z_]*_pages_total[{]/ {
+	awk '/^cowtop_[a-z_]*_total[{ ]/ {
 		if (($1 in last) && $2 + 0 < last[$1]) { print "decreased: " $1 " " last[$1] " -> " $2; bad = 1 }
 		last[$1] = $2 + 0
 	} END { exit bad }' "$1"/*.txt
@@ -124,59 +123,6 @@ sample_of() {
 	awk -v s="$2" '$1 == s { print $2 }' "$1"
 }
 
-# Query Prometheus's HTTP API; print the first result's value (empty if none).
-prom_query() {
-	curl -sS -f --max-time 5 "http://127.0.0.1:$PROM_PORT/api/v1/query" \
-		--data-urlencode "query=$1" 2>/dev/null |
-		jq -r 'if .status == "success" and (.data.result | length) > 0
-			then .data.result[0].value[1] else empty end' 2>/dev/null || true
-}
-
-# Wait up to 20 s for a query's value to be at least min: prom_wait QUERY MIN.
-prom_wait() {
-	local i v
-	for ((i = 0; i < 100; i++)); do
-		v=$(prom_query "$1")
-		if [ -n "$v" ] && awk -v v="$v" -v m="$2" 'BEGIN { exit !(v + 0 >= m) }'; then
-			return 0
-		fi
-		sleep 0.2
-	done
-	return 1
-}
-
-# Start Prometheus on PROM_PORT with a temporary configuration and storage,
-# scraping cowtop on port $1 every second.
-start_prometheus() {
-	local i
-	PROM_PORT=$(free_port)
-	mkdir -p "$WORK/tsdb"
-	cat >"$WORK/prometheus.yml" <<EOF
-global:
-  scrape_interval: 1s
-  scrape_timeout: 900ms
-scrape_configs:
-  - job_name: cowtop
-    static_configs:
-      - targets: ['127.0.0.1:$1']
-EOF
-	prometheus --config.file="$WORK/prometheus.yml" --storage.tsdb.path="$WORK/tsdb" \
-		--web.listen-address="127.0.0.1:$PROM_PORT" --log.level=warn \
-		>"$WORK/prometheus.log" 2>&1 &
-	PROM_PID=$!
-	BG_PIDS+=("$PROM_PID")
-	for ((i = 0; i < 150; i++)); do
-		curl -sf --max-time 1 "http://127.0.0.1:$PROM_PORT/-/ready" >/dev/null 2>&1 && return 0
-		sleep 0.2
-	done
-	die "Prometheus did not get ready: $(tail -5 "$WORK/prometheus.log")"
-}
-
-stop_prometheus() {
-	kill -TERM "$PROM_PID" 2>/dev/null || true
-	reap "$PROM_PID" || true
-}
-
 # Sum of the written pages and of the slack of the report's pids at depth d
 # (the main process is depth 0): expect_role ROLE DEPTH QUERY_VALUE.
 expect_role() {
@@ -188,14 +134,57 @@ expect_role() {
 	check_value "Prometheus: group cowload, role $role" cow_pages "${v%%.*}" "$w" $((w + s))
 }
 
-# Wait until cowtop's port answers: wait_port PORT.
-wait_port() {
-	local i
-	for ((i = 0; i < 100; i++)); do
-		curl -sf --max-time 1 -o /dev/null "http://127.0.0.1:$1/metrics" 2>/dev/null && return 0
-		sleep 0.1
+# The families of sharing since fork, respawns, exits, reclaim stalls,
+# regions, headroom and reading age are in a body of the cowload group,
+# every cause and region label value of each role served.
+new_families() {
+	local fam role
+	for fam in cowtop_forks_total cowtop_reclaim_stalls_total cowtop_reclaim_stall_seconds_total; do
+		for role in parent child grandchild; do
+			check "$fam{role=$role} is served" grep -q "^$fam{group=\"cowload\",role=\"$role\"} [0-9]" "$1"
+		done
 	done
-	return 1
+	expect_eq "exit causes of the children: every value, once" \
+		"$(grep -o '^cowtop_exits_total{group="cowload",role="child",cause="[a-z_]*"}' "$1" | sort | tr '\n' ' ')" \
+		"$(for c in exit_nonzero exit_zero left oom signal unknown; do
+			printf 'cowtop_exits_total{group="cowload",role="child",cause="%s"} ' "$c"; done)"
+	expect_eq "regions of the children: every value, once" \
+		"$(grep -o '^cowtop_cow_region_pages_total{group="cowload",role="child",region="[a-z]*"}' "$1" | sort | tr '\n' ' ')" \
+		"$(for r in anon file heap stack; do
+			printf 'cowtop_cow_region_pages_total{group="cowload",role="child",region="%s"} ' "$r"; done)"
+	check "MemAvailable is served" grep -q '^cowtop_memory_available_bytes [1-9]' "$1"
+}
+
+# HEAD answers as GET does, without a body; other methods name both.
+test_head() {
+	local port
+	port=$(free_port)
+	start_cowtop head --exporter --listen "127.0.0.1:$port" -d 0.2 -p $$
+	wait_port "$port" || die "cowtop does not answer on port $port: $(cat "$WORK/head.err")"
+	curl -sS --max-time 5 -I -o "$WORK/head.hdr" "http://127.0.0.1:$port/metrics" || true
+	check "HEAD /metrics: 200" grep -q '^HTTP/1.1 200' "$WORK/head.hdr"
+	check "HEAD /metrics: the text format's content type" \
+		grep -qi '^content-type: text/plain; version=0.0.4; charset=utf-8' "$WORK/head.hdr"
+	# the whole reply of a HTTP/1.0 HEAD (the server closes after it): what
+	# follows the headers is the body
+	python3 -c 'import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5)
+s.sendall(b"HEAD /metrics HTTP/1.0\r\n\r\n")
+r = b""
+while True:
+    b = s.recv(65536)
+    if not b:
+        break
+    r += b
+sys.stdout.write(str(len(r.partition(b"\r\n\r\n")[2])) if r.startswith(b"HTTP/1.") else "no reply")' \
+		"$port" >"$WORK/head.body" 2>&1 || true
+	expect_eq "HEAD /metrics: no body" "$(cat "$WORK/head.body")" 0
+	curl -sS --max-time 5 -i -X POST -o "$WORK/post.hdr" "http://127.0.0.1:$port/metrics" || true
+	check "POST /metrics: 405" grep -q '^HTTP/1.1 405' "$WORK/post.hdr"
+	check "POST /metrics: Allow names GET and HEAD" grep -qi '^allow: GET, HEAD' "$WORK/post.hdr"
+	stop_cowtop
+	expect_eq "--listen: one line on stderr, where it listens" "$(cat "$WORK/head.err")" \
+		"cowtop: metrics at http://127.0.0.1:$port/metrics"
 }
 
 # A workload under a headless cowtop scraped by Prometheus.
@@ -219,7 +208,8 @@ test_prometheus() {
 	stop_scraper
 	check_workload_self
 	expect_eq "headless: nothing on stdout" "$(wc -c <"$FRAMES")" 0
-	expect_eq "headless: nothing on stderr" "$(wc -c <"$WORK/prom.err")" 0
+	expect_eq "headless: one line on stderr, where it listens" "$(cat "$WORK/prom.err")" \
+		"cowtop: metrics at http://127.0.0.1:$port/metrics"
 	expect_role parent 0 "$(prom_query 'max_over_time(cowtop_cow_pages_total{group="cowload",role="parent"}[2m])')"
 	expect_role child 1 "$(prom_query 'max_over_time(cowtop_cow_pages_total{group="cowload",role="child"}[2m])')"
 	expect_role grandchild 2 "$(prom_query 'max_over_time(cowtop_cow_pages_total{group="cowload",role="grandchild"}[2m])')"
@@ -237,6 +227,7 @@ test_prometheus() {
 		all_pass_openmetrics "$WORK/scrapes"
 	check "group counters never decrease between scrapes" counters_monotonic "$WORK/scrapes"
 	body=$(find "$WORK/scrapes" -name '*.txt' | sort | tail -n 1)
+	new_families "$body"
 	check "cowtop's own CPU seconds are served" grep -q '^cowtop_cpu_seconds_total [0-9]' "$body"
 	check "lost records are served by kind" grep -q '^cowtop_lost_records_total{kind="ringbuf"} ' "$body"
 	stop_prometheus
@@ -272,7 +263,9 @@ test_churn() {
 	n=$(distinct_series cowtop_cow_pages_total "$dir")
 	check_value "churn: series of cowtop_cow_pages_total (bound: 3 roles of one group)" series "$n" 1 3
 	n=$(max_samples "$dir")
-	check_value "churn: samples in a body (bound: 32 for one group)" samples "$n" 1 32
+	# one group: 8 of cowtop itself, 12 families of 3 roles, 12 regions and
+	# 18 exit causes (3 roles each), MemAvailable and the headroom
+	check_value "churn: samples in a body (bound: 85 for one group)" samples "$n" 1 85
 	check "churn: counters never decrease" counters_monotonic "$dir"
 	last=$(find "$dir" -name '*.txt' | sort | tail -n 1)
 	n=$(sample_of "$last" 'cowtop_cow_pages_total{group="cowload",role="child"}')
@@ -373,6 +366,7 @@ done
 /usr/bin/python3 -c 'import prometheus_client' 2>/dev/null ||
 	die "the OpenMetrics parser is needed (Debian package python3-prometheus-client)"
 test_errors
+test_head
 test_contrib
 test_prometheus
 test_churn

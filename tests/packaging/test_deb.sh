@@ -3,7 +3,9 @@
 # release tarball builds it too) with dpkg-buildpackage -us -uc -b, lintian
 # clean of errors and warnings, then installed with dpkg -i: the program
 # runs (--version, the demo in batch), the man page, the completion, the
-# README, the copyright file and the exporter's unit are in place, the unit
+# README, the copyright file, the monitoring examples (scrape job, rules,
+# dashboard; compressed or not, as debhelper chooses) and the exporter's
+# unit are in place, the unit
 # not enabled; dpkg --purge then leaves nothing behind (no file of dpkg -L,
 # nothing named cowtop in /etc, /var/lib or /usr). A cowtop installed from
 # source (under /usr/local) is neither used nor changed; a cowtop package
@@ -130,6 +132,10 @@ has /usr/share/bash-completion/completions/cowtop
 say $? "the bash completion"
 has /usr/share/doc/cowtop/README.md.gz
 say $? "the README"
+for f in prometheus-scrape.yml cowtop-rules.yml cowtop-alerts.yml cowtop-dashboard.json; do
+	has "/usr/share/doc/cowtop/examples/$f" || has "/usr/share/doc/cowtop/examples/$f.gz"
+	say $? "the monitoring example $f"
+done
 has /usr/share/doc/cowtop/copyright && grep -q '^License: GPL-2$' /usr/share/doc/cowtop/copyright
 say $? "the copyright file (GPL-2, as COPYING)"
 unit=/lib/systemd/system/cowtop-exporter.service

@@ -1,7 +1,8 @@
 #!/bin/bash
 # make install DESTDIR=... puts the program, the man page, the bash
-# completion and the docs (README, license) under the prefix, and nothing
-# outside it; make uninstall takes them all away again.
+# completion, the docs (README, license) and the monitoring examples
+# (scrape job, rules, dashboard) under the prefix, and nothing outside it;
+# make uninstall takes them all away again.
 set -u
 : "${abs_top_builddir:?run it through make check}"
 MAKE=${MAKE:-make}
@@ -40,6 +41,10 @@ has "^$prefix/share/doc/cowtop/README\\.md\$"
 say $? "the README"
 has "^$prefix/share/doc/cowtop/COPYING\$"
 say $? "the license"
+for f in prometheus-scrape.yml cowtop-rules.yml cowtop-alerts.yml cowtop-dashboard.json; do
+	has "^$prefix/share/doc/cowtop/examples/$f\$"
+	say $? "the monitoring example $f"
+done
 outside=$(printf '%s\n' "$files" | grep -v "^$prefix/")
 [ -z "$outside" ]
 say $? "nothing outside the prefix ${outside:+($outside)}"

@@ -263,6 +263,187 @@ static void test_by_pid(void **state)
 	metrics__free(plain);
 }
 
+#define SER(f, g, r) f "{group=\"" g "\",role=\"" r "\"}"
+
+/* Sharing since fork: the two terms of SHR% summed over the members that
+ * have both (a reading, a fork seen), per group and role and per process;
+ * the age of the oldest reading. */
+static void test_sharing_since_fork(void **state)
+{
+	struct metrics *mt = metrics__new(&(struct metrics_opts){ .by_pid = true, .version = "1" });
+	struct model *m = model__new();
+	struct proc *w1, *w2, *found;
+	char *s;
+
+	(void)state;
+	add(m, 600, 1, 60, "m", 0);
+	w1 = add(m, 601, 600, 61, "w", 0);
+	w2 = add(m, 602, 600, 62, "w", 0);
+	found = add(m, 603, 600, 63, "w", 0);
+	model__set_inherited(w1, 1000);
+	model__set_inherited(w2, 1000);
+	/* 500 of 1000 still shared; w2's anonymous memory grew past what it
+	 * inherited: all of it counts as shared, no more */
+	model__set_smaps(w1, &(struct smaps){ .anon = 800, .private_dirty = 300 }, 1699999990.0);
+	model__set_smaps(w2, &(struct smaps){ .anon = 2000 }, 1699999995.0);
+	/* found running: no inheritance known, so in neither term */
+	model__set_smaps(found, &(struct smaps){ .anon = 5000 }, 1699999999.0);
+	feed(mt, m);
+	s = text(mt, METRICS_PROMETHEUS);
+	assert_int_equal(sample(s, SER("cowtop_inherited_bytes", "m", "child")), 2000 * 1024);
+	assert_int_equal(sample(s, SER("cowtop_inherited_shared_bytes", "m", "child")), 1500 * 1024);
+	assert_int_equal(sample(s, SER("cowtop_memory_reading_age_seconds", "m", "child")), 10);
+	assert_null(strstr(s, SER("cowtop_inherited_bytes", "m", "parent")));
+	assert_null(strstr(s, SER("cowtop_memory_reading_age_seconds", "m", "parent")));
+	assert_int_equal(sample(s, "cowtop_process_inherited_shared_bytes{group=\"m\",role=\"child\",pid=\"601\",comm=\"w\"}"),
+			 500 * 1024);
+	assert_null(strstr(s, "cowtop_process_inherited_bytes{group=\"m\",role=\"child\",pid=\"603\""));
+	free(s);
+	model__free(m);
+	metrics__free(mt);
+}
+
+#define EXITS(r, c) "cowtop_exits_total{group=\"m\",role=\"" r "\",cause=\"" c "\"}"
+#define REGION(c) "cowtop_cow_region_pages_total{group=\"m\",role=\"child\",region=\"" c "\"}"
+
+/* Exits by cause, forks, reclaim stalls and copies by region are counters:
+ * a member's counts stay in its series after it leaves the frames, and
+ * every label value is served (0 rather than absent). */
+static void test_exits_forks_regions(void **state)
+{
+	struct metrics *mt = metrics__new(&(struct metrics_opts){ .version = "1" });
+	struct model *m = model__new();
+	struct proc *root, *ok, *killed, *failed, *live;
+	char *s;
+
+	(void)state;
+	root = add(m, 700, 1, 70, "m", 0);
+	ok = add(m, 701, 700, 71, "w", 30);
+	killed = add(m, 702, 700, 72, "w", 0);
+	failed = add(m, 703, 700, 73, "w", 0);
+	live = add(m, 704, 700, 74, "w", 0);
+	root->forked = 4;
+	model__set_reclaim(live, 2, 0.5);
+	model__set_split(ok, SPLIT_REGION, SPLIT_REGION_HEAP, 10);
+	model__set_split(ok, SPLIT_REGION, SPLIT_REGION_FILES, 7);
+	model__set_split(ok, SPLIT_REGION, SPLIT_REGION_FILES + 1, 3);
+	feed(mt, m);
+	s = text(mt, METRICS_PROMETHEUS);
+	assert_int_equal(sample(s, EXITS("child", "oom")), 0);
+	assert_int_equal(sample(s, EXITS("child", "exit_zero")), 0);
+	free(s);
+	model__set_exit(ok, 0, false);
+	model__mark_exited(ok, 1.0);
+	model__set_exit(killed, 9, true);
+	model__mark_exited(killed, 1.0);
+	model__set_exit(failed, 3 << 8, false);
+	model__mark_exited(failed, 1.0);
+	feed(mt, m);
+	model__remove_exited(m, 2.0);
+	feed(mt, m);
+	s = text(mt, METRICS_PROMETHEUS);
+	assert_int_equal(sample(s, EXITS("child", "exit_zero")), 1);
+	assert_int_equal(sample(s, EXITS("child", "oom")), 1);
+	assert_int_equal(sample(s, EXITS("child", "signal")), 0);
+	assert_int_equal(sample(s, EXITS("child", "exit_nonzero")), 1);
+	assert_int_equal(sample(s, EXITS("parent", "unknown")), 0);
+	assert_int_equal(sample(s, SER("cowtop_forks_total", "m", "parent")), 4);
+	assert_int_equal(sample(s, SER("cowtop_reclaim_stalls_total", "m", "child")), 2);
+	assert_non_null(strstr(s, SER("cowtop_reclaim_stall_seconds_total", "m", "child") " 0.500000\n"));
+	assert_int_equal(sample(s, REGION("heap")), 10);
+	assert_int_equal(sample(s, REGION("file")), 10);
+	assert_int_equal(sample(s, REGION("other")), -1); /* not classified yet: not a counter */
+	assert_int_equal(sample(s, REGION("stack")), 0);
+	free(s);
+	model__free(m);
+	metrics__free(mt);
+}
+
+/* The cause an exit is first counted under stays its cause: the kernel's
+ * word coming a frame late moves no count down. And the copies the kernel
+ * side has not classified by region yet are in no region: when they are,
+ * the regions only grow. */
+static void test_counters_never_decrease(void **state)
+{
+	struct metrics *mt = metrics__new(&(struct metrics_opts){ .version = "1" });
+	struct model *m = model__new();
+	struct proc *w;
+	char *s;
+
+	(void)state;
+	add(m, 900, 1, 90, "m", 0);
+	w = add(m, 901, 900, 91, "w", 40);
+	model__mark_exited(w, 1.0);
+	feed(mt, m);
+	s = text(mt, METRICS_PROMETHEUS);
+	assert_int_equal(sample(s, EXITS("child", "unknown")), 1);
+	assert_int_equal(sample(s, REGION("heap")), 0);
+	free(s);
+	model__set_exit(w, 9, false);
+	model__set_split(w, SPLIT_REGION, SPLIT_REGION_HEAP, 30);
+	feed(mt, m);
+	s = text(mt, METRICS_PROMETHEUS);
+	assert_int_equal(sample(s, EXITS("child", "unknown")), 1);
+	assert_int_equal(sample(s, EXITS("child", "signal")), 0);
+	assert_int_equal(sample(s, REGION("heap")), 30);
+	free(s);
+	model__remove_exited(m, 2.0);
+	feed(mt, m);
+	s = text(mt, METRICS_PROMETHEUS);
+	assert_int_equal(sample(s, EXITS("child", "unknown")), 1);
+	assert_int_equal(sample(s, EXITS("child", "signal")), 0);
+	assert_int_equal(sample(s, REGION("heap")), 30);
+	free(s);
+	model__free(m);
+	metrics__free(mt);
+}
+
+/* Headroom: MemAvailable over the mean USS of the workers with a reading
+ * (the parent's USS is not a worker's); absent until that mean is settled:
+ * every live worker read (or 8), readings at most 10 s old, no worker read
+ * that copied more than 1% of its USS since. */
+static void test_headroom(void **state)
+{
+	struct metrics *mt = metrics__new(&(struct metrics_opts){ .version = "1" });
+	struct model *m = model__new();
+	struct proc *root, *w1, *w2;
+	char *s;
+
+	(void)state;
+	model__set_mem_available(m, 1000000);
+	root = add(m, 800, 1, 80, "m", 0);
+	w1 = add(m, 801, 800, 81, "w", 0);
+	w2 = add(m, 802, 801, 82, "w", 0);
+	feed(mt, m);
+	s = text(mt, METRICS_PROMETHEUS);
+	assert_int_equal(sample(s, "cowtop_memory_available_bytes"), 1000000LL * 1024);
+	assert_null(strstr(s, "cowtop_headroom_workers{"));
+	free(s);
+	model__set_smaps(root, &(struct smaps){ .private_dirty = 90000 }, 1699999999.0);
+	model__set_smaps(w1, &(struct smaps){ .private_dirty = 1000 }, 1699999999.0);
+	feed(mt, m);
+	s = text(mt, METRICS_PROMETHEUS);
+	assert_null(strstr(s, "cowtop_headroom_workers{")); /* one worker of two read */
+	free(s);
+	model__set_smaps(w2, &(struct smaps){ .private_clean = 1000, .private_dirty = 2000 }, 1699999999.0);
+	feed(mt, m);
+	s = text(mt, METRICS_PROMETHEUS);
+	assert_int_equal(sample(s, "cowtop_headroom_workers{group=\"m\"}"), 500);
+	free(s);
+	counts(w1, 3, 0, 0); /* 12 KiB copied since its reading: over 1% of 1000 KiB */
+	feed(mt, m);
+	s = text(mt, METRICS_PROMETHEUS);
+	assert_null(strstr(s, "cowtop_headroom_workers{"));
+	free(s);
+	model__set_smaps(w1, &(struct smaps){ .private_dirty = 1000 }, 1699999989.0); /* 11 s old */
+	feed(mt, m);
+	s = text(mt, METRICS_PROMETHEUS);
+	assert_null(strstr(s, "cowtop_headroom_workers{"));
+	free(s);
+	model__free(m);
+	metrics__free(mt);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -272,6 +453,10 @@ int main(void)
 		cmocka_unit_test(test_names_escaped_and_label),
 		cmocka_unit_test(test_formats),
 		cmocka_unit_test(test_by_pid),
+		cmocka_unit_test(test_sharing_since_fork),
+		cmocka_unit_test(test_exits_forks_regions),
+		cmocka_unit_test(test_headroom),
+		cmocka_unit_test(test_counters_never_decrease),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
