@@ -21,6 +21,16 @@ const char *runtime_name(enum obj_runtime r)
 	}
 }
 
+enum obj_runtime runtime_of_label(const char *s)
+{
+	int r;
+
+	for (r = OBJ_RT_UNKNOWN; r < OBJ_RUNTIMES; r++)
+		if (!strcmp(s, runtime_name((enum obj_runtime)r)))
+			return (enum obj_runtime)r;
+	return OBJ_RT_NONE;
+}
+
 /* Whether s starts with p. */
 static int starts(const char *s, const char *p)
 {

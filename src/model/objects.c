@@ -34,6 +34,16 @@ const char *obj_write_name(int w)
 	return w >= 0 && w < OBJ_WRITES ? names[w] : "unknown";
 }
 
+int obj_write_of_name(const char *s)
+{
+	int w;
+
+	for (w = 0; w < OBJ_WRITES; w++)
+		if (!strcmp(s, obj_write_name(w)))
+			return w;
+	return OBJ_W_UNKNOWN;
+}
+
 /* Ruby 3.1's builtin types (ruby_value_type), by number. */
 static const char *ruby_type(unsigned t)
 {
@@ -242,4 +252,27 @@ const struct objects_proc *objects_snap__of(const struct objects_snap *sn, int p
 		if (sn->procs[i].pid == pid && sn->procs[i].start == start)
 			return &sn->procs[i];
 	return NULL;
+}
+
+struct objects_snap *objects_snap__new(unsigned every, double us, unsigned long long failed)
+{
+	struct objects_snap *sn = calloc(1, sizeof(*sn));
+
+	if (sn)
+		*sn = (struct objects_snap){ .every = every, .us_per_sample = us, .failed = failed };
+	return sn;
+}
+
+int objects_snap__push(struct objects_snap *sn, const struct objects_proc *p)
+{
+	/* grown at each power of two: no capacity to keep */
+	if (!(sn->nprocs & (sn->nprocs - 1))) {
+		void *v = realloc(sn->procs, (sn->nprocs ? 2 * sn->nprocs : 1) * sizeof(*sn->procs));
+
+		if (!v)
+			return -ENOMEM;
+		sn->procs = v;
+	}
+	sn->procs[sn->nprocs++] = *p;
+	return 0;
 }

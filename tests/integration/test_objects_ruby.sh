@@ -20,6 +20,9 @@
 #               pages as the buffers' written bytes; the string's own slot
 #               is copied too (Ruby clears the string's cached code range in
 #               its flags word before it writes the new length after it).
+# Each run is recorded (-w): a replay (-r) must give the child's copies by
+# write kind as the live run showed them, and --diff of the gc and warm
+# recordings the flags and outside figures of the two children.
 # Bounds: [LOW x truth, truth + SLACK], the truth being what the workload
 # measured of itself; truth + 2 x SLACK in the gc run (young objects of
 # Ruby's own start-up, on pages of their own), truth + 4 x SLACK for
@@ -67,7 +70,8 @@ run_mode() {
 	load=$!
 	BG_PIDS+=("$load")
 	wait_word "$REPORT" ready 60 || die "$name: workload not ready"
-	start_cowtop "$name" -b -f json -d "$INTERVAL" --objects --objects-sample 1 -p "$load"
+	start_cowtop "$name" -b -f json -d "$INTERVAL" --objects --objects-sample 1 \
+		-w "$WORK/$name.rec" -p "$load"
 	wait_lines "$FRAMES" 1 30 || die "$name: cowtop showed no frame"
 	touch "$WORK/$name.go"
 	wait_word "$REPORT" done 60 || die "$name: the child did not finish"
@@ -146,5 +150,29 @@ near "append: (T_STRING, flags or slot) pages" "$(obj_pages T_STRING flags slot)
 	"$(rfield pages 4)"
 check "append: no copies of arrays ($(obj_pages T_ARRAY flags slot))" \
 	in_range "$(obj_pages T_ARRAY flags slot)" 0 "$SLACK"
+
+# The child's by_write in the last frame of a replay of run NAME: replayed NAME.
+replayed() {
+	"$COWTOP" -r "$WORK/$1.rec" -b -f json 2>"$WORK/$1.replay.err" |
+		jq -c -n --argjson child "$2" "$CHILD_OBJ"' | .cow_objects.by_write'
+}
+
+# Figure NAME's median of side SIDE (a, b) for the child role in the diff: dfig NAME SIDE.
+dfig() {
+	jq -r --arg n "$1" --arg s "$2" '.roles[] | select(.role == "child")
+		| .figures[] | select(.name == $n) | .[$s + "_median"]' "$WORK/diff.json"
+}
+
+CHILD=$(awk '$1 == "child" { print $2; exit }' "$WORK/gc.report")
+live=$(jq -c -n --argjson child "$CHILD" "$CHILD_OBJ"' | .cow_objects.by_write' "$WORK/gc.json")
+expect_eq "replay: the gc child's copies by write kind as shown live" "$(replayed gc "$CHILD")" "$live"
+"$COWTOP" --diff "$WORK/gc.rec" "$WORK/warm.rec" -f json >"$WORK/diff.json" 2>"$WORK/diff.err" ||
+	fail "--diff: exit status $?"
+expect_eq "--diff: A's flags writes are the gc child's" "$(dfig 'objects: flags writes' a)" \
+	"$flags_young"
+expect_eq "--diff: B's flags writes are the warm child's" "$(dfig 'objects: flags writes' b)" \
+	"$flags_old"
+check "--diff: no figure of a kind neither side has (refcount)" \
+	test -z "$(dfig 'objects: refcount writes' a)"
 
 finish
