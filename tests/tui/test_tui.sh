@@ -703,14 +703,21 @@ test_regions() {
 	stop
 }
 
-# The child's pages of (str, refcount) in the objects pane are within
-# [90% of the pages holding the master's strings (its own count), + 32]
-# (the child's own code uses strings on other pages: 18 more seen).
-objects_str_shown() {
+# The child's pages of (str, refcount) in the objects pane on input are
+# within [90% of the pages holding the master's strings (its own count),
+# + 32] (the child's own code uses strings on other pages: 18 more seen).
+objects_str_in() {
 	local truth n
 	truth=$(awk '$1 == "pages" { print $4; exit }' "$DIR/report")
-	n=$(screen | awk '$1 == "str" && $2 == "refcount" { print $3; exit }')
+	n=$(awk '$1 == "str" && $2 == "refcount" { print $3; exit }')
 	[[ $n =~ ^[0-9]+$ ]] && ((n >= truth * 90 / 100 && n <= truth + 32))
+}
+objects_str_shown() { screen | objects_str_in; }
+
+# The snapshot ends with the child's objects pane.
+snapshot_objects() {
+	grep -q "^copies by object: pid $CHILD " "$DIR/snapshot.txt" &&
+		sed -n '/^copies by object: /,$p' "$DIR/snapshot.txt" | objects_str_in
 }
 
 # The objects pane (--objects) on objfork.py, whose child iterates over the
@@ -726,7 +733,8 @@ test_objects() {
 	t new-session -d -s "$SESSION" -x 160 -y 40 \
 		"cd '$DIR' || exit; python3.11 '$OBJFORK' --mode iter --go '$DIR/go' --stop '$DIR/stop' \
 		--report '$DIR/report' 2>'$DIR/err' & \
-		LANG=C.UTF-8 LC_ALL= '$COWTOP' -d 0.5 --linger 600 --objects --objects-sample 1 -p \$!; \
+		LANG=C.UTF-8 LC_ALL= '$COWTOP' -d 0.5 --linger 600 --objects --objects-sample 1 \
+		-o '$DIR/snapshot.txt' -p \$!; \
 		echo COWTOP-EXIT=\$?; sleep 600"
 	eventually 30 grep -q '^ready ' "$DIR/report" || die "the workload did not start"
 	main=$(main_pid)
@@ -752,6 +760,9 @@ test_objects() {
 	expect "o: the pane replaces the table" nrows_is 0
 	expect "o: what refcount writes are" screen_has "refcount ob_refcnt: any use of the object"
 	expect "o: the footer says how back" screen_has "o Esc"
+	keys w
+	expect "w: the snapshot goes to the -o file" screen_has "snapshot written to $DIR/snapshot.txt"
+	expect "w: the snapshot ends with the child's objects pane" snapshot_objects
 	keys Escape
 	expect "Esc: the table" nrows_is 2
 	keys q
