@@ -20,9 +20,11 @@
 #               pages as the buffers' written bytes; the string's own slot
 #               is copied too (Ruby clears the string's cached code range in
 #               its flags word before it writes the new length after it).
+#   sample      the gc run reading 1 copy in 8 (the others read all): the
+#               (T_STRING, flags) estimate within half of the truth.
 # Each run is recorded (-w): a replay (-r) must give the child's copies by
 # write kind as the live run showed them, and --diff of the gc and warm
-# recordings the flags and outside figures of the two children.
+# recordings the flags figures of the two children.
 # Bounds: [LOW x truth, truth + SLACK], the truth being what the workload
 # measured of itself; truth + 2 x SLACK in the gc run (young objects of
 # Ruby's own start-up, on pages of their own), truth + 4 x SLACK for
@@ -60,17 +62,18 @@ rfield() {
 readonly CHILD_OBJ='reduce inputs.processes[] as $p (null;
 	if $p.pid == $child and $p.cow_objects != null then $p else . end)'
 
-# Run one fork of objfork.rb under cowtop: run_mode NAME -- WORKLOAD_ARGS.
+# Run one fork of objfork.rb under cowtop, reading 1 copy in SAMPLE:
+# run_mode NAME SAMPLE -- WORKLOAD_ARGS.
 run_mode() {
-	local name=$1 load tries=400
-	shift 2
+	local name=$1 sample=$2 load tries=400
+	shift 3
 	new_report "$name"
 	"$RUBY" "$OBJFORK" --go "$WORK/$name.go" --stop "$WORK/$name.stop" \
 		--report "$REPORT" "$@" 2>"$WORK/$name.load.err" &
 	load=$!
 	BG_PIDS+=("$load")
 	wait_word "$REPORT" ready 60 || die "$name: workload not ready"
-	start_cowtop "$name" -b -f json -d "$INTERVAL" --objects --objects-sample 1 \
+	start_cowtop "$name" -b -f json -d "$INTERVAL" --objects --objects-sample "$sample" \
 		-w "$WORK/$name.rec" -p "$load"
 	wait_lines "$FRAMES" 1 30 || die "$name: cowtop showed no frame"
 	touch "$WORK/$name.go"
@@ -118,7 +121,7 @@ share() {
 		test "$(($2 * 100))" -ge "$(($3 * SHARE_PCT))"
 }
 
-run_mode gc -- --mode gc
+run_mode gc 1 -- --mode gc
 check "gc: runtime detected" jq_true \
 	"$CHILD_OBJ"' | .cow_objects.runtime == "ruby-3.1"' --argjson child "$CHILD"
 check "gc: the master's objects are young ($(rfield heap 6) old)" \
@@ -133,7 +136,7 @@ cow=$(jq -n -r --argjson child "$CHILD" "$CHILD_OBJ"' | .cow_pages' "$FRAMES")
 check "gc: sampled pages $(by_write all) are the child's copies $cow (1 in 1)" \
 	in_range "$(by_write all)" $((cow - SLACK)) "$cow"
 
-run_mode warm -- --mode gc --warmup 4
+run_mode warm 1 -- --mode gc --warmup 4
 objects=$(($(rfield main 4) + $(rfield main 6)))
 check "warm: the master's $objects objects are old ($(rfield heap 6) old)" \
 	test "$(rfield heap 6)" -ge "$objects"
@@ -143,13 +146,19 @@ check "warm: flags pages $flags_old below ${FALL_PCT}% of the young run's $flags
 check "warm: no flags copies of strings and arrays" in_range \
 	$(($(obj_pages T_STRING flags) + $(obj_pages T_ARRAY flags))) 0 "$SLACK"
 
-run_mode append -- --mode append
+run_mode append 1 -- --mode append
 near "append: (outside heap pages, outside) pages" \
 	"$(obj_pages '(outside heap pages)' outside)" "$(rfield pages 8)" $((4 * SLACK))
 near "append: (T_STRING, flags or slot) pages" "$(obj_pages T_STRING flags slot)" \
 	"$(rfield pages 4)"
 check "append: no copies of arrays ($(obj_pages T_ARRAY flags slot))" \
 	in_range "$(obj_pages T_ARRAY flags slot)" 0 "$SLACK"
+
+run_mode sample 8 -- --mode gc
+truth=$(rfield pages 4)
+check "sample: status says 1 in 8" jq_true '[inputs] | last | .objects.sample == 8'
+check "sample: (T_STRING, flags) estimate $(obj_pages T_STRING flags) within half of $truth" \
+	in_range "$(obj_pages T_STRING flags)" $((truth / 2)) $((truth * 3 / 2))
 
 # The child's by_write in the last frame of a replay of run NAME: replayed NAME.
 replayed() {
