@@ -86,8 +86,11 @@ struct objects_snap *objects__snap(const struct objects *o);
 void objects_snap__free(struct objects_snap *sn);
 /* An empty snapshot for a source that fills it itself (a recording). */
 struct objects_snap *objects_snap__new(unsigned every, double us, unsigned long long failed);
-/* Append a copy of a process's figures; 0 or -ENOMEM. */
+/* Append a copy of a process's figures; 0 or -ENOMEM. Sort the snapshot
+ * (objects_snap__sort) before looking a process up in it. */
 int objects_snap__push(struct objects_snap *sn, const struct objects_proc *p);
+/* Put the processes in (pid, start) order, as objects_snap__of needs. */
+void objects_snap__sort(struct objects_snap *sn);
 const struct objects_proc *objects_snap__of(const struct objects_snap *sn, int pid,
 					    unsigned long long start);
 

@@ -460,6 +460,8 @@ int rec_take_line_frame(struct recording *r, size_t k, struct frame *f, char *wh
 	}
 	if (!e && !r->jr.why[0])
 		e = check_tree(r, f);
+	if (!e && f->objects)
+		objects_snap__sort(f->objects);
 	if (!e && r->jr.why[0]) {
 		snprintf(why, whylen, "%s", r->jr.why);
 		e = -EINVAL;

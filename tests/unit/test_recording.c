@@ -203,8 +203,12 @@ static void test_objects_round_trip(void **state)
 
 	(void)state;
 	assert_non_null(o);
+	/* a child of 101 with a lower pid: the file has it before 102 */
+	add(m, 50, 101, 70, "helper", 40);
 	objects__set(o, 101, 60, OBJ_RT_RUBY31, 5, OBJ_W_FLAGS, 500);
+	objects__set(o, 50, 70, OBJ_RT_RUBY31, 7, OBJ_W_FLAGS, 40);
 	objects__set(o, 101, 60, OBJ_RT_RUBY31, OBJ_RBT_NONE, OBJ_W_OUTSIDE, 300);
+	objects__set(o, 100, 50, OBJ_RT_RUBY31, 5, OBJ_W_SLOT, 10);
 	objects__set_status(o, 8, 0.5, 2);
 	rec_objects = o;
 	write_recording(m, 2, RECORD_SCHEMA);
@@ -226,6 +230,13 @@ static void test_objects_round_trip(void **state)
 	assert_int_equal(op->top[0].write, OBJ_W_FLAGS);
 	assert_int_equal(op->top[0].pages, 500);
 	assert_null(objects_snap__of(f->objects, 102, 61));
+	assert_null(objects_snap__of(f->objects, 101, 61)); /* another start */
+	assert_non_null(op = objects_snap__of(f->objects, 50, 70));
+	assert_int_equal(op->by_write[OBJ_W_FLAGS], 40);
+	assert_string_equal(op->top[0].type, "T_ARRAY");
+	assert_non_null(op = objects_snap__of(f->objects, 100, 50));
+	assert_int_equal(op->by_write[OBJ_W_SLOT], 10);
+	assert_int_equal(f->objects->nprocs, 3);
 	frame__free(f);
 	recording__free(r);
 	write_recording(m, 1, RECORD_SCHEMA);
