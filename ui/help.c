@@ -32,6 +32,10 @@ static const char *const legend_after[] = {
 	"regions  (r) where the selected process's copies went: heap (brk area),",
 	"         stack (the main thread's), anon (anonymous mappings), file:NAME",
 	"         (private mappings of a file), other (the rest); see cowtop(8)",
+	"objects  (o, with --objects) the runtime objects (CPython 3.11, Ruby 3.1) on",
+	"         the selected process's copied pages by type and kind of write:",
+	"         refcount, gc_header, header, payload (CPython); flags, slot (Ruby);",
+	"         outside the runtime's heap; README \"Reading the numbers\"",
 };
 
 /* The legend of field f: its title, then its description, a line of the

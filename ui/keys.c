@@ -32,6 +32,8 @@ static const struct keybind keymap[] = {
 	{ CMD_SNAPSHOT, { 'w' }, "w", "write the view as text to ./cowtop-DATE-TIME.txt (or -o FILE)" },
 	{ CMD_LOG, { 'l' }, "l", "show / hide the marker log: USDT probe hits (-u), OOM kills, reclaim stalls" },
 	{ CMD_REGIONS, { 'r' }, "r", "the selected process's copies by memory region (r again: back)" },
+	{ CMD_OBJECTS, { 'o' }, "o",
+	  "the selected process's copies by runtime object and kind of write (--objects; o again: back)" },
 	{ CMD_STACKS, { 'c' }, "c",
 	  "copies by code path: capture user stacks and show the top copy sites, or stop" },
 	{ CMD_SITES, { '\t' }, "Tab",

@@ -1,6 +1,6 @@
 /* The panes of the full-screen view, drawn from the view's state: the
  * process table, the probe log, the copy-sites pane (or a site's stack),
- * the help screen and the regions pane. */
+ * the help screen, the regions and the objects pane. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
 #endif
@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include "help.h"
 #include "line.h"
+#include "objpane.h"
 #include "panes.h"
 #include "regions.h"
 #include "row.h"
@@ -151,5 +152,16 @@ void panes_draw_regions(struct tui *t, int rows, int cols)
 	if (!pane_lines(t))
 		return;
 	n = regions_build(t->v.f, view__selected(&t->v), cols, t->s.utf8, t->pane, PANE_MAX);
+	draw_pane(t, 0, n, rows, cols);
+}
+
+/* Draw the objects pane of the selected process above the status line. */
+void panes_draw_objects(struct tui *t, int rows, int cols)
+{
+	size_t n;
+
+	if (!pane_lines(t))
+		return;
+	n = objpane_build(t->v.f, view__selected(&t->v), cols, t->s.utf8, t->pane, PANE_MAX);
 	draw_pane(t, 0, n, rows, cols);
 }

@@ -22,4 +22,7 @@ void panes_draw_help(struct tui *t, int rows, int cols);
 /* Draw the regions pane of the selected process above the status line. */
 void panes_draw_regions(struct tui *t, int rows, int cols);
 
+/* Draw the objects pane of the selected process above the status line. */
+void panes_draw_objects(struct tui *t, int rows, int cols);
+
 #endif

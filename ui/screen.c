@@ -274,6 +274,9 @@ static const struct keyhint *mode_hints(const struct screen_state *s, size_t *n)
 		{ "Up/Down", "Process", 0, NULL, 1 }, { "w", "Snapshot", 0, NULL, 1 },
 		{ "r Esc", "Back", 0, NULL, 2 },
 	};
+	static const struct keyhint objects[] = {
+		{ "Up/Down", "Process", 0, NULL, 1 }, { "o Esc", "Back", 0, NULL, 2 },
+	};
 	static const struct keyhint kill[] = {
 		{ "Left/Right 1-7", "Pick", 0, NULL, 1 }, { "Enter", "Send", 0, NULL, 2 },
 		{ "Esc", "Cancel", 0, NULL, 3 },
@@ -285,6 +288,7 @@ static const struct keyhint *mode_hints(const struct screen_state *s, size_t *n)
 	case MODE_DELAY: *n = 2; return prompt;
 	case MODE_HELP: *n = 2; return help;
 	case MODE_REGIONS: *n = 3; return regions;
+	case MODE_OBJECTS: *n = 2; return objects;
 	case MODE_KILL: *n = 3; return kill;
 	default: return keys_footer(n);
 	}

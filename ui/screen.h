@@ -12,7 +12,7 @@
 #define SCREEN_MSG_MAX 1024
 #define SCREEN_LOG_MIN_BODY 4 /* body rows below which the log pane stays hidden */
 
-enum mode { MODE_TABLE, MODE_HELP, MODE_FILTER, MODE_DELAY, MODE_REGIONS, MODE_KILL, MODE_JUMP };
+enum mode { MODE_TABLE, MODE_HELP, MODE_FILTER, MODE_DELAY, MODE_REGIONS, MODE_OBJECTS, MODE_KILL, MODE_JUMP };
 
 /* How the screen's rows are shared out. */
 struct areas {

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "objpane.h"
 #include "regions.h"
 #include "row.h"
 #include "screen.h"
@@ -68,6 +69,27 @@ static int snapshot_regions(const struct view *v, int cols, FILE *f)
 	if (!pane)
 		return -ENOMEM;
 	n = regions_build(v->f, p, cols, v->utf8, pane, REGIONS_LINES);
+	fputc('\n', f);
+	for (i = 0; i < n; i++)
+		put_trimmed(f, &pane[i]);
+	free(pane);
+	return 0;
+}
+
+/* With --objects, the objects pane of the selected process, after a blank
+ * line. */
+static int snapshot_objects(const struct view *v, int cols, FILE *f)
+{
+	const struct proc *p = view__selected(v);
+	struct line *pane;
+	size_t n, i;
+
+	if (!v->f || !v->f->objects || !p)
+		return 0;
+	pane = calloc(OBJPANE_LINES, sizeof(*pane));
+	if (!pane)
+		return -ENOMEM;
+	n = objpane_build(v->f, p, cols, v->utf8, pane, OBJPANE_LINES);
 	fputc('\n', f);
 	for (i = 0; i < n; i++)
 		put_trimmed(f, &pane[i]);
@@ -139,7 +161,8 @@ static void snapshot_header(const struct view *v, const struct header_info *hi,
 
 /* The view as plain text, cols wide: header, group line, titles, every row
  * (not only those on screen), the phase split, every group, the regions
- * pane of the selected process; no footer. A malloc'd string of *len bytes,
+ * pane of the selected process and, with --objects, its objects pane; no
+ * footer. A malloc'd string of *len bytes,
  * NULL when out of memory. */
 char *snapshot_text(const struct view *v, const struct header_info *hi, int cols, size_t *len)
 {
@@ -165,6 +188,8 @@ char *snapshot_text(const struct view *v, const struct header_info *hi, int cols
 	snapshot_cmdlines(v, f);
 	if (!e)
 		e = snapshot_regions(v, cols, f);
+	if (!e)
+		e = snapshot_objects(v, cols, f);
 	if (fclose(f) || e) {
 		free(buf);
 		return NULL;

@@ -204,6 +204,8 @@ void tui_draw(struct tui *t)
 		panes_draw_help(t, lines - a.status - a.footer, cols);
 	else if (t->s.mode == MODE_REGIONS)
 		panes_draw_regions(t, lines - a.status - a.footer, cols);
+	else if (t->s.mode == MODE_OBJECTS)
+		panes_draw_objects(t, lines - a.status - a.footer, cols);
 	else
 		draw_body(t, &a, cols);
 	y = lines - a.footer - a.status;

@@ -10,6 +10,7 @@
 #include "header.h"
 #include "help.h"
 #include "line.h"
+#include "objpane.h"
 #include "regions.h"
 #include "safefile.h"
 #include "screen.h"
@@ -23,6 +24,7 @@
 #define ESC_KEY 27
 #define PANE_MAX HELP_LINES /* lines of the help or the regions pane */
 _Static_assert(REGIONS_LINES <= PANE_MAX, "the regions pane does not fit");
+_Static_assert(OBJPANE_LINES <= PANE_MAX, "the objects pane does not fit");
 
 /* The view's state: the frame shown, the screen and the panes. */
 struct tui {

@@ -209,6 +209,7 @@ static enum tui_action key_table(struct tui *t, int ch)
 	case CMD_KILL: tui_kill_open(t); break;
 	case CMD_LOG: log_toggle(t); break;
 	case CMD_REGIONS: t->s.mode = MODE_REGIONS; break;
+	case CMD_OBJECTS: t->s.mode = MODE_OBJECTS; break;
 	case CMD_HELP:
 		t->s.mode = MODE_HELP;
 		t->help_top = 0;
@@ -242,12 +243,22 @@ static void help_key(struct tui *t, int ch)
 	}
 }
 
-/* A key on the regions pane: r, Esc, Bksp or q go back to the table; the
+/* A key on the regions or the objects pane: its own key again, Esc, Bksp
+ * or q go back to the table, the other pane's key shows that pane; the
  * others act as in the table (Up/Down pick another process to show). */
-static enum tui_action regions_key(struct tui *t, int ch)
+static enum tui_action pane_key(struct tui *t, int ch)
 {
-	switch (keys_lookup(ch)) {
+	enum cmd c = keys_lookup(ch);
+	enum mode own = c == CMD_REGIONS ? MODE_REGIONS : MODE_OBJECTS;
+
+	switch (c) {
 	case CMD_REGIONS:
+	case CMD_OBJECTS:
+		if (t->s.mode != own) {
+			t->s.mode = own;
+			return TUI_NONE;
+		}
+		/* fall through */
 	case CMD_ESCAPE:
 	case CMD_BACK:
 	case CMD_QUIT:
@@ -269,7 +280,8 @@ static enum tui_action on_key(struct tui *t, int ch)
 		help_key(t, ch);
 		return TUI_NONE;
 	case MODE_REGIONS:
-		return regions_key(t, ch);
+	case MODE_OBJECTS:
+		return pane_key(t, ch);
 	case MODE_KILL:
 		tui_kill_key(t, ch);
 		return TUI_NONE;

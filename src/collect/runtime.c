@@ -21,6 +21,16 @@ const char *runtime_name(enum obj_runtime r)
 	}
 }
 
+enum obj_runtime runtime_of_label(const char *s)
+{
+	int r;
+
+	for (r = OBJ_RT_UNKNOWN; r < OBJ_RUNTIMES; r++)
+		if (!strcmp(s, runtime_name((enum obj_runtime)r)))
+			return (enum obj_runtime)r;
+	return OBJ_RT_NONE;
+}
+
 /* Whether s starts with p. */
 static int starts(const char *s, const char *p)
 {
@@ -126,6 +136,23 @@ static enum obj_runtime check_py311(int pid, const char *path, unsigned long lon
 	return OBJ_RT_PY311;
 }
 
+/* Check a libruby mapped at start (file offset 0) from path: its
+ * ruby_api_version says 3.1. Heap pages of another layout (a build with
+ * variable-width allocation) are refused by the kernel side page by page:
+ * their page header does not point back to the slot cowtop computes. */
+static enum obj_runtime check_ruby31(int pid, const char *path, unsigned long long start)
+{
+	unsigned long long sym, base;
+	int type, api[3] = { 0 };
+
+	if (elf_symbol(path, "ruby_api_version", &sym, &base, &type))
+		return OBJ_RT_UNKNOWN;
+	if (peek(pid, (type == ET_EXEC ? 0 : start - base) + sym, api, sizeof(api)) ||
+	    api[0] != 3 || api[1] != 1)
+		return OBJ_RT_UNKNOWN;
+	return OBJ_RT_RUBY31;
+}
+
 /* Look at one line of /proc/PID/maps. */
 static void look(int pid, const char *line, struct runtime_layout *out)
 {
@@ -144,6 +171,8 @@ static void look(int pid, const char *line, struct runtime_layout *out)
 	snprintf(full, sizeof(full), "/proc/%d/root%s", pid, path);
 	if (r == OBJ_RT_PY311)
 		r = check_py311(pid, full, lo, &out->type_type);
+	else if (r == OBJ_RT_RUBY31)
+		r = check_ruby31(pid, full, lo);
 	out->runtime = r;
 }
 

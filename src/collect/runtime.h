@@ -27,5 +27,9 @@ enum obj_runtime runtime_of_name(const char *base);
  * -errno when its maps cannot be read. */
 int runtime_detect(int pid, struct runtime_layout *out);
 const char *runtime_name(enum obj_runtime r);
+#define OBJ_RUNTIMES 4
+/* The runtime runtime_name() names s (as a recording gives it); NONE for
+ * any other text. Pure. */
+enum obj_runtime runtime_of_label(const char *s);
 
 #endif

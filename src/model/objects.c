@@ -34,6 +34,16 @@ const char *obj_write_name(int w)
 	return w >= 0 && w < OBJ_WRITES ? names[w] : "unknown";
 }
 
+int obj_write_of_name(const char *s)
+{
+	int w;
+
+	for (w = 0; w < OBJ_WRITES; w++)
+		if (!strcmp(s, obj_write_name(w)))
+			return w;
+	return OBJ_W_UNKNOWN;
+}
+
 /* Ruby 3.1's builtin types (ruby_value_type), by number. */
 static const char *ruby_type(unsigned t)
 {
@@ -191,28 +201,45 @@ static void top_add(struct objects_proc *p, const struct objects_ent *e)
 	snprintf(p->top[i].type, sizeof(p->top[i].type), "%s", e->name[0] ? e->name : "(unnamed)");
 }
 
+/* (pid, start) order of entries, through pointers. */
+static int ent_cmp(const void *x, const void *y)
+{
+	const struct objects_ent *a = *(const struct objects_ent *const *)x;
+	const struct objects_ent *b = *(const struct objects_ent *const *)y;
+
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	return (a->start > b->start) - (a->start < b->start);
+}
+
+/* The entries are sorted by process first: a process's rows are then
+ * together, and the processes come out in the order objects_snap__of
+ * searches (thousands of processes: no scan per entry). */
 struct objects_snap *objects__snap(const struct objects *o)
 {
 	struct objects_snap *sn = calloc(1, sizeof(*sn));
-	size_t i, k;
+	const struct objects_ent **by = NULL;
+	struct objects_proc *p = NULL;
+	size_t i;
 
 	if (!sn)
 		return NULL;
 	sn->every = o->every;
 	sn->us_per_sample = o->us;
 	sn->failed = o->failed;
-	if (o->n && !(sn->procs = calloc(o->n, sizeof(*sn->procs)))) {
+	if (o->n && (!(sn->procs = calloc(o->n, sizeof(*sn->procs))) || !(by = malloc(o->n * sizeof(*by))))) {
+		free(sn->procs);
 		free(sn);
 		return NULL;
 	}
+	for (i = 0; i < o->n; i++)
+		by[i] = &o->v[i];
+	if (o->n)
+		qsort(by, o->n, sizeof(*by), ent_cmp);
 	for (i = 0; i < o->n; i++) {
-		const struct objects_ent *e = &o->v[i];
-		struct objects_proc *p = NULL;
+		const struct objects_ent *e = by[i];
 
-		for (k = 0; k < sn->nprocs && !p; k++)
-			if (sn->procs[k].pid == e->pid && sn->procs[k].start == e->start)
-				p = &sn->procs[k];
-		if (!p) {
+		if (!p || p->pid != e->pid || p->start != e->start) {
 			p = &sn->procs[sn->nprocs++];
 			p->pid = e->pid;
 			p->start = e->start;
@@ -222,6 +249,7 @@ struct objects_snap *objects__snap(const struct objects *o)
 		p->by_write[e->write >= 0 && e->write < OBJ_WRITES ? e->write : OBJ_W_UNKNOWN] += e->pages;
 		top_add(p, e);
 	}
+	free(by);
 	return sn;
 }
 
@@ -233,13 +261,51 @@ void objects_snap__free(struct objects_snap *sn)
 	free(sn);
 }
 
+/* (pid, start) order of processes. */
+static int proc_cmp(const void *x, const void *y)
+{
+	const struct objects_proc *a = x, *b = y;
+
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	return (a->start > b->start) - (a->start < b->start);
+}
+
 const struct objects_proc *objects_snap__of(const struct objects_snap *sn, int pid,
 					    unsigned long long start)
 {
-	size_t i;
+	const struct objects_proc key = { .pid = pid, .start = start };
 
-	for (i = 0; sn && i < sn->nprocs; i++)
-		if (sn->procs[i].pid == pid && sn->procs[i].start == start)
-			return &sn->procs[i];
-	return NULL;
+	if (!sn || !sn->nprocs)
+		return NULL;
+	return bsearch(&key, sn->procs, sn->nprocs, sizeof(*sn->procs), proc_cmp);
+}
+
+struct objects_snap *objects_snap__new(unsigned every, double us, unsigned long long failed)
+{
+	struct objects_snap *sn = calloc(1, sizeof(*sn));
+
+	if (sn)
+		*sn = (struct objects_snap){ .every = every, .us_per_sample = us, .failed = failed };
+	return sn;
+}
+
+int objects_snap__push(struct objects_snap *sn, const struct objects_proc *p)
+{
+	/* grown at each power of two: no capacity to keep */
+	if (!(sn->nprocs & (sn->nprocs - 1))) {
+		void *v = realloc(sn->procs, (sn->nprocs ? 2 * sn->nprocs : 1) * sizeof(*sn->procs));
+
+		if (!v)
+			return -ENOMEM;
+		sn->procs = v;
+	}
+	sn->procs[sn->nprocs++] = *p;
+	return 0;
+}
+
+void objects_snap__sort(struct objects_snap *sn)
+{
+	if (sn->nprocs)
+		qsort(sn->procs, sn->nprocs, sizeof(*sn->procs), proc_cmp);
 }

@@ -32,6 +32,8 @@ enum obj_write {
 
 /* The JSON and metric name of a write kind ("refcount", "gc_header", ...). */
 const char *obj_write_name(int w);
+/* The write kind obj_write_name() names s; OBJ_W_UNKNOWN for any other. */
+int obj_write_of_name(const char *s);
 /* The name of a type the runtime itself defines (Ruby's builtin types,
  * the special ones), into buf; false when it must be read from the process
  * (a CPython type object). Pure. */
@@ -82,6 +84,13 @@ void objects__prune(struct objects *o, bool (*keep)(int pid, unsigned long long 
 void objects__set_status(struct objects *o, unsigned every, double us, unsigned long long failed);
 struct objects_snap *objects__snap(const struct objects *o);
 void objects_snap__free(struct objects_snap *sn);
+/* An empty snapshot for a source that fills it itself (a recording). */
+struct objects_snap *objects_snap__new(unsigned every, double us, unsigned long long failed);
+/* Append a copy of a process's figures; 0 or -ENOMEM. Sort the snapshot
+ * (objects_snap__sort) before looking a process up in it. */
+int objects_snap__push(struct objects_snap *sn, const struct objects_proc *p);
+/* Put the processes in (pid, start) order, as objects_snap__of needs. */
+void objects_snap__sort(struct objects_snap *sn);
 const struct objects_proc *objects_snap__of(const struct objects_snap *sn, int pid,
 					    unsigned long long start);
 

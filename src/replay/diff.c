@@ -2,7 +2,8 @@
  * summary per process: its copies at the end and by 1, 10 and 60 s after
  * its fork (interpolated between frames; the fork time is its start time
  * when the header gives the boot time, else when it was first seen), its
- * shared% at those ages, its copies per phase, its peak RSS and USS. A
+ * shared% at those ages, its copies by kind of write (recorded with
+ * --objects), its copies per phase, its peak RSS and USS. A
  * process's role is its name and depth in the tree (the root is depth 0);
  * the processes of a role in A and in B are matched in fork order, and for
  * each figure the medians of A and B and the median and range of the B/A
@@ -32,6 +33,8 @@ struct dproc {
 	unsigned long long peak_rss, peak_uss;
 	bool exited;
 	unsigned long long phase[SPLIT_SLOTS];
+	bool has_obj;                     /* recorded with --objects and sampled */
+	unsigned long long obj[OBJ_WRITES]; /* copies by kind of write (cow_objects) */
 };
 
 /* A recording summed up. */
@@ -51,6 +54,7 @@ struct figure {
 	char name[LABEL_MAX + 16];
 	double a_med, b_med, r_med, r_min, r_max; /* NAN unknown */
 	size_t pairs;
+	bool optional; /* left out when neither side has any */
 };
 
 /* The summary of (pid, start), made when new; NULL out of memory. */
@@ -91,6 +95,7 @@ static struct dproc *find(struct side *s, const struct proc *p, int depth, doubl
 static void take(struct side *s, struct dproc *d, const struct frame *f, const struct proc *p)
 {
 	double age = f->time - d->fork, pct = proc_shared_pct(p);
+	const struct objects_proc *op;
 	int i;
 
 	for (i = 0; i < NAGES; i++) {
@@ -111,6 +116,11 @@ static void take(struct side *s, struct dproc *d, const struct frame *f, const s
 		d->peak_rss = p->rss_kib;
 	if (p->smaps_time && proc_uss_kib(p) > d->peak_uss)
 		d->peak_uss = proc_uss_kib(p);
+	op = objects_snap__of(f->objects, p->pid, p->start_time);
+	if (op) {
+		d->has_obj = true;
+		memcpy(d->obj, op->by_write, sizeof(d->obj));
+	}
 	for (i = 1; i < frame_nlabels(f, SPLIT_PHASE) && i < SPLIT_SLOTS; i++) {
 		d->phase[i] = p->split[SPLIT_PHASE].v[i];
 		snprintf(s->phases[i], LABEL_MAX, "%s", frame_label(f, SPLIT_PHASE, i));
@@ -217,10 +227,13 @@ static double value(const struct dproc *d, int i)
 		return d->peak_rss ? (double)d->peak_rss : NAN;
 	if (i == 2 * NAGES + 2)
 		return d->peak_uss ? (double)d->peak_uss : NAN;
-	return (double)d->phase[i - 2 * NAGES - 2];
+	if (i < 2 * NAGES + 3 + OBJ_WRITES)
+		return d->has_obj ? (double)d->obj[i - 2 * NAGES - 3] : NAN;
+	return (double)d->phase[i - 2 * NAGES - 2 - OBJ_WRITES];
 }
 
 #define FIXED_FIGURES (2 * NAGES + 3)
+#define OBJ_FIGURES (FIXED_FIGURES + OBJ_WRITES) /* the figures before the phases' */
 
 /* The name of figure i. */
 static void figure_name(const struct side *a, int i, char *buf, size_t cap)
@@ -232,8 +245,10 @@ static void figure_name(const struct side *a, int i, char *buf, size_t cap)
 
 	if (i < FIXED_FIGURES)
 		snprintf(buf, cap, "%s", fixed[i]);
+	else if (i < OBJ_FIGURES)
+		snprintf(buf, cap, "objects: %s writes", obj_write_name(i - FIXED_FIGURES));
 	else
-		snprintf(buf, cap, "copies in %s", a->phases[i - FIXED_FIGURES + 1]);
+		snprintf(buf, cap, "copies in %s", a->phases[i - OBJ_FIGURES + 1]);
 }
 
 /* Compare figure i over n matched pairs (and all members of each side). */
@@ -310,6 +325,14 @@ static void text_side(FILE *f, const char *which, const struct side *s)
 		s->frames, s->n);
 }
 
+/* Whether a figure is left out: nothing known, or an optional one that
+ * neither side has. */
+static bool skipped(const struct figure *fg)
+{
+	return (isnan(fg->a_med) && isnan(fg->b_med)) ||
+	       (fg->optional && !(fg->a_med > 0) && !(fg->b_med > 0));
+}
+
 /* One role in text: who was matched, then a line per figure. */
 static void text_role(FILE *f, const char *comm, int depth, size_t na, size_t nb, const struct figure *fg,
 		      int nfig)
@@ -327,7 +350,7 @@ static void text_role(FILE *f, const char *comm, int depth, size_t na, size_t nb
 	for (i = 0; i < nfig; i++) {
 		char range[64];
 
-		if (isnan(fg[i].a_med) && isnan(fg[i].b_med))
+		if (skipped(&fg[i]))
 			continue;
 		snprintf(range, sizeof(range), "%s..%s", num(fg[i].r_min, lo, sizeof(lo)),
 			 num(fg[i].r_max, hi, sizeof(hi)));
@@ -341,14 +364,16 @@ static void text_role(FILE *f, const char *comm, int depth, size_t na, size_t nb
 static void json_role(FILE *f, bool first, const char *comm, int depth, size_t na, size_t nb,
 		      const struct figure *fg, int nfig)
 {
-	int i;
+	int i, k;
 
 	fprintf(f, "%s{\"role\":\"%s\",\"comm\":", first ? "" : ",", depth ? "child" : "root");
 	json_string(f, comm, strlen(comm));
 	fprintf(f, ",\"depth\":%d,\"a\":%zu,\"b\":%zu,\"matched\":%zu,\"figures\":[", depth, na, nb,
 		na < nb ? na : nb);
-	for (i = 0; i < nfig; i++) {
-		fprintf(f, "%s{\"name\":", i ? "," : "");
+	for (i = 0, k = 0; i < nfig; i++) {
+		if (fg[i].optional && skipped(&fg[i]))
+			continue;
+		fprintf(f, "%s{\"name\":", k++ ? "," : "");
 		json_string(f, fg[i].name, strlen(fg[i].name));
 		jnum(f, "a_median", fg[i].a_med, true);
 		jnum(f, "b_median", fg[i].b_med, true);
@@ -375,8 +400,8 @@ static bool seen_before(const struct side *a, size_t k)
 static size_t compare_roles(FILE *f, bool json, struct side *a, struct side *b)
 {
 	const struct dproc **pa = calloc(a->n + 1, sizeof(*pa)), **pb = calloc(b->n + 1, sizeof(*pb));
-	struct figure fg[FIXED_FIGURES + SPLIT_SLOTS];
-	int nfig = FIXED_FIGURES + (a->nphases > 1 ? a->nphases - 1 : 0), i;
+	struct figure fg[OBJ_FIGURES + SPLIT_SLOTS];
+	int nfig = OBJ_FIGURES + (a->nphases > 1 ? a->nphases - 1 : 0), i;
 	size_t k, na, nb, roles = 0;
 
 	for (k = 0; pa && pb && k < a->n; k++) {
@@ -388,6 +413,7 @@ static size_t compare_roles(FILE *f, bool json, struct side *a, struct side *b)
 			continue;
 		for (i = 0; i < nfig; i++) {
 			compare(pa, na, pb, nb, i, &fg[i]);
+			fg[i].optional = i >= FIXED_FIGURES && i < OBJ_FIGURES;
 			figure_name(a, i, fg[i].name, sizeof(fg[i].name));
 		}
 		if (json)

@@ -2,6 +2,7 @@
  * processes one at a time (procjson.c reads each), groups, probe hits,
  * and the checks of the tree it makes. */
 #include "recording_int.h"
+#include "runtime.h"
 
 /* The slot of a breakdown label (for procjson_read). */
 static int take_label(void *ctx, enum split_kind k, const char *label)
@@ -9,12 +10,57 @@ static int take_label(void *ctx, enum split_kind k, const char *label)
 	return rec_label_slot(ctx, k, label);
 }
 
-/* One process of a frame line. */
-static int take_proc(struct recording *r, json_object *o, double time, struct proc *p)
+/* The frame's object sampler (--objects), made when first met. */
+static struct objects_snap *frame_objects(struct frame *f)
+{
+	if (!f->objects)
+		f->objects = objects_snap__new(0, -1, 0);
+	return f->objects;
+}
+
+/* A process's copies by runtime object ("cow_objects"), into the frame's
+ * snapshot; 0 without, -ENOMEM. Type names are kept as text: the views
+ * sanitize them as they do any name from a recording. */
+static int take_objects(struct recording *r, json_object *o, struct frame *f, const struct proc *p)
+{
+	json_object *c = jread_get(o, "cow_objects"), *bw, *top;
+	struct objects_proc op = { .pid = p->pid, .start = p->start_time };
+	char s[OBJECTS_NAME_MAX];
+	size_t i, n;
+	int w;
+
+	if (!c)
+		return 0;
+	if (!frame_objects(f))
+		return -ENOMEM;
+	jread_string(&r->jr, c, "runtime", s, sizeof(s));
+	op.runtime = runtime_name(runtime_of_label(s));
+	op.pages = jread_count(&r->jr, c, "pages", NULL);
+	bw = jread_get(c, "by_write");
+	for (w = 0; bw && w < OBJ_WRITES; w++)
+		op.by_write[w] = jread_count(&r->jr, bw, obj_write_name(w), NULL);
+	top = jread_get(c, "top");
+	n = top && json_object_is_type(top, json_type_array) ? json_object_array_length(top) : 0;
+	for (i = 0; i < n && op.ntop < OBJECTS_TOP; i++) {
+		json_object *e = json_object_array_get_idx(top, i);
+		struct objects_row *row = &op.top[op.ntop++];
+
+		jread_string(&r->jr, e, "type", row->type, sizeof(row->type));
+		jread_string(&r->jr, e, "write", s, sizeof(s));
+		row->write = obj_write_of_name(s);
+		row->pages = jread_count(&r->jr, e, "pages", NULL);
+	}
+	return objects_snap__push(f->objects, &op);
+}
+
+/* One process of a frame line, into p (of f). */
+static int take_proc(struct recording *r, json_object *o, double time, struct frame *f,
+		     struct proc *p)
 {
 	const struct procjson_in in = { .jr = &r->jr, .time = time, .label_slot = take_label, .ctx = r };
+	int e = procjson_read(&in, o, p);
 
-	return procjson_read(&in, o, p);
+	return e ? e : take_objects(r, o, f, p);
 }
 
 /* The probe hits of a frame line, in order. */
@@ -95,6 +141,8 @@ static void take_groups(struct recording *r, json_object *o, struct frame *f)
 /* The frame's own figures (all but its processes, groups and probe hits). */
 static void take_head(struct recording *r, json_object *o, struct frame *f)
 {
+	json_object *ob;
+
 	f->refs = 1;
 	f->time = jread_real(&r->jr, o, "time", 0, 0);
 	f->interval = jread_real(&r->jr, o, "interval", 0, 0);
@@ -106,6 +154,12 @@ static void take_head(struct recording *r, json_object *o, struct frame *f)
 	f->lost = jread_count(&r->jr, o, "lost", NULL);
 	f->lost_by_kind[LOST_MAP_FULL] = jread_count(&r->jr, o, "lost_processes", NULL);
 	f->mem_available_kib = jread_count(&r->jr, o, "mem_available_kib", NULL);
+	ob = jread_get(o, "objects");
+	if (ob && frame_objects(f)) {
+		f->objects->every = (unsigned)jread_bounded(&r->jr, ob, "sample", 0, UINT32_MAX, NULL);
+		f->objects->failed = jread_count(&r->jr, ob, "failed", NULL);
+		f->objects->us_per_sample = jread_real(&r->jr, ob, "us_per_sample", -1, -1);
+	}
 }
 
 /* The frame's own figures and its processes, from the tree of its whole line. */
@@ -122,7 +176,7 @@ static int take_body(struct recording *r, json_object *o, struct frame *f)
 	if (!f->procs)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
-		if (take_proc(r, json_object_array_get_idx(a, i), f->time, &f->procs[i]))
+		if (take_proc(r, json_object_array_get_idx(a, i), f->time, f, &f->procs[i]))
 			return -EINVAL;
 		f->nprocs++;
 	}
@@ -238,7 +292,7 @@ static int take_procs(struct recording *r, const char *p, size_t len, size_t *at
 		}
 		e = proc_room(f, &cap);
 		if (!e)
-			e = take_proc(r, o, time, &f->procs[f->nprocs]) ? 1 : 0;
+			e = take_proc(r, o, time, f, &f->procs[f->nprocs]) ? 1 : 0;
 		json_object_put(o);
 		if (e)
 			return e;
@@ -395,6 +449,7 @@ int rec_take_line_frame(struct recording *r, size_t k, struct frame *f, char *wh
 	snprintf(why, whylen, "not a frame");
 	if (e > 0) {
 		free(f->procs);
+		objects_snap__free(f->objects);
 		memset(f, 0, sizeof(*f));
 		r->jr.why[0] = '\0';
 		o = rec_parse(r, r->line, r->idx[k].len, why, whylen);
@@ -405,6 +460,8 @@ int rec_take_line_frame(struct recording *r, size_t k, struct frame *f, char *wh
 	}
 	if (!e && !r->jr.why[0])
 		e = check_tree(r, f);
+	if (!e && f->objects)
+		objects_snap__sort(f->objects);
 	if (!e && r->jr.why[0]) {
 		snprintf(why, whylen, "%s", r->jr.why);
 		e = -EINVAL;

@@ -5,6 +5,7 @@
 #include <string.h>
 #include "fields.h"
 #include "metrics.h"
+#include "runtime.h"
 
 #define GROUP_MAX 64 /* bytes of a group name, with its NUL */
 /* The headroom is served once its mean worker USS is settled, as the
@@ -41,6 +42,7 @@ struct mseries {
 	unsigned long long folded[FIELD_N]; /* the counter figures of members gone */
 	unsigned long long folded_phase[PHASE_MAX];
 	struct mcount folded_more;
+	unsigned long long folded_obj[OBJ_RUNTIMES][OBJ_WRITES]; /* --objects */
 };
 
 /* A process of the last frame: its series and its last counts. */
@@ -68,6 +70,7 @@ struct macc {
 	unsigned long long sum[FIELD_N];  /* counters: every member's; gauges: live members' */
 	unsigned long long phase[PHASE_MAX];
 	struct mcount more;               /* every member's */
+	unsigned long long obj[OBJ_RUNTIMES][OBJ_WRITES]; /* sampled copies by runtime, write kind */
 	unsigned long long shared;        /* KiB, live members */
 	unsigned long long inherited, inherited_shared; /* KiB, live members with both */
 	unsigned live, read, fork_read;   /* live members, those with a smaps reading,
@@ -198,6 +201,20 @@ static int place(struct metrics *m, const struct row *r, const int *up)
 	return series_of(m, name, role);
 }
 
+/* Add p's copies by runtime and kind of write (sn: its frame's) to v. */
+static void add_objects(unsigned long long v[OBJ_RUNTIMES][OBJ_WRITES], const struct objects_snap *sn,
+			const struct proc *p)
+{
+	const struct objects_proc *op = objects_snap__of(sn, p->pid, p->start_time);
+	int w, r;
+
+	if (!op)
+		return;
+	r = runtime_of_label(op->runtime);
+	for (w = 0; w < OBJ_WRITES; w++)
+		v[r][w] += op->by_write[w];
+}
+
 /* The cause label of how p ended; gone: it left the frames (a process
  * leaves them only once exited, but say "unknown" if it did not). */
 static enum mcause cause_of(const struct proc *p)
@@ -233,12 +250,14 @@ static void count_more(struct mcount *c, const struct mtrack *t, bool gone)
 		c->exits[cause_of(p)]++;
 }
 
-/* Add the counts of tracked process t to a series' folded counts. */
-static void fold(struct mseries *s, const struct mtrack *t)
+/* Add the counts of tracked process t (sn: its frame's objects) to a
+ * series' folded counts. */
+static void fold(struct mseries *s, const struct mtrack *t, const struct objects_snap *sn)
 {
 	const struct proc *p = t->p;
 	int i;
 
+	add_objects(s->folded_obj, sn, p);
 	for (i = 0; i < FIELD_N; i++)
 		if (fields[i].metric && fields[i].counter)
 			s->folded[i] += field_value((enum field_id)i, NULL, p).u;
@@ -292,7 +311,8 @@ int metrics__update(struct metrics *m, struct frame *f)
 		return -ENOMEM;
 	for (i = 0; i < m->ntrack; i++)
 		if (!track_find(t, n, m->track[i].pid, m->track[i].start))
-			fold(&m->series[m->track[i].series], &m->track[i]);
+			fold(&m->series[m->track[i].series], &m->track[i],
+			     m->frame ? m->frame->objects : NULL);
 	free(m->track);
 	m->track = t;
 	m->ntrack = n;
@@ -324,6 +344,7 @@ static void add_member(struct macc *a, const struct frame *f, const struct mtrac
 	unsigned long long inh, shr;
 	int i;
 
+	add_objects(a->obj, f ? f->objects : NULL, p);
 	for (i = 0; i < FIELD_N; i++)
 		if (fields[i].metric && fields[i].counter)
 			a->sum[i] += field_value((enum field_id)i, NULL, p).u;
@@ -379,6 +400,7 @@ static struct macc *accumulate(const struct metrics *m)
 		memcpy(acc[s].sum, m->series[s].folded, sizeof(acc[s].sum));
 		memcpy(acc[s].phase, m->series[s].folded_phase, sizeof(acc[s].phase));
 		add_more(&acc[s].more, &m->series[s].folded_more);
+		memcpy(acc[s].obj, m->series[s].folded_obj, sizeof(acc[s].obj));
 	}
 	for (i = 0; i < m->ntrack; i++)
 		add_member(&acc[m->track[i].series], m->frame, &m->track[i]);
@@ -683,6 +705,34 @@ static void put_phases(const struct metrics *m, enum metrics_format fmt, const s
 		}
 }
 
+/* Copies by runtime and kind of write of each series (with --objects
+ * only). Labels stay bounded: 3 runtimes x 8 kinds at most, and only the
+ * pairs with copies. Object types are left out: they are the application's
+ * class names, unbounded and chosen by the watched program. */
+static void put_objects(const struct metrics *m, enum metrics_format fmt, const struct macc *acc,
+			FILE *out)
+{
+	static const struct family fam = { "cowtop_cow_object_pages", "counter", "pages",
+		"Pages copied on write by the runtime object part written (--objects; sampled copies scaled by the rate)." };
+	int s, r, w;
+
+	if (!m->frame->objects)
+		return;
+	put_head(out, fmt, &fam);
+	for (s = 0; s < m->nseries; s++)
+		for (r = OBJ_RT_UNKNOWN; r < OBJ_RUNTIMES; r++)
+			for (w = 0; w < OBJ_WRITES; w++) {
+				if (!acc[s].obj[r][w])
+					continue;
+				put_name(out, &fam);
+				fputs("{group=\"", out);
+				put_value(out, m->series[s].group);
+				fprintf(out, "\",role=\"%s\",runtime=\"%s\",write=\"%s\"} %llu\n",
+					metrics_role_name(m->series[s].role),
+					runtime_name((enum obj_runtime)r), obj_write_name(w), acc[s].obj[r][w]);
+			}
+}
+
 /* One sample of a process's series. */
 static void put_pid_sample(FILE *out, const struct family *fam, const struct mseries *s,
 			   const struct proc *p, unsigned long long v)
@@ -809,6 +859,7 @@ int metrics__render(const struct metrics *m, enum metrics_format fmt, FILE *out)
 	put_more(m, fmt, acc, out);
 	put_headroom(m, fmt, acc, out);
 	put_phases(m, fmt, acc, out);
+	put_objects(m, fmt, acc, out);
 	put_pids(m, fmt, out);
 	if (m->o.by_pid)
 		put_pid_sharing(m, fmt, out);

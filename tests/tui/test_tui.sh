@@ -3,14 +3,16 @@
 # size, drive it with send-keys and read the screen back with capture-pane.
 # Runs in UTF-8 (LANG=C.UTF-8), ASCII (LANG=C) and --ascii modes, then the
 # sharing view (memory columns, group line) with every process read, the
-# regions and copy-sites panes on regionload, then with USDT probes on a Ruby
+# regions and copy-sites panes on regionload, the objects pane on a CPython
+# workload (skipped without python3.11), then with USDT probes on a Ruby
 # workload (skipped without a Ruby that has them).
 #
 # Environment:
 #   COWTOP   cowtop binary (default ./cowtop)
 #   COWLOAD  workload binary (default ./tests/workloads/cowload)
 #   REGIONLOAD  regions workload binary (default ./tests/workloads/regionload)
-#   COWTOP_TUI_MODES  modes to run (default "utf8 ascii-locale ascii-flag sharing regions usdt")
+#   COWTOP_TUI_MODES  modes to run (default "utf8 ascii-locale ascii-flag sharing regions objects
+#                     usdt")
 #   COWTOP_TEST_KEEP  1: keep the work directory
 #
 # Needs root (cowtop loads eBPF programs) and tmux.
@@ -20,7 +22,8 @@ set -euo pipefail
 COWTOP=${COWTOP:-./cowtop}
 COWLOAD=${COWLOAD:-./tests/workloads/cowload}
 REGIONLOAD=${REGIONLOAD:-./tests/workloads/regionload}
-MODES=${COWTOP_TUI_MODES:-utf8 ascii-locale ascii-flag sharing regions usdt}
+MODES=${COWTOP_TUI_MODES:-utf8 ascii-locale ascii-flag sharing regions objects usdt}
+OBJFORK=$(dirname "$0")/../workloads/objfork.py
 SOCK=cowtop-tui-$$
 SESSION=tui
 PASSED=0
@@ -686,7 +689,10 @@ test_regions() {
 	keys w
 	expect "w: the snapshot goes to the -o file" screen_has "snapshot written to $DIR/snapshot.txt"
 	expect "w: the snapshot ends with the child's regions" snapshot_regions
-	keys r
+	keys o
+	expect "o on the regions pane, without --objects: the objects pane says how to get it" \
+		screen_has "copies by object: not read (start cowtop with --objects)"
+	keys r r
 	expect "r again: the table" nrows_is 2
 	expect "r again: no regions pane" screen_lacks "copies by region"
 	keys c
@@ -694,6 +700,74 @@ test_regions() {
 	expect "c again: no copy-sites pane" screen_lacks "Top copy sites"
 	keys q
 	expect "quits" screen_has "COWTOP-EXIT=0"
+	stop
+}
+
+# The child's pages of (str, refcount) in the objects pane on input are
+# within [90% of the pages holding the master's strings (its own count),
+# + 32] (the child's own code uses strings on other pages: 18 more seen).
+objects_str_in() {
+	local truth n
+	truth=$(awk '$1 == "pages" { print $4; exit }' "$DIR/report")
+	n=$(awk '$1 == "str" && $2 == "refcount" { print $3; exit }')
+	[[ $n =~ ^[0-9]+$ ]] && ((n >= truth * 90 / 100 && n <= truth + 32))
+}
+objects_str_shown() { screen | objects_str_in; }
+
+# The snapshot ends with the child's objects pane.
+snapshot_objects() {
+	grep -q "^copies by object: pid $CHILD " "$DIR/snapshot.txt" &&
+		sed -n '/^copies by object: /,$p' "$DIR/snapshot.txt" | objects_str_in
+}
+
+# The objects pane (--objects) on objfork.py, whose child iterates over the
+# master's strings: reference-count writes on str, as many pages as hold them.
+test_objects() {
+	local main
+	if ! command -v python3.11 >/dev/null; then
+		echo "skip: $MODE: no python3.11"
+		return 0
+	fi
+	DIR=$WORK/$MODE
+	mkdir -p "$DIR"
+	t new-session -d -s "$SESSION" -x 160 -y 40 \
+		"cd '$DIR' || exit; python3.11 '$OBJFORK' --mode iter --go '$DIR/go' --stop '$DIR/stop' \
+		--report '$DIR/report' 2>'$DIR/err' & \
+		LANG=C.UTF-8 LC_ALL= '$COWTOP' -d 0.5 --linger 600 --objects --objects-sample 1 \
+		-o '$DIR/snapshot.txt' -p \$!; \
+		echo COWTOP-EXIT=\$?; sleep 600"
+	eventually 30 grep -q '^ready ' "$DIR/report" || die "the workload did not start"
+	main=$(main_pid)
+	# ctypes' helpers (children of the master) linger too: only python rows
+	keys /
+	type_text python3.11
+	keys Enter
+	expect "the waiting workload is shown" nrows_is 1
+	keys o
+	expect "o: the master's pane, nothing copied yet" \
+		screen_has "copies by object: pid $main python3.11: no copy read yet (1 in 1 read"
+	keys o
+	expect "o again: the table" nrows_is 1
+	touch "$DIR/go"
+	eventually 30 grep -q '^done ' "$DIR/report" || die "the child did not finish"
+	CHILD=$(awk '$1 == "child" { print $2 }' "$DIR/report")
+	expect "the child appears" nrows_is 2
+	keys Home j
+	expect "the child is selected" sel_is "$CHILD"
+	keys o
+	expect "o: the child's pane, its runtime" screen_has "copies by object: pid $CHILD python3.11, cpython-3.11: "
+	expect "o: (str, refcount) on as many pages as hold the strings" objects_str_shown
+	expect "o: the pane replaces the table" nrows_is 0
+	expect "o: what refcount writes are" screen_has "refcount ob_refcnt: any use of the object"
+	expect "o: the footer says how back" screen_has "o Esc"
+	keys w
+	expect "w: the snapshot goes to the -o file" screen_has "snapshot written to $DIR/snapshot.txt"
+	expect "w: the snapshot ends with the child's objects pane" snapshot_objects
+	keys Escape
+	expect "Esc: the table" nrows_is 2
+	keys q
+	expect "quits" screen_has "COWTOP-EXIT=0"
+	touch "$DIR/stop"
 	stop
 }
 
@@ -797,6 +871,10 @@ run_mode() {
 		test_regions
 		return
 	fi
+	if [[ $MODE == objects ]]; then
+		test_objects
+		return
+	fi
 	case $MODE in
 	utf8) lang=C.UTF-8 UTF8=1 TREE_RE='(├─|└─) ' ;;
 	ascii-locale) lang=C UTF8=0 TREE_RE='(\|-|`-) ' ;;
@@ -836,6 +914,7 @@ main() {
 	COWTOP=$(realpath "$COWTOP")
 	COWLOAD=$(realpath "$COWLOAD")
 	REGIONLOAD=$(realpath "$REGIONLOAD")
+	OBJFORK=$(realpath "$OBJFORK")
 	WORK=$(mktemp -d "${TMPDIR:-/tmp}/cowtop-tui.XXXXXX")
 	trap cleanup EXIT
 	for m in $MODES; do

@@ -10,6 +10,19 @@
 #include <cmocka.h>
 #include "metrics.h"
 #include "procs.h"
+#include "runtime.h"
+
+/* Feed the frame of m now, with the copies by object o (NULL: --objects
+ * off), to mt. */
+static void feed_objects(struct metrics *mt, struct model *m, const struct objects *o)
+{
+	struct frame_status st = { .time = 1700000000.0, .interval = 1, .mechanism = "test", .objects = o };
+	struct frame *f = frame__build(m, &st, NULL, NULL);
+
+	assert_non_null(f);
+	assert_int_equal(metrics__update(mt, f), 0);
+	frame__free(f); /* mt holds it */
+}
 
 /* Feed the frame of m now to mt. */
 static void feed(struct metrics *mt, struct model *m)
@@ -444,6 +457,54 @@ static void test_headroom(void **state)
 	metrics__free(mt);
 }
 
+#define OBJ(w) \
+	"cowtop_cow_object_pages_total{group=\"master\",role=\"child\",runtime=\"ruby-3.1\",write=\"" w "\"}"
+
+/* --objects: copies by runtime and kind of write per group and role, the
+ * counts of workers gone kept; only the kinds with copies; no family
+ * without --objects. */
+static void test_objects(void **state)
+{
+	struct metrics *mt = metrics__new(&(struct metrics_opts){ .version = "1" });
+	struct objects *o = objects__new();
+	struct model *m = model__new();
+	struct proc *c1;
+	char *s;
+
+	(void)state;
+	add(m, 100, 1, 10, "master", 5);
+	c1 = add(m, 101, 100, 11, "worker", 400);
+	add(m, 102, 100, 12, "worker", 200);
+	feed(mt, m);
+	s = text(mt, METRICS_PROMETHEUS);
+	assert_null(strstr(s, "cowtop_cow_object_pages"));
+	free(s);
+	objects__set(o, 101, 11, OBJ_RT_RUBY31, 5, OBJ_W_FLAGS, 300);
+	objects__set(o, 101, 11, OBJ_RT_RUBY31, OBJ_RBT_NONE, OBJ_W_OUTSIDE, 100);
+	objects__set(o, 102, 12, OBJ_RT_RUBY31, 7, OBJ_W_FLAGS, 200);
+	feed_objects(mt, m, o);
+	s = text(mt, METRICS_PROMETHEUS);
+	assert_int_equal(sample(s, OBJ("flags")), 500);
+	assert_int_equal(sample(s, OBJ("outside")), 100);
+	assert_int_equal(sample(s, OBJ("slot")), -1);
+	assert_non_null(strstr(s, "# TYPE cowtop_cow_object_pages_total counter\n"));
+	free(s);
+	/* the first worker exits and is forgotten: its copies stay counted */
+	model__mark_exited(c1, 1.0);
+	feed_objects(mt, m, o);
+	model__remove_exited(m, 2.0);
+	objects__set(o, 102, 12, OBJ_RT_RUBY31, 7, OBJ_W_FLAGS, 250);
+	feed_objects(mt, m, o);
+	feed_objects(mt, m, o);
+	s = text(mt, METRICS_PROMETHEUS);
+	assert_int_equal(sample(s, OBJ("flags")), 300 + 250);
+	assert_int_equal(sample(s, OBJ("outside")), 100);
+	free(s);
+	objects__free(o);
+	model__free(m);
+	metrics__free(mt);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -457,6 +518,7 @@ int main(void)
 		cmocka_unit_test(test_exits_forks_regions),
 		cmocka_unit_test(test_headroom),
 		cmocka_unit_test(test_counters_never_decrease),
+		cmocka_unit_test(test_objects),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

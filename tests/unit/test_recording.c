@@ -19,6 +19,7 @@
 #include "procs.h"
 #include "record.h"
 #include "recording.h"
+#include "runtime.h"
 #include "safefile.h"
 #include "tmpdir.h"
 
@@ -64,12 +65,16 @@ static struct model *workload(void)
 	return m;
 }
 
+/* The copies by runtime object the next recording holds (NULL: none). */
+static const struct objects *rec_objects;
+
 /* Write a header and n frames of m (ticking it between them) to path. */
 static void write_recording(struct model *m, int n, int schema)
 {
 	FILE *f = fopen(path, "w");
 	struct record_who w = { "box", "Linux 6.18", "id", "0.1", 999.0, 900.0, 100 };
-	struct frame_status st = { .time = 1001, .interval = 1, .mechanism = "raw_tp", .target = "pid 100", .usdt = true };
+	struct frame_status st = { .time = 1001, .interval = 1, .mechanism = "raw_tp", .target = "pid 100", .usdt = true,
+				   .objects = rec_objects };
 	unsigned long long cursor = 0;
 	int i;
 
@@ -182,6 +187,65 @@ static void test_round_trip(void **state)
 	assert_int_equal(f->marks[0].args[0], 7);
 	frame__free(f);
 	recording__free(r);
+	model__free(m);
+}
+
+/* Copies by runtime object (--objects) come back: the sampler's status,
+ * each sampled process's runtime, kinds of write and rows; none for a
+ * process without; none at all in a recording made without --objects. */
+static void test_objects_round_trip(void **state)
+{
+	struct model *m = workload();
+	struct objects *o = objects__new();
+	const struct objects_proc *op;
+	struct recording *r;
+	struct frame *f;
+
+	(void)state;
+	assert_non_null(o);
+	/* a child of 101 with a lower pid: the file has it before 102 */
+	add(m, 50, 101, 70, "helper", 40);
+	objects__set(o, 101, 60, OBJ_RT_RUBY31, 5, OBJ_W_FLAGS, 500);
+	objects__set(o, 50, 70, OBJ_RT_RUBY31, 7, OBJ_W_FLAGS, 40);
+	objects__set(o, 101, 60, OBJ_RT_RUBY31, OBJ_RBT_NONE, OBJ_W_OUTSIDE, 300);
+	objects__set(o, 100, 50, OBJ_RT_RUBY31, 5, OBJ_W_SLOT, 10);
+	objects__set_status(o, 8, 0.5, 2);
+	rec_objects = o;
+	write_recording(m, 2, RECORD_SCHEMA);
+	rec_objects = NULL;
+	assert_int_equal(recording__open(&r, path, err, sizeof(err)), 0);
+	assert_int_equal(recording__frame(r, 1, &drawn, &f, err, sizeof(err)), 0);
+	assert_non_null(f->objects);
+	assert_int_equal(f->objects->every, 8);
+	assert_int_equal(f->objects->failed, 2);
+	assert_true(f->objects->us_per_sample == 0.5);
+	op = objects_snap__of(f->objects, 101, 60);
+	assert_non_null(op);
+	assert_string_equal(op->runtime, "ruby-3.1");
+	assert_int_equal(op->pages, 800);
+	assert_int_equal(op->by_write[OBJ_W_FLAGS], 500);
+	assert_int_equal(op->by_write[OBJ_W_OUTSIDE], 300);
+	assert_int_equal(op->ntop, 2);
+	assert_string_equal(op->top[0].type, "T_STRING");
+	assert_int_equal(op->top[0].write, OBJ_W_FLAGS);
+	assert_int_equal(op->top[0].pages, 500);
+	assert_null(objects_snap__of(f->objects, 102, 61));
+	assert_null(objects_snap__of(f->objects, 101, 61)); /* another start */
+	assert_non_null(op = objects_snap__of(f->objects, 50, 70));
+	assert_int_equal(op->by_write[OBJ_W_FLAGS], 40);
+	assert_string_equal(op->top[0].type, "T_ARRAY");
+	assert_non_null(op = objects_snap__of(f->objects, 100, 50));
+	assert_int_equal(op->by_write[OBJ_W_SLOT], 10);
+	assert_int_equal(f->objects->nprocs, 3);
+	frame__free(f);
+	recording__free(r);
+	write_recording(m, 1, RECORD_SCHEMA);
+	assert_int_equal(recording__open(&r, path, err, sizeof(err)), 0);
+	assert_int_equal(recording__frame(r, 0, &drawn, &f, err, sizeof(err)), 0);
+	assert_null(f->objects);
+	frame__free(f);
+	recording__free(r);
+	objects__free(o);
 	model__free(m);
 }
 
@@ -560,6 +624,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_objects_round_trip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_history_as_drawn, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_find, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_truncated, setup, teardown),

@@ -1,0 +1,187 @@
+#!/bin/bash
+# cowtop --objects on Debian's Ruby 3.1: the heap slot each copy's write fell
+# in, its builtin type, and the kind of write (flags word, rest of the slot,
+# outside the heap pages).
+#
+# objfork.rb's master allocates strings (their text in buffers of their own)
+# and arrays with its collector disabled, reports the 4 KiB pages each kind
+# occupies (from the objects' own addresses), waits until cowtop has shown
+# its first frame (its runtime is detected by then), then forks one child:
+#   gc          GC.start with young objects: marking writes each object's age
+#               into its flags word, so (T_STRING, flags) on about as many
+#               pages as hold strings, (T_ARRAY, flags) as hold arrays, and
+#               flags most of the child's copies;
+#   warm        the same after 4 GC.start in the master (nakayoshi_fork): the
+#               objects are old (the master reports how many), marking no
+#               longer writes their flags word: flags copies fall below
+#               FALL_PCT of the gc run's, none on the strings and arrays;
+#   append      appends a character to each string: the character lands in
+#               the string's buffer, outside the heap pages, on about as many
+#               pages as the buffers' written bytes; the string's own slot
+#               is copied too (Ruby clears the string's cached code range in
+#               its flags word before it writes the new length after it).
+#   sample      the gc run reading 1 copy in 8 (the others read all): the
+#               (T_STRING, flags) estimate within half of the truth.
+# Each run is recorded (-w): a replay (-r) must give the child's copies by
+# write kind as the live run showed them, and --diff of the gc and warm
+# recordings the flags figures of the two children.
+# Bounds: [LOW x truth, truth + SLACK], the truth being what the workload
+# measured of itself; truth + 2 x SLACK in the gc run (young objects of
+# Ruby's own start-up, on pages of their own), truth + 4 x SLACK for
+# outside writes (the child's stack, libc's and malloc's own data are
+# outside the heap pages too).
+#
+# Environment (besides lib.sh's): COWTOP_TEST_RUBY (default /usr/bin/ruby3.1).
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+RUBY=${COWTOP_TEST_RUBY:-/usr/bin/ruby3.1}
+OBJFORK=$(dirname "$0")/../workloads/objfork.rb
+readonly LOW_PCT=90 FALL_PCT=15 SHARE_PCT=60
+
+setup
+[ -x "$RUBY" ] || { echo "SKIP: no ruby at $RUBY"; exit 77; }
+"$RUBY" -e 'require "fiddle"' 2>/dev/null || { echo "SKIP: no fiddle in $RUBY"; exit 77; }
+
+# Wait up to S seconds for a line starting with WORD in FILE: wait_word FILE WORD S.
+wait_word() {
+	local tries=$(($3 * 20))
+	until grep -q "^$2 " "$1" 2>/dev/null; do
+		[ "$tries" -gt 0 ] || return 1
+		tries=$((tries - 1))
+		sleep 0.05
+	done
+}
+
+# Field N of the report's line starting with WORD: rfield WORD N.
+rfield() {
+	awk -v w="$1" -v n="$2" '$1 == w { print $n; exit }' "$REPORT"
+}
+
+# The child's cow_objects in its last appearance (null until shown).
+readonly CHILD_OBJ='reduce inputs.processes[] as $p (null;
+	if $p.pid == $child and $p.cow_objects != null then $p else . end)'
+
+# Run one fork of objfork.rb under cowtop, reading 1 copy in SAMPLE:
+# run_mode NAME SAMPLE -- WORKLOAD_ARGS.
+run_mode() {
+	local name=$1 sample=$2 load tries=400
+	shift 3
+	new_report "$name"
+	"$RUBY" "$OBJFORK" --go "$WORK/$name.go" --stop "$WORK/$name.stop" \
+		--report "$REPORT" "$@" 2>"$WORK/$name.load.err" &
+	load=$!
+	BG_PIDS+=("$load")
+	wait_word "$REPORT" ready 60 || die "$name: workload not ready"
+	start_cowtop "$name" -b -f json -d "$INTERVAL" --objects --objects-sample "$sample" \
+		-w "$WORK/$name.rec" -p "$load"
+	wait_lines "$FRAMES" 1 30 || die "$name: cowtop showed no frame"
+	touch "$WORK/$name.go"
+	wait_word "$REPORT" done 60 || die "$name: the child did not finish"
+	CHILD=$(rfield child 2)
+	# Until the child's counts are shown after its exit (bounded).
+	until jq -n -e --argjson child "$CHILD" "$CHILD_OBJ"' | .state == "exited"' \
+		"$FRAMES" >/dev/null 2>&1; do
+		[ "$tries" -gt 0 ] || break
+		tries=$((tries - 1))
+		sleep 0.05
+	done
+	touch "$WORK/$name.stop"
+	reap "$load" || fail "$name: workload exit status"
+	stop_cowtop
+}
+
+# Pages of the child's rows of TYPE and write kinds WRITE...: obj_pages TYPE WRITE...
+obj_pages() {
+	local t=$1
+	shift
+	jq -n -r --argjson child "$CHILD" --arg t "$t" --arg w "$*" "$CHILD_OBJ"'
+		| [(.cow_objects.top // [])[]
+		   | select(.type == $t and (.write as $x | $w | split(" ") | index($x)))
+		   | .pages] | add // 0' "$FRAMES"
+}
+
+# The child's pages of write kind WRITE, and over all kinds: by_write WRITE|all.
+by_write() {
+	jq -n -r --argjson child "$CHILD" --arg w "$1" "$CHILD_OBJ"'
+		| if $w == "all" then .cow_objects.pages // 0
+		  else .cow_objects.by_write[$w] // 0 end' "$FRAMES"
+}
+
+# Check VALUE within [LOW_PCT% of TRUTH, TRUTH + SLACK_]: near DESC VALUE TRUTH [SLACK_].
+near() {
+	local slack=${4:-$SLACK}
+	check "$1: $2 in [${LOW_PCT}% of $3, $3 + $slack]" \
+		in_range "$2" $(($3 * LOW_PCT / 100)) $(($3 + slack))
+}
+
+# Check PART is at least SHARE_PCT% of WHOLE: share DESC PART WHOLE.
+share() {
+	check "$1: $2 of $3 sampled pages (>= ${SHARE_PCT}%)" \
+		test "$(($2 * 100))" -ge "$(($3 * SHARE_PCT))"
+}
+
+run_mode gc 1 -- --mode gc
+check "gc: runtime detected" jq_true \
+	"$CHILD_OBJ"' | .cow_objects.runtime == "ruby-3.1"' --argjson child "$CHILD"
+check "gc: the master's objects are young ($(rfield heap 6) old)" \
+	test "$(rfield heap 6)" -lt "$(($(rfield main 4) + $(rfield main 6)))"
+near "gc: (T_STRING, flags) pages" "$(obj_pages T_STRING flags)" "$(rfield pages 4)" $((2 * SLACK))
+near "gc: (T_ARRAY, flags) pages" "$(obj_pages T_ARRAY flags)" "$(rfield pages 6)" $((2 * SLACK))
+flags_young=$(by_write flags)
+share "gc: flags writes" "$flags_young" "$(by_write all)"
+check "gc: flags pages $flags_young within the heap's $(rfield heap 4) pages" \
+	in_range "$flags_young" 0 "$(rfield heap 4)"
+cow=$(jq -n -r --argjson child "$CHILD" "$CHILD_OBJ"' | .cow_pages' "$FRAMES")
+check "gc: sampled pages $(by_write all) are the child's copies $cow (1 in 1)" \
+	in_range "$(by_write all)" $((cow - SLACK)) "$cow"
+
+run_mode warm 1 -- --mode gc --warmup 4
+objects=$(($(rfield main 4) + $(rfield main 6)))
+check "warm: the master's $objects objects are old ($(rfield heap 6) old)" \
+	test "$(rfield heap 6)" -ge "$objects"
+flags_old=$(by_write flags)
+check "warm: flags pages $flags_old below ${FALL_PCT}% of the young run's $flags_young" \
+	test "$((flags_old * 100))" -le "$((flags_young * FALL_PCT))"
+check "warm: no flags copies of strings and arrays" in_range \
+	$(($(obj_pages T_STRING flags) + $(obj_pages T_ARRAY flags))) 0 "$SLACK"
+
+run_mode append 1 -- --mode append
+near "append: (outside heap pages, outside) pages" \
+	"$(obj_pages '(outside heap pages)' outside)" "$(rfield pages 8)" $((4 * SLACK))
+near "append: (T_STRING, flags or slot) pages" "$(obj_pages T_STRING flags slot)" \
+	"$(rfield pages 4)"
+check "append: no copies of arrays ($(obj_pages T_ARRAY flags slot))" \
+	in_range "$(obj_pages T_ARRAY flags slot)" 0 "$SLACK"
+
+run_mode sample 8 -- --mode gc
+truth=$(rfield pages 4)
+check "sample: status says 1 in 8" jq_true '[inputs] | last | .objects.sample == 8'
+check "sample: (T_STRING, flags) estimate $(obj_pages T_STRING flags) within half of $truth" \
+	in_range "$(obj_pages T_STRING flags)" $((truth / 2)) $((truth * 3 / 2))
+
+# The child's by_write in the last frame of a replay of run NAME: replayed NAME.
+replayed() {
+	"$COWTOP" -r "$WORK/$1.rec" -b -f json 2>"$WORK/$1.replay.err" |
+		jq -c -n --argjson child "$2" "$CHILD_OBJ"' | .cow_objects.by_write'
+}
+
+# Figure NAME's median of side SIDE (a, b) for the child role in the diff: dfig NAME SIDE.
+dfig() {
+	jq -r --arg n "$1" --arg s "$2" '.roles[] | select(.role == "child")
+		| .figures[] | select(.name == $n) | .[$s + "_median"]' "$WORK/diff.json"
+}
+
+CHILD=$(awk '$1 == "child" { print $2; exit }' "$WORK/gc.report")
+live=$(jq -c -n --argjson child "$CHILD" "$CHILD_OBJ"' | .cow_objects.by_write' "$WORK/gc.json")
+expect_eq "replay: the gc child's copies by write kind as shown live" "$(replayed gc "$CHILD")" "$live"
+"$COWTOP" --diff "$WORK/gc.rec" "$WORK/warm.rec" -f json >"$WORK/diff.json" 2>"$WORK/diff.err" ||
+	fail "--diff: exit status $?"
+expect_eq "--diff: A's flags writes are the gc child's" "$(dfig 'objects: flags writes' a)" \
+	"$flags_young"
+expect_eq "--diff: B's flags writes are the warm child's" "$(dfig 'objects: flags writes' b)" \
+	"$flags_old"
+check "--diff: no figure of a kind neither side has (refcount)" \
+	test -z "$(dfig 'objects: refcount writes' a)"
+
+finish

@@ -1,0 +1,118 @@
+# frozen_string_literal: true
+# SPDX-License-Identifier: GPL-2.0
+#
+# objfork.rb: a forking Ruby workload whose child copies pages by known kinds
+# of write, for cowtop's --objects tests (the Ruby half of objfork.py).
+#
+# The master (the garbage collector disabled, so that its objects stay young)
+# allocates --strings strings, each of 24 characters in a buffer of its own
+# with room for more (not embedded in the slot), and --arrays arrays of two
+# integers (embedded in their slot). With --warmup N it runs GC.start N times
+# before forking (what nakayoshi_fork does: the objects become old, so a
+# later collection no longer writes their age into their flags word). It
+# reports "ready" and waits until the file --go exists. Then it forks one
+# child that does --mode and leaves with exit!:
+#
+#   gc      GC.start (full mark): a young object's age is in its flags word,
+#           so marking writes the flags word of every young object; the mark
+#           bitmaps live outside the heap pages
+#   append  appends one character to each string: the character goes into
+#           the string's buffer (outside the heap pages), its new length
+#           into its slot (after the flags word)
+#
+# The master waits for the child, then until the file --stop exists (so that
+# a tracer can still read its memory). Report lines (appended to --report):
+#   main PID strings N arrays N warmup N
+#   heap PID pages N old N live N
+#                        the 4 KiB pages of all heap pages, the objects
+#                        already old (promoted), all live objects (GC.stat)
+#   pages PID strings N arrays N buffers N
+#                        distinct 4 KiB pages holding the strings' slots, the
+#                        arrays' slots, the byte of each string's buffer an
+#                        append writes first (by address)
+#   ready PID
+#   child PID mode MODE
+#   done PID dirty_before KIB dirty_after KIB
+#
+# usage: ruby objfork.rb --mode gc|append --go FILE --stop FILE --report FILE
+#                        [--strings N] [--arrays N] [--warmup N]
+
+require 'fiddle'
+require 'optparse'
+
+opts = { mode: nil, strings: 50_000, arrays: 50_000, warmup: 0, go: nil, stop: nil, report: nil }
+begin
+  OptionParser.new do |o|
+    o.on('--mode MODE', %w[gc append]) { |v| opts[:mode] = v }
+    o.on('--strings N', Integer) { |v| opts[:strings] = v }
+    o.on('--arrays N', Integer) { |v| opts[:arrays] = v }
+    o.on('--warmup N', Integer) { |v| opts[:warmup] = v }
+    o.on('--go FILE') { |v| opts[:go] = v }
+    o.on('--stop FILE') { |v| opts[:stop] = v }
+    o.on('--report FILE') { |v| opts[:report] = v }
+  end.parse!(ARGV)
+  raise OptionParser::MissingArgument, 'mode, go, stop, report' if opts.values_at(:mode, :go, :stop, :report).any?(&:nil?)
+rescue OptionParser::ParseError => e
+  warn "objfork.rb: #{e.message}"
+  exit 2
+end
+
+# Append one line to the report in one write(2).
+def report(path, line)
+  File.open(path, 'a') { |f| f.syswrite("#{line}\n") }
+end
+
+# Private_Dirty of this process in KiB (-1 if unknown).
+def private_dirty_kib
+  File.foreach('/proc/self/smaps_rollup') do |l|
+    return l.split[1].to_i if l.start_with?('Private_Dirty:')
+  end
+  -1
+rescue SystemCallError
+  -1
+end
+
+# Report the pages the objects occupy, leave. Fiddle.dlwrap gives an
+# object's address (its VALUE) without writing to it (object_id would set a
+# flag); Fiddle::Pointer[s] the address of a string's buffer, where an
+# appended character goes at its current length.
+def measure(opts, strings, arrays)
+  str_pages = strings.map { |s| Fiddle.dlwrap(s) >> 12 }.uniq.size
+  arr_pages = arrays.map { |a| Fiddle.dlwrap(a) >> 12 }.uniq.size
+  buf_pages = strings.map { |s| (Fiddle::Pointer[s].to_i + s.bytesize) >> 12 }.uniq.size
+  report(opts[:report], "pages #{Process.ppid} strings #{str_pages} arrays #{arr_pages} buffers #{buf_pages}")
+  exit!(0)
+end
+
+# The child: do the mode's writes, report, leave without teardown.
+def child(opts, strings)
+  before = private_dirty_kib
+  if opts[:mode] == 'gc'
+    GC.start(full_mark: true, immediate_sweep: true)
+  else
+    strings.each { |s| s << 'x' }
+  end
+  report(opts[:report], "done #{Process.pid} dirty_before #{before} dirty_after #{private_dirty_kib}")
+  exit!(0)
+end
+
+GC.disable
+# No temporary objects: garbage would be swept (written) by the child's GC.
+strings = Array.new(opts[:strings]) { String.new(capacity: 64) << 'abcdefghijklmnopqrstuvwx' }
+arrays = Array.new(opts[:arrays]) { |i| [i, i] }
+# GC.start collects even while the collector is disabled.
+opts[:warmup].times { GC.start(full_mark: true, immediate_sweep: true) }
+report(opts[:report], "main #{Process.pid} strings #{strings.size} arrays #{arrays.size} warmup #{opts[:warmup]}")
+report(opts[:report], "heap #{Process.pid} pages #{GC.stat(:heap_allocated_pages) * 16} " \
+                      "old #{GC.stat(:old_objects)} live #{GC.stat(:heap_live_slots)}")
+# The pages are counted in a child of its own: the objects this allocates
+# (a Fiddle::Pointer per string) would otherwise be garbage that the
+# child's GC sweeps, on pages of their own, and the master's heap would grow.
+Process.wait(fork { measure(opts, strings, arrays) })
+report(opts[:report], "ready #{Process.pid}")
+sleep(0.01) until File.exist?(opts[:go])
+pid = fork { child(opts, strings) }
+report(opts[:report], "child #{pid} mode #{opts[:mode]}")
+Process.wait(pid)
+sleep(0.01) until File.exist?(opts[:stop])
+exit(0)
