@@ -232,6 +232,7 @@ static void tick(struct app *a)
 	a->final_due = false;
 	want(a);
 	interval = collect__tick(&a->collect, dt);
+	targets__tick(&a->targets);
 	stackfeed__tick(&a->stacks);
 	objfeed__tick(&a->objects);
 	sampler__run(a->sampler, interval);
