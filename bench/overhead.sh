@@ -205,11 +205,16 @@ run_cowtop_cmd()
 	command -v jq >/dev/null || return 0
 	jq -r 'select(.stacks) | .stacks.us_per_copy // empty' "$frames" 2>/dev/null |
 		tail -n 1 >>"$tmp/$2.us"
-	# the highest rate reached, and the highest share of a CPU measured
+	# the highest rate reached; the share of a CPU the captures cost in the
+	# first interval measured (at the rate asked for) and the median of the
+	# shares measured once the rate had risen
 	jq -r 'select(.stacks) | .stacks.sample' "$frames" 2>/dev/null | sort -n |
 		tail -n 1 >>"$tmp/$2.sample"
-	jq -r 'select(.stacks) | .stacks.cpu_pct // empty' "$frames" 2>/dev/null | sort -g |
-		tail -n 1 >>"$tmp/$2.cpu"
+	jq -n -r '[inputs | select(.stacks.cpu_pct != null) | .stacks] as $f
+		| ($f | map(.sample > 1) | index(true)) as $i
+		| if $f == [] then empty else "\($f[0].cpu_pct) \(if $i == null or $i + 1 >= ($f | length)
+		  then "-" else [$f[$i + 1:][].cpu_pct] | sort | .[length / 2 | floor] end)" end' \
+		"$frames" 2>/dev/null >>"$tmp/$2.cpu"
 }
 
 # Run workload $1 as "bpftrace -c cowbench cow.bt"; record it as variant $2.
@@ -555,10 +560,14 @@ fi
 if [ -s "$tmp/cow.budget.ns" ] && [ -s "$tmp/cow.cowtop.ns" ]; then
 	s=$(added cow.budget cow.cowtop)
 	read -r rate _ _ < <(stats "$tmp/cow.budget.sample" 0)
-	read -r cpu _ _ < <(stats "$tmp/cow.budget.cpu" 3)
-	awk -v s="$s" -v rate="$rate" -v cpu="$cpu" 'BEGIN {
-		printf "stacks on a budget: (b\x27\x27)/(b) = %.3f; rate reached 1 in %d, ", 1 + s, rate
-		printf "highest share of a CPU measured %.3f%% (medians over the rounds)\n", cpu }'
+	read -r first _ _ < <(cut -d' ' -f1 "$tmp/cow.budget.cpu" | stats /dev/stdin 3)
+	read -r after _ _ < <(cut -d' ' -f2 "$tmp/cow.budget.cpu" | grep -v -- - | stats /dev/stdin 3)
+	us=-
+	[ -s "$tmp/cow.budget.us" ] && read -r us _ _ < <(stats "$tmp/cow.budget.us" 3)
+	awk -v s="$s" -v rate="$rate" -v first="$first" -v after="${after:--}" -v us="$us" 'BEGIN {
+		printf "stacks on a budget: (b\x27\x27)/(b) = %.3f; rate reached 1 in %d; captures cost ", 1 + s, rate
+		printf "%.2f%% of a CPU in the first interval, %s%% once the rate rose; +%s us/sampled copy ", first, after, us
+		printf "(medians over the rounds)\n" }'
 fi
 
 echo
