@@ -15,7 +15,7 @@ struct objfeed {
 	struct tracer *tracer;
 	struct model *model;
 	struct objects *objects; /* NULL: --objects not given */
-	unsigned every;          /* the sampling asked for: at least 1 copy in every */
+	unsigned every;          /* the sampling asked for: at most 1 copy in every */
 	struct sample_budget budget; /* the rate in effect, within the CPU budget */
 	struct objfeed_seen {
 		int pid;

@@ -15,7 +15,7 @@ struct stackfeed {
 	struct model *model;
 	struct stacks *stacks;   /* NULL until stacks are first turned on */
 	struct symbolizer *sym;
-	unsigned every;          /* the sampling asked for: at least 1 copy in every */
+	unsigned every;          /* the sampling asked for: at most 1 copy in every */
 	struct sample_budget budget; /* the rate in effect, within the CPU budget */
 	bool folded;             /* the whole run is written (keep the stacks of the gone) */
 	struct stackfeed_done { int pid; unsigned id; } *done; /* read for the last time */
