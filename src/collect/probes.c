@@ -324,7 +324,10 @@ static void attach_present(struct match *mt)
  * remember it). Files are told apart by device and inode: "./prog" on the
  * command line and "/abs/prog" in the maps are one object, attached once
  * (twice would report every hit twice). Anything but a regular file counts
- * as examined: it is never opened for reading. */
+ * as examined: it is never opened for reading. So does any object once
+ * OBJSET_MAX are remembered: one not remembered could be examined, and its
+ * probes attached, again at every later scan (a process's maps are read
+ * again whenever its size changes). */
 static bool seen_object(struct probes *pr, int fd)
 {
 	struct stat st;
@@ -333,8 +336,7 @@ static bool seen_object(struct probes *pr, int fd)
 		return true; /* nothing to examine */
 	if (objset__has(pr->examined, st.st_dev, st.st_ino))
 		return true;
-	(void)objset__add(pr->examined, st.st_dev, st.st_ino); /* full: may examine twice */
-	return false;
+	return objset__add(pr->examined, st.st_dev, st.st_ino) != 0;
 }
 
 /* Examine one ELF object (once) for the path-less specs: fd is an O_PATH
