@@ -15,9 +15,13 @@
 #       cowtop's user space adds while it runs beside the workload
 #   (b0) with --compare PATH: the same watched by another cowtop build, so
 #       a change is measured before and after in the same run
-#   (b') the same with copies by code path on (cowtop --stacks): a user
-#       stack captured and counted at every copy; the kernel's own measure
-#       of a capture (us_per_copy in the frames) is printed too
+#   (b') the same with copies by code path on (cowtop --stacks
+#       --sample-budget 0): a user stack captured and counted at every copy;
+#       the kernel's own measure of a capture (us_per_copy in the frames) is
+#       printed too
+#   (b'') the same with --stacks on its default budget (--sample-budget 1,
+#       -d 0.2 so that the rate adapts within the run): the sampling rate
+#       reached and the share of a CPU the captures cost are printed too
 #   (c) the same workload watched by bench/cow.bt under bpftrace -c
 #   (d) processes cowtop does NOT watch (it watches an idle sleep instead):
 #       a page-fault workload and the CoW workload, against their untraced
@@ -201,6 +205,16 @@ run_cowtop_cmd()
 	command -v jq >/dev/null || return 0
 	jq -r 'select(.stacks) | .stacks.us_per_copy // empty' "$frames" 2>/dev/null |
 		tail -n 1 >>"$tmp/$2.us"
+	# the highest rate reached; the share of a CPU the captures cost in the
+	# first interval measured (at the rate asked for) and the median of the
+	# shares measured once the rate had risen
+	jq -r 'select(.stacks) | .stacks.sample' "$frames" 2>/dev/null | sort -n |
+		tail -n 1 >>"$tmp/$2.sample"
+	jq -n -r '[inputs | select(.stacks.cpu_pct != null) | .stacks] as $f
+		| ($f | map(.sample > 1) | index(true)) as $i
+		| if $f == [] then empty else "\($f[0].cpu_pct) \(if $i == null or $i + 1 >= ($f | length)
+		  then "-" else [$f[$i + 1:][].cpu_pct] | sort | .[length / 2 | floor] end)" end' \
+		"$frames" 2>/dev/null >>"$tmp/$2.cpu"
 }
 
 # Run workload $1 as "bpftrace -c cowbench cow.bt"; record it as variant $2.
@@ -320,7 +334,8 @@ run_block()
 	cow.untraced)		run_plain cow cow.untraced ;;
 	fault.untraced)		run_plain fault fault.untraced ;;
 	cow.cowtop)		run_cowtop_cmd cow cow.cowtop ;;
-	cow.stacks)		run_cowtop_cmd cow cow.stacks --stacks ;;
+	cow.stacks)		run_cowtop_cmd cow cow.stacks --stacks --sample-budget 0 ;;
+	cow.budget)		run_cowtop_cmd cow cow.budget --stacks -d 0.2 ;;
 	cow.noregions)		run_cowtop_cmd cow cow.noregions --no-regions ;;
 	cow.kernel)		run_cowtop_cmd cow cow.kernel -d 60 --smaps-budget 0 ;;
 	cow.compare)		COWTOP_RUN=$compare run_cowtop_cmd cow cow.compare ;;
@@ -456,7 +471,7 @@ idle_pid=$!
 build_floor
 blocks=(cow.untraced fault.untraced)
 [ -n "$floor" ] && blocks+=(floor)
-((use_cowtop)) && blocks+=(cow.cowtop cow.noregions cow.kernel cow.stacks other.cowtop)
+((use_cowtop)) && blocks+=(cow.cowtop cow.noregions cow.kernel cow.stacks cow.budget other.cowtop)
 [ -n "$compare" ] && blocks+=(cow.compare)
 ((use_bpftrace)) && blocks+=(cow.bpftrace other.bpftrace)
 
@@ -486,7 +501,8 @@ report_line "(b) CoW, watched by cowtop" cow.cowtop cow.untraced "$faults" cow.f
 report_line "(bk) CoW, cowtop -d 60 --smaps-budget 0 (kernel side)" cow.kernel cow.untraced "$faults" cow.floor
 [ -n "$compare" ] &&
 	report_line "(b0) CoW, watched by the --compare cowtop" cow.compare cow.untraced "$faults" cow.floor
-report_line "(b') CoW, watched by cowtop --stacks" cow.stacks cow.untraced "$faults" cow.floor
+report_line "(b') CoW, watched by cowtop --stacks, every copy" cow.stacks cow.untraced "$faults" cow.floor
+report_line "(b'') CoW, cowtop --stacks, default budget" cow.budget cow.untraced "$faults" cow.floor
 report_line "(c) CoW, watched by bpftrace cow.bt" cow.bpftrace cow.untraced "$faults" cow.floor
 report_line "(d) page faults, untraced" fault.untraced fault.untraced "$faults" fault.floor
 report_line "    page faults, empty programs on the hooks (floor)" fault.floor fault.untraced "$faults" fault.floor
@@ -541,12 +557,26 @@ if [ -s "$tmp/cow.stacks.ns" ] && [ -s "$tmp/cow.cowtop.ns" ]; then
 		printf "\n" }'
 fi
 
+if [ -s "$tmp/cow.budget.ns" ] && [ -s "$tmp/cow.cowtop.ns" ]; then
+	s=$(added cow.budget cow.cowtop)
+	read -r rate _ _ < <(stats "$tmp/cow.budget.sample" 0)
+	read -r first _ _ < <(cut -d' ' -f1 "$tmp/cow.budget.cpu" | stats /dev/stdin 3)
+	read -r after _ _ < <(cut -d' ' -f2 "$tmp/cow.budget.cpu" | grep -v -- - | stats /dev/stdin 3)
+	us=-
+	[ -s "$tmp/cow.budget.us" ] && read -r us _ _ < <(stats "$tmp/cow.budget.us" 3)
+	awk -v s="$s" -v rate="$rate" -v first="$first" -v after="${after:--}" -v us="$us" 'BEGIN {
+		printf "stacks on a budget: (b\x27\x27)/(b) = %.3f; rate reached 1 in %d; captures cost ", 1 + s, rate
+		printf "%.2f%% of a CPU in the first interval, %s%% once the rate rose; +%s us/sampled copy ", first, after, us
+		printf "(medians over the rounds)\n" }'
+fi
+
 echo
 echo "copies counted for cowbench's $reps children per round (expected about $faults):"
 read -r kminflt _ _ < <(stats "$tmp/cow.untraced.minflt")
 echo "  kernel      $kminflt minor faults per untraced run (median; children and parent)"
 report_counts cow.cowtop "(b) cowtop"
 report_counts cow.stacks "(b') stacks"
+report_counts cow.budget "(b'') budget"
 report_counts cow.noregions "(b-) no regions"
 report_counts cow.kernel "(bk) -d 60"
 report_counts cow.compare "(b0) compare"

@@ -86,7 +86,7 @@ if [ "$unit_only" != 1 ]; then
 	quiet make -j"$(nproc)" cowtop
 	quiet make -j"$(nproc)" tests/workloads/cowload tests/workloads/phaseload \
 	tests/workloads/regionload tests/workloads/siteload tests/workloads/forkload \
-	tests/workloads/stackload CFLAGS="-O2 -g" LDFLAGS=
+	tests/workloads/stackload tests/workloads/dlopenload CFLAGS="-O2 -g" LDFLAGS=
 fi
 
 logs=$build/reports
@@ -126,6 +126,7 @@ if [ "$unit_only" != 1 ]; then
 	export SITELOAD=$build/obj/tests/workloads/siteload
 	export FORKLOAD=$build/obj/tests/workloads/forkload
 	export STACKLOAD=$build/obj/tests/workloads/stackload
+	export DLOPENLOAD=$build/obj/tests/workloads/dlopenload
 	for t in "$src"/tests/integration/test_*.sh "$src"/tests/tui/test_tui.sh; do
 		run_test "$(basename "$t" .sh)" bash "$t"
 	done

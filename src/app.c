@@ -232,6 +232,7 @@ static void tick(struct app *a)
 	a->final_due = false;
 	want(a);
 	interval = collect__tick(&a->collect, dt);
+	targets__tick(&a->targets);
 	stackfeed__tick(&a->stacks);
 	objfeed__tick(&a->objects);
 	sampler__run(a->sampler, interval);
@@ -425,12 +426,13 @@ static int open_tracer(struct app *a)
 		notes += n + (notes[n] == '\n');
 	}
 	a->collect.tracer = a->tracer;
-	stackfeed__init(&a->stacks, a->tracer, a->model, a->opt->stacks_sample,
+	stackfeed__init(&a->stacks, a->tracer, a->model, a->opt->stacks_sample, a->opt->sample_budget,
 			a->opt->folded != NULL);
 	if (a->opt->stacks && stackfeed__set(&a->stacks, true))
 		return app_fail(a, 1, "stacks: %s", strerror(ENOMEM));
 	if (objfeed__init(&a->objects, a->tracer, a->model, a->opt->objects,
-			  a->opt->objects_sample ? a->opt->objects_sample : OBJECTS_SAMPLE_DEFAULT))
+			  a->opt->objects_sample ? a->opt->objects_sample : OBJECTS_SAMPLE_DEFAULT,
+			  a->opt->sample_budget))
 		return app_fail(a, 1, "objects: %s", strerror(ENOMEM));
 	return 0;
 }

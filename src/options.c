@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "options.h"
+#include "sample_budget.h"
 
 #define SECONDS_MAX 86400 /* longest delay or linger: a day */
 
@@ -27,6 +28,7 @@ enum {
 	OPT_STACKS_SAMPLE,
 	OPT_OBJECTS,
 	OPT_OBJECTS_SAMPLE,
+	OPT_SAMPLE_BUDGET,
 	OPT_FOLDED,
 	OPT_NO_REGIONS,
 	OPT_CGROUP,
@@ -64,6 +66,7 @@ static const struct option long_opts[] = {
 	{ "stacks-sample", required_argument, NULL, OPT_STACKS_SAMPLE },
 	{ "objects", no_argument, NULL, OPT_OBJECTS },
 	{ "objects-sample", required_argument, NULL, OPT_OBJECTS_SAMPLE },
+	{ "sample-budget", required_argument, NULL, OPT_SAMPLE_BUDGET },
 	{ "folded", required_argument, NULL, OPT_FOLDED },
 	{ "cgroup", required_argument, NULL, OPT_CGROUP },
 	{ "unit", required_argument, NULL, OPT_UNIT },
@@ -132,13 +135,17 @@ void options_usage(FILE *f)
 	      "\n"
 	      "Copies by code path:\n"
 	      "      --stacks              capture the user stack of each copy (key c in the view)\n"
-	      "      --stacks-sample N     only of 1 copy in N (counts scaled by N; default 1)\n"
+	      "      --stacks-sample N     at most 1 copy in N (counts scaled; default 1)\n"
+	      "      --sample-budget PERCENT  share of one CPU the kernel may spend on stack\n"
+	      "                            captures, and on object reads: the sampling rate\n"
+	      "                            adapts to stay within it (default 1, 0 no limit)\n"
 	      "      --folded FILE         at exit, write the stacks for flame graphs (implies --stacks)\n"
 	      "\n"
 	      "Copies by runtime object (CPython 3.11, Ruby 3.1):\n"
 	      "      --objects             the object type each copy's write fell in, and which\n"
 	      "                            part was written (refcount, gc_header, flags, ...)\n"
-	      "      --objects-sample N    read the object of 1 copy in N (default 8)\n"
+	      "      --objects-sample N    read the object of at most 1 copy in N (default 8;\n"
+	      "                            --sample-budget applies)\n"
 	      "\n"
 	      "Metrics for Prometheus (see cowtop(8), METRICS):\n"
 	      "      --listen [ADDR:]PORT  serve /metrics there (ADDR default 127.0.0.1;\n"
@@ -327,6 +334,7 @@ static void options_defaults(struct options *o)
 	o->format = FORMAT_TEXT;
 	o->linger = 10.0;
 	o->smaps_budget = 1.0;
+	o->sample_budget = SAMPLE_BUDGET_DEFAULT;
 }
 
 /* Apply one parsed option c with argument arg. */
@@ -404,6 +412,13 @@ static int apply(struct options *o, int c, const char *arg, char *err, size_t er
 		if (e)
 			return fail(err, errlen, "invalid smaps budget '%s': %s (percent of a CPU, 0 to 100)",
 				    arg, number_problem(e));
+		return 0;
+	case OPT_SAMPLE_BUDGET:
+		e = parse_number(arg, 0, 100, &o->sample_budget);
+		if (e)
+			return fail(err, errlen, "invalid sample budget '%s': %s (percent of a CPU, 0 to 100)",
+				    arg, number_problem(e));
+		o->sample_budget_set = true;
 		return 0;
 	case OPT_STACKS: o->stacks = true; return 0;
 	case OPT_OBJECTS: o->objects = true; return 0;
@@ -526,6 +541,8 @@ int options_check_mode(const struct options *o, bool screen, char *err, size_t e
 		return fail(err, errlen, "--stacks-sample needs --stacks in batch output");
 	if (o->objects_sample && !o->objects)
 		return fail(err, errlen, "--objects-sample needs --objects");
+	if (!screen && o->sample_budget_set && !o->stacks && !o->objects)
+		return fail(err, errlen, "--sample-budget needs --stacks or --objects in batch output");
 	return 0;
 }
 

@@ -41,7 +41,9 @@ struct options {
 	int nusdt;
 	const char *list_usdt; /* --list-usdt PID|PATH */
 	bool stacks;          /* --stacks: copies by code path from the start */
-	unsigned stacks_sample; /* --stacks-sample N: 1 copy in N (default 1) */
+	unsigned stacks_sample; /* --stacks-sample N: at most 1 copy in N (default 1) */
+	double sample_budget; /* --sample-budget: % of one CPU for stack captures and object reads, each; 0 no limit */
+	bool sample_budget_set;
 	const char *folded;   /* --folded FILE: stacks in folded form at exit */
 	bool objects;         /* --objects: copies by runtime object */
 	unsigned objects_sample; /* --objects-sample N: 1 copy in N (default OBJECTS_SAMPLE_DEFAULT) */

@@ -109,12 +109,34 @@ static void header_psi(const struct header_info *h, struct line *l)
 		 h->psi_full >= 0 ? h->psi_full : 0);
 }
 
+/* The sampling of copy stacks in parentheses: the rate in effect, and the
+ * share of a CPU the captures cost of the budget the rate follows; nothing
+ * when every copy is sampled without a budget. */
+static void stacks_rate(const struct header_info *h, char *buf, size_t len)
+{
+	size_t n = strlen(buf);
+
+	if (h->stacks_every <= 1 && h->stacks_budget <= 0)
+		return;
+	snprintf(buf + n, len - n, " (");
+	n = strlen(buf);
+	if (h->stacks_every > 1)
+		snprintf(buf + n, len - n, "1 in %u%s", h->stacks_every, h->stacks_budget > 0 ? ", " : "");
+	n = strlen(buf);
+	if (h->stacks_budget > 0 && h->stacks_cpu >= 0)
+		snprintf(buf + n, len - n, "%.2g%% CPU of %g%%", h->stacks_cpu, h->stacks_budget);
+	else if (h->stacks_budget > 0)
+		snprintf(buf + n, len - n, "budget %g%%", h->stacks_budget);
+	n = strlen(buf);
+	snprintf(buf + n, len - n, ")");
+}
+
 /* Copy stacks, when on: what a capture costs each copy, as the kernel
  * measured it, the sampling, and the captures that failed (their copies
  * are in no site), in warning colour. */
 static void header_stacks(const struct header_info *h, struct line *l)
 {
-	char buf[64];
+	char buf[96];
 
 	if (!h->stacks_every)
 		return;
@@ -122,8 +144,7 @@ static void header_stacks(const struct header_info *h, struct line *l)
 		snprintf(buf, sizeof(buf), "+%.2f us/copy", h->stacks_us);
 	else
 		snprintf(buf, sizeof(buf), "cost not measured yet");
-	if (h->stacks_every > 1)
-		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), " (1 in %u)", h->stacks_every);
+	stacks_rate(h, buf, sizeof(buf));
 	put_field(l, "stacks on:", buf, false);
 	if (h->stacks_failed)
 		line_add(l, ROLE_WARN, ", %llu capture%s failed", h->stacks_failed,
@@ -187,6 +208,8 @@ void header_take_frame(struct header_info *h, const struct frame *f)
 	h->lost_procs = f->lost_by_kind[LOST_MAP_FULL];
 	h->stacks_every = f->stacks ? f->stacks->every : 0;
 	h->stacks_us = f->stacks ? f->stacks->us_per_copy : -1;
+	h->stacks_budget = f->stacks ? f->stacks->budget_pct : 0;
+	h->stacks_cpu = f->stacks ? f->stacks->cpu_pct : -1;
 	h->stacks_failed = f->stacks ? f->stacks->failed : 0;
 	h->command_done = f->command_done;
 	h->command_status = f->command_status;

@@ -30,6 +30,8 @@ struct header_info {
 	double smaps_age;           /* ... and this is the oldest's age, seconds */
 	unsigned stacks_every;      /* copy stacks: 0 off, else 1 copy in N */
 	double stacks_us;           /* ... their measured cost per capture; < 0 unknown */
+	double stacks_budget;       /* ... the % of a CPU the rate adapts to; 0 none */
+	double stacks_cpu;          /* ... the % of a CPU they cost last tick; < 0 unknown */
 	unsigned long long stacks_failed; /* ... captures that failed (stack table full,
 					     a hash collision, an unreadable stack) */
 	bool paused;

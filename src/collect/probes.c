@@ -41,6 +41,7 @@ struct probes {
 	struct spec specs[SPECS_MAX];
 	int n;
 	struct objset *examined;    /* objects, by device and inode */
+	struct objset *mapped;      /* objects met in maps, by the device and inode maps shows */
 	int looked;                 /* objects examined, for error messages */
 };
 
@@ -53,8 +54,9 @@ struct probes *probes__new(struct model *m)
 		return NULL;
 	pr->model = m;
 	pr->examined = objset__new();
-	if (!pr->examined) {
-		free(pr);
+	pr->mapped = objset__new();
+	if (!pr->examined || !pr->mapped) {
+		probes__free(pr);
 		return NULL;
 	}
 	return pr;
@@ -63,8 +65,10 @@ struct probes *probes__new(struct model *m)
 /* Free pr; NULL is fine. */
 void probes__free(struct probes *pr)
 {
-	if (pr)
+	if (pr) {
 		objset__free(pr->examined);
+		objset__free(pr->mapped);
+	}
 	free(pr);
 }
 
@@ -320,7 +324,10 @@ static void attach_present(struct match *mt)
  * remember it). Files are told apart by device and inode: "./prog" on the
  * command line and "/abs/prog" in the maps are one object, attached once
  * (twice would report every hit twice). Anything but a regular file counts
- * as examined: it is never opened for reading. */
+ * as examined: it is never opened for reading. So does any object once
+ * OBJSET_MAX are remembered: one not remembered could be examined, and its
+ * probes attached, again at every later scan (a process's maps are read
+ * again whenever its size changes). */
 static bool seen_object(struct probes *pr, int fd)
 {
 	struct stat st;
@@ -329,8 +336,7 @@ static bool seen_object(struct probes *pr, int fd)
 		return true; /* nothing to examine */
 	if (objset__has(pr->examined, st.st_dev, st.st_ino))
 		return true;
-	(void)objset__add(pr->examined, st.st_dev, st.st_ino); /* full: may examine twice */
-	return false;
+	return objset__add(pr->examined, st.st_dev, st.st_ino) != 0;
 }
 
 /* Examine one ELF object (once) for the path-less specs: fd is an O_PATH
@@ -389,14 +395,28 @@ static int scan_object(const char *path, const char *at, void *arg)
 	return 0;
 }
 
-/* Examine every ELF object pid maps. */
+/* Examine every ELF object pid maps that no earlier scan met: a process's
+ * maps read again (a library loaded later) cost no open for the rest. */
 int probes__scan_pid(struct probes *pr, struct tracer *t, int procfd, int pid)
 {
 	struct match mt = { .pr = pr, .t = t, .procfd = procfd, .pid = pid };
 
 	if (!pr->n)
 		return 0;
-	return procfs_for_each_object_at(procfd, pid, scan_object, &mt);
+	return procfs_for_each_new_object_at(procfd, pid, pr->mapped, scan_object, &mt);
+}
+
+/* Whether some spec names no object: found in what processes map, so the
+ * objects they map later (dlopen) are to be looked at too. A spec with a
+ * path is attached in that file, for whoever maps it, whenever. */
+bool probes__wants_maps(const struct probes *pr)
+{
+	int i;
+
+	for (i = 0; pr && i < pr->n; i++)
+		if (!pr->specs[i].u.path[0])
+			return true;
+	return false;
 }
 
 /* Describe why spec s is not attached, into err. */

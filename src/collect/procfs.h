@@ -155,6 +155,12 @@ int procfs_for_each_pid(int procfd, int (*fn)(int pid, void *arg), void *arg);
 #define PROCFS_MAPS_LINE_MAX (PATH_MAX + 256)
 int procfs_for_each_object_at(int procfd, int pid,
     int (*fn)(const char *path, const char *at, void *arg), void *arg);
+/* The same, passing over (and adding to known) the objects known holds, by
+ * the device and inode maps shows: a process's maps read again cost no
+ * opens for what an earlier read met (struct objset, objset.h). */
+struct objset;
+int procfs_for_each_new_object_at(int procfd, int pid, struct objset *known,
+    int (*fn)(const char *path, const char *at, void *arg), void *arg);
 
 /* Find "some avg10=X" and "full avg10=Y" in the text of a PSI file
  * (/proc/pressure/memory). Returns 0 (a missing "full" line reads as -1),

@@ -127,16 +127,29 @@ static int maps_parse(char *line, struct maps_entry *e)
 int procfs_for_each_object_at(int procfd, int pid,
     int (*fn)(const char *path, const char *at, void *arg), void *arg)
 {
+	struct objset *seen = objset__new();
+	int ret;
+
+	if (!seen)
+		return -ENOMEM;
+	ret = procfs_for_each_new_object_at(procfd, pid, seen, fn, arg);
+	objset__free(seen);
+	return ret;
+}
+
+/* Call fn for each file-backed object pid maps that seen does not hold yet;
+ * see procfs.h. */
+int procfs_for_each_new_object_at(int procfd, int pid, struct objset *seen,
+    int (*fn)(const char *path, const char *at, void *arg), void *arg)
+{
 	char at[96];
 	struct maps_reader *r;
-	struct objset *seen;
 	struct maps_entry e;
 	char *line;
 	int ret;
 
 	r = calloc(1, sizeof(*r));
-	seen = objset__new();
-	ret = r && seen ? procfs_pid_open(procfd, pid, "maps") : -ENOMEM;
+	ret = r ? procfs_pid_open(procfd, pid, "maps") : -ENOMEM;
 	if (ret < 0)
 		goto out;
 	r->fd = ret;
@@ -151,7 +164,6 @@ int procfs_for_each_object_at(int procfd, int pid,
 	}
 	close(r->fd);
 out:
-	objset__free(seen);
 	free(r);
 	return ret;
 }

@@ -201,8 +201,10 @@ static int find_probes(struct targets *tg, char *err, size_t errlen)
 		return 0;
 	if (tg->opt->first_clone_of)
 		probes__scan_pid(tg->probes, c->tracer, c->procfd, tg->opt->first_clone_of);
-	for (i = 0; (p = model__at(c->model, i)); i++)
+	for (i = 0; (p = model__at(c->model, i)); i++) {
 		probes__scan_pid(tg->probes, c->tracer, c->procfd, p->pid);
+		p->track.probes_vsz = p->vsz_kib;
+	}
 	return probes__missing(tg->probes, err, errlen) ? 1 : 0;
 }
 
@@ -359,6 +361,47 @@ void targets__rescan(struct targets *tg)
 	tg->nrescan = j;
 	if (!j)
 		loop_timer_stop(tg->scanfd);
+}
+
+/* Whether p's mappings may have changed since its maps were last looked
+ * at for probes: its size did. A fork maps what its parent maps: a child
+ * the size its parent was when last looked at needs no look of its own. */
+static bool maps_changed(struct targets *tg, struct proc *p)
+{
+	struct proc *parent;
+
+	if (p->exited || p->kthread || !p->vsz_kib || p->vsz_kib == p->track.probes_vsz)
+		return false;
+	if (!p->track.probes_vsz && p->ppid > 0 &&
+	    (parent = model__find_live(tg->collect->model, p->ppid)) &&
+	    parent->track.probes_vsz == p->vsz_kib) {
+		p->track.probes_vsz = p->vsz_kib;
+		return false;
+	}
+	return true;
+}
+
+/* Once a tick: look for the -u probes in what the watched processes mapped
+ * since they were last looked at (a library they dlopen()ed): the probe is
+ * attached in the new object as soon as this tick, for every process that
+ * maps it. The trigger is the size (VSZ) the tick read anyway: a process
+ * whose size did not change mapped nothing new (or unmapped as much), and
+ * costs nothing; one that did costs a read of its maps, without an open for
+ * the objects met before. */
+void targets__tick(struct targets *tg)
+{
+	struct collect *c = tg->collect;
+	struct proc *p;
+	size_t i;
+
+	if (!probes__wants_maps(tg->probes))
+		return;
+	for (i = 0; (p = model__at(c->model, i)); i++) {
+		if (!maps_changed(tg, p))
+			continue;
+		probes__scan_pid(tg->probes, c->tracer, c->procfd, p->pid);
+		p->track.probes_vsz = p->vsz_kib;
+	}
 }
 
 /* The command was reaped with status: keep it as a shell would report it,

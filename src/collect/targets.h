@@ -43,6 +43,7 @@ int targets__tracer_roots(const struct targets *tg, struct tracer_root *roots);
 int targets__start(struct targets *tg, bool quiet, char *err, size_t errlen);
 void targets__on_exec(int pid, void *ctx);
 void targets__rescan(struct targets *tg);
+void targets__tick(struct targets *tg);
 void targets__reap(struct targets *tg);
 void targets__end_command(struct targets *tg);
 bool targets__done(const struct targets *tg);

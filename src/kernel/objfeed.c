@@ -5,13 +5,25 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
+#include <time.h>
 #include "objfeed.h"
 #include "runtime.h"
 
+/* Seconds on the monotonic clock. */
+static double monotonic(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 /* Set up the feed; nothing happens unless on. */
-int objfeed__init(struct objfeed *f, struct tracer *t, struct model *m, bool on, unsigned every)
+int objfeed__init(struct objfeed *f, struct tracer *t, struct model *m, bool on, unsigned every,
+		  double budget_pct)
 {
 	*f = (struct objfeed){ .tracer = t, .model = m, .every = every ? every : 1 };
+	sample_budget__init(&f->budget, budget_pct, f->every);
 	if (!on)
 		return 0;
 	f->objects = objects__new();
@@ -163,6 +175,7 @@ void objfeed__tick(struct objfeed *f)
 		else
 			i++;
 	tracer__object_stats(f->tracer, &st);
+	tracer__set_objects(f->tracer, sample_budget__update(&f->budget, monotonic(), st.ns));
 	objects__set_status(f->objects, tracer__objects(f->tracer),
 			    st.taken + st.failed ? st.ns / 1e3 / (st.taken + st.failed) : -1,
 			    st.failed);

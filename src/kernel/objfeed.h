@@ -8,13 +8,15 @@
 
 #include "model.h"
 #include "objects.h"
+#include "sample_budget.h"
 #include "tracer.h"
 
 struct objfeed {
 	struct tracer *tracer;
 	struct model *model;
 	struct objects *objects; /* NULL: --objects not given */
-	unsigned every;
+	unsigned every;          /* the sampling asked for: at most 1 copy in every */
+	struct sample_budget budget; /* the rate in effect, within the CPU budget */
 	struct objfeed_seen {
 		int pid;
 		unsigned long long start;
@@ -26,7 +28,9 @@ struct objfeed {
 	size_t ngone, gone_cap;
 };
 
-int objfeed__init(struct objfeed *f, struct tracer *t, struct model *m, bool on, unsigned every);
+/* budget_pct: % of one CPU the object reads may cost (0: no limit). */
+int objfeed__init(struct objfeed *f, struct tracer *t, struct model *m, bool on, unsigned every,
+		  double budget_pct);
 void objfeed__tick(struct objfeed *f);
 void objfeed__free(struct objfeed *f);
 

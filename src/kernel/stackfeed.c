@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "folded.h"
 #include "safefile.h"
 #include "stackfeed.h"
@@ -12,10 +13,20 @@
 
 /* Set up a feed; nothing is allocated until stacks are turned on. */
 void stackfeed__init(struct stackfeed *f, struct tracer *t, struct model *m, unsigned every,
-		     bool folded)
+		     double budget_pct, bool folded)
 {
 	*f = (struct stackfeed){ .tracer = t, .model = m, .every = every ? every : 1,
 				 .folded = folded };
+	sample_budget__init(&f->budget, budget_pct, f->every);
+}
+
+/* Seconds on the monotonic clock. */
+static double monotonic(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 /* Turn the capture on (allocating the table the first time) or off. */
@@ -28,7 +39,8 @@ int stackfeed__set(struct stackfeed *f, bool on)
 			return -ENOMEM;
 		stacks__keep_gone(f->stacks, f->folded);
 	}
-	tracer__set_stacks(f->tracer, on ? f->every : 0);
+	sample_budget__restart(&f->budget);
+	tracer__set_stacks(f->tracer, on ? f->budget.every : 0);
 	return 0;
 }
 
@@ -179,6 +191,10 @@ void stackfeed__tick(struct stackfeed *f)
 		memset(f->ref, 0, (f->nids + 8 * sizeof(long) - 1) / (8 * sizeof(long)) * sizeof(long));
 	stacks__fold(f->stacks, shown, f); /* on ENOMEM: next tick */
 	tracer__stack_stats(f->tracer, &st);
+	if (tracer__stacks(f->tracer)) /* on: keep the rate within the budget */
+		tracer__set_stacks(f->tracer, sample_budget__update(&f->budget, monotonic(), st.ns));
+	stacks__set_budget(f->stacks, f->budget.budget * 100,
+			   f->budget.share < 0 ? -1 : f->budget.share * 100);
 	stacks__set_status(f->stacks, tracer__stacks(f->tracer),
 			   st.taken + st.failed ? st.ns / 1e3 / (st.taken + st.failed) : -1, st.failed);
 	n = model__count(f->model);

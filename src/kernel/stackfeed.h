@@ -5,6 +5,7 @@
 #define COWTOP_STACKFEED_H
 
 #include "model.h"
+#include "sample_budget.h"
 #include "stacks.h"
 #include "symbolize.h"
 #include "tracer.h"
@@ -14,7 +15,8 @@ struct stackfeed {
 	struct model *model;
 	struct stacks *stacks;   /* NULL until stacks are first turned on */
 	struct symbolizer *sym;
-	unsigned every;          /* the sampling asked for: 1 copy in every */
+	unsigned every;          /* the sampling asked for: at most 1 copy in every */
+	struct sample_budget budget; /* the rate in effect, within the CPU budget */
 	bool folded;             /* the whole run is written (keep the stacks of the gone) */
 	struct stackfeed_done { int pid; unsigned id; } *done; /* read for the last time */
 	size_t ndone, done_cap;
@@ -22,8 +24,9 @@ struct stackfeed {
 	unsigned nids;             /* stack ids are below this */
 };
 
+/* budget_pct: % of one CPU the captures may cost (0: no limit, always 1 in every). */
 void stackfeed__init(struct stackfeed *f, struct tracer *t, struct model *m, unsigned every,
-		     bool folded);
+		     double budget_pct, bool folded);
 int stackfeed__set(struct stackfeed *f, bool on);  /* turn the capture on or off, live */
 void stackfeed__tick(struct stackfeed *f);
 int stackfeed__write_folded(struct stackfeed *f, const char *path, char *err, size_t errlen);

@@ -67,6 +67,7 @@ struct proc_track {
 	unsigned char cmdline_reads; /* of its command line since it started, exec'd or renamed */
 	unsigned cmdline_tick;       /* the collector's tick of the first of them */
 	bool born;                   /* seen forked or exec'd: all of those reads count */
+	unsigned long long probes_vsz; /* vsz_kib when its maps were last looked at for -u probes */
 };
 
 /* One process: public data, read by everyone, written only through model__*

@@ -51,6 +51,7 @@ struct stacks {
 	unsigned every;
 	double us_per_copy;
 	unsigned long long failed;
+	double budget_pct, cpu_pct;
 };
 
 /* A 64-bit mix (splitmix64's finalizer). */
@@ -308,6 +309,13 @@ void stacks__set_status(struct stacks *s, unsigned every, double us_per_copy,
 	s->failed = failed;
 }
 
+/* What the snapshot says about the budget the sampling rate follows. */
+void stacks__set_budget(struct stacks *s, double budget_pct, double cpu_pct)
+{
+	s->budget_pct = budget_pct;
+	s->cpu_pct = cpu_pct;
+}
+
 /* Records by process, then pages (most first), then id: a stable order. */
 static int rec_cmp(const void *a, const void *b, void *ctx)
 {
@@ -401,6 +409,8 @@ struct stacks_snap *stacks__snap(const struct stacks *s)
 	sn->every = s->every;
 	sn->us_per_copy = s->us_per_copy;
 	sn->failed = s->failed;
+	sn->budget_pct = s->budget_pct;
+	sn->cpu_pct = s->cpu_pct;
 	for (i = 0; i < s->nrecs; i++)
 		r[i] = &s->recs[i];
 	qsort_r(r, s->nrecs, sizeof(*r), rec_cmp, NULL);

@@ -47,6 +47,8 @@ struct stacks_snap {
 	unsigned every;                  /* 0: stacks off; N: 1 copy in N sampled */
 	double us_per_copy;              /* measured cost of a capture; < 0 unknown */
 	unsigned long long failed;       /* captures lost (collisions, faults) */
+	double budget_pct;               /* --sample-budget: the rate adapts to it; 0 none */
+	double cpu_pct;                  /* of one CPU the captures cost last tick; < 0 unknown */
 	struct stacks_proc *procs;
 	size_t nprocs;
 };
@@ -63,6 +65,9 @@ int stacks__set_frames(struct stacks *s, int pid, unsigned long long start, unsi
 		       const char *const *frames, int n);
 void stacks__set_status(struct stacks *s, unsigned every, double us_per_copy,
 			unsigned long long failed);
+/* The budget the rate follows (0: none) and the share of one CPU the
+ * captures cost over the last tick (< 0: not measured yet). */
+void stacks__set_budget(struct stacks *s, double budget_pct, double cpu_pct);
 /* Snapshot of the top stacks and sites of every process; NULL on ENOMEM. */
 struct stacks_snap *stacks__snap(const struct stacks *s);
 void stacks_snap__free(struct stacks_snap *sn);

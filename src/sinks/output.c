@@ -145,7 +145,8 @@ static void json_groups(struct jbuf *b, const struct frame *fr)
 	json_psi(b, &fr->psi);
 }
 
-/* Whether stacks are on, the sampling and the measured cost of a capture. */
+/* Whether stacks are on, the sampling rate in effect, the measured cost of
+ * a capture, the budget the rate follows and the share of a CPU spent. */
 static void output_json_stacks_status(struct jbuf *b, const struct stacks_snap *sn)
 {
 	jbuf_puts(b, ",\"stacks\":{\"on\":");
@@ -153,6 +154,8 @@ static void output_json_stacks_status(struct jbuf *b, const struct stacks_snap *
 	jbuf_count(b, "sample", true, sn->every);
 	jbuf_count(b, "failed", true, sn->failed);
 	jbuf_real(b, "us_per_copy", sn->us_per_copy, 3);
+	jbuf_real(b, "budget_pct", sn->budget_pct, 3);
+	jbuf_real(b, "cpu_pct", sn->cpu_pct, 4);
 	jbuf_putc(b, '}');
 }
 

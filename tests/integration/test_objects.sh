@@ -17,7 +17,9 @@
 #          block) on about as many pages as hold buffers.
 # Bounds: [LOW x truth, truth + SLACK]; the truth is what the workload
 # measured of itself. --objects-sample 8: the estimate within half of the
-# truth. Without --objects no objects field appears. The master stays alive
+# truth. Each run samples at the rate it asks for (--sample-budget 0: the
+# budget, tested in test_sample_budget.sh, would lower it when the reads
+# cost more than 1% of a CPU). Without --objects no objects field appears. The master stays alive
 # until the child's counts are shown, so that type names are read from it.
 #
 # Environment (besides lib.sh's): COWTOP_TEST_PYTHON (default
@@ -109,7 +111,7 @@ share() {
 		test "$(($2 * 100))" -ge "$(($3 * SHARE_PCT))"
 }
 
-run_mode iter --objects --objects-sample 1 -- --mode iter
+run_mode iter --objects --objects-sample 1 --sample-budget 0 -- --mode iter
 truth=$(rfield pages 4)
 check "iter: runtime detected" jq_true \
 	"$CHILD_OBJ"' | .cow_objects.runtime == "cpython-3.11"' --argjson child "$CHILD"
@@ -120,29 +122,35 @@ cow=$(jq -n -r --argjson child "$CHILD" "$CHILD_OBJ"' | .cow_pages' "$FRAMES")
 check "iter: sampled pages $(by_write all) are the child's copies $cow (1 in 1)" \
 	in_range "$(by_write all)" $((cow - SLACK)) "$cow"
 
-run_mode gc --objects --objects-sample 1 -- --mode gc
+run_mode gc --objects --objects-sample 1 --sample-budget 0 -- --mode gc
 truth=$(rfield pages 6)
 gc_plain=$(by_write gc_header)
 near "gc: (Item, gc_header) pages" "$(obj_pages Item gc_header)" "$truth"
 share "gc: gc_header writes" "$gc_plain" "$(by_write all)"
 
-run_mode freeze --objects --objects-sample 1 -- --mode gc --freeze
+run_mode freeze --objects --objects-sample 1 --sample-budget 0 -- --mode gc --freeze
 gc_frozen=$(by_write gc_header)
 check "freeze: gc_header pages $gc_frozen below ${FREEZE_LEFT_PCT}% of the unfrozen $gc_plain" \
 	test "$((gc_frozen * 100))" -le "$((gc_plain * FREEZE_LEFT_PCT))"
 check "freeze: no gc_header copies of Item ($(obj_pages Item gc_header))" \
 	in_range "$(obj_pages Item gc_header)" 0 "$SLACK"
 
-run_mode bytes --objects --objects-sample 1 -- --mode bytes
+run_mode bytes --objects --objects-sample 1 --sample-budget 0 -- --mode bytes
 truth=$(rfield pages 8)
 near "bytes: (block without object, payload) pages" \
 	"$(obj_pages '(block without object)' payload)" "$truth"
 
-run_mode sample --objects --objects-sample 8 -- --mode iter
+run_mode sample --objects --objects-sample 8 --sample-budget 0 -- --mode iter
 truth=$(rfield pages 4)
 check "sample: status says 1 in 8" jq_true '[inputs] | last | .objects.sample == 8'
 check "sample: (str, refcount) estimate $(obj_pages str refcount) within half of $truth" \
 	in_range "$(obj_pages str refcount)" $((truth / 2)) $((truth * 3 / 2))
+
+# A budget the reads exceed as soon as there are any (0.001% of a CPU is
+# 10 us a second, a few reads): the rate in effect rises above the 1 in 1
+# asked for, in the interval after the reads.
+run_mode budget --objects --objects-sample 1 --sample-budget 0.001 -- --mode iter
+check "budget: the rate rose above 1 in 1" jq_true '[inputs.objects.sample] | max > 1'
 
 run_mode off -- --mode iter
 check "off: no objects status, no cow_objects" \

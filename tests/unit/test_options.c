@@ -122,6 +122,27 @@ static void test_smaps_budget(void **state)
 	}
 }
 
+/* The sampling budget: a percentage of one CPU, 1 by default, 0 no limit;
+ * in batch output only with a sampler that follows it. */
+static void test_sample_budget(void **state)
+{
+	struct options o;
+	char *argv[ARGV_MAX];
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse(&o, argv, err, NULL), 0);
+	assert_true(o.sample_budget == 1.0);
+	assert_int_equal(parse(&o, argv, err, "--stacks", "--sample-budget", "0.25", NULL), 0);
+	assert_true(o.sample_budget == 0.25);
+	assert_int_equal(options_check_mode(&o, false, err, sizeof(err)), 0);
+	assert_int_equal(parse(&o, argv, err, "--sample-budget", "0", NULL), 0);
+	assert_true(o.sample_budget == 0);
+	assert_int_equal(options_check_mode(&o, true, err, sizeof(err)), 0); /* key c */
+	assert_int_equal(options_check_mode(&o, false, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "--sample-budget needs --stacks or --objects"));
+}
+
 static void test_full_line(void **state)
 {
 	struct options o;
@@ -187,6 +208,7 @@ static void test_bad_values(void **state)
 		{ "-s", "size" }, { "--track-first-clone", "x" }, { "--smaps-budget", "-1" },
 		{ "--smaps-budget", "100.5" }, { "--smaps-budget", "abc" }, { "--smaps-budget", "nan" },
 		{ "--smaps-budget", "inf" }, { "--smaps-budget", "1%" }, { "--smaps-budget", "" },
+		{ "--sample-budget", "-1" }, { "--sample-budget", "101" }, { "--sample-budget", "x" },
 	};
 	struct options o;
 	char *argv[ARGV_MAX];
@@ -322,6 +344,7 @@ int main(void)
 		cmocka_unit_test(test_full_line),
 		cmocka_unit_test(test_pid_lists),
 		cmocka_unit_test(test_smaps_budget),
+		cmocka_unit_test(test_sample_budget),
 		cmocka_unit_test(test_command_after_dashes),
 		cmocka_unit_test(test_bad_values),
 		cmocka_unit_test(test_unknown_and_missing),

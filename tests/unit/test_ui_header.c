@@ -261,6 +261,20 @@ static void test_stacks(void **state)
 	h.stacks_failed = 12;
 	header_build(&h, l);
 	assert_true(role_at(&l[i], "12 captures failed", ROLE_WARN));
+	/* with a budget: the share of a CPU the captures cost, of the budget */
+	h.stacks_failed = 0;
+	h.stacks_budget = 1;
+	h.stacks_cpu = -1;
+	header_build(&h, l);
+	assert_non_null(strstr(l[i].text, "stacks on: +0.50 us/copy (1 in 4, budget 1%)"));
+	h.stacks_cpu = 0.934;
+	h.stacks_every = 120;
+	header_build(&h, l);
+	assert_non_null(strstr(l[i].text, "stacks on: +0.50 us/copy (1 in 120, 0.93% CPU of 1%)"));
+	h.stacks_every = 1;
+	h.stacks_cpu = 0.25;
+	header_build(&h, l);
+	assert_non_null(strstr(l[i].text, "stacks on: +0.50 us/copy (0.25% CPU of 1%)"));
 	free(l);
 }
 
