@@ -73,7 +73,7 @@ run_mode() {
 	load=$!
 	BG_PIDS+=("$load")
 	wait_word "$REPORT" ready 60 || die "$name: workload not ready"
-	start_cowtop "$name" -b -f json -d "$INTERVAL" --objects --objects-sample "$sample" \
+	start_cowtop "$name" -b -f json -d "$INTERVAL" --objects --objects-sample "$sample" --sample-budget 0 \
 		-w "$WORK/$name.rec" -p "$load"
 	wait_lines "$FRAMES" 1 30 || die "$name: cowtop showed no frame"
 	touch "$WORK/$name.go"

@@ -733,7 +733,7 @@ test_objects() {
 	t new-session -d -s "$SESSION" -x 160 -y 40 \
 		"cd '$DIR' || exit; python3.11 '$OBJFORK' --mode iter --go '$DIR/go' --stop '$DIR/stop' \
 		--report '$DIR/report' 2>'$DIR/err' & \
-		LANG=C.UTF-8 LC_ALL= '$COWTOP' -d 0.5 --linger 600 --objects --objects-sample 1 \
+		LANG=C.UTF-8 LC_ALL= '$COWTOP' -d 0.5 --linger 600 --objects --objects-sample 1 --sample-budget 0 \
 		-o '$DIR/snapshot.txt' -p \$!; \
 		echo COWTOP-EXIT=\$?; sleep 600"
 	eventually 30 grep -q '^ready ' "$DIR/report" || die "the workload did not start"
