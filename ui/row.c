@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <wchar.h>
 #include "fmt.h"
 #include "glyphs.h"
 #include "row.h"
@@ -56,10 +57,11 @@ int row_columns_width(int keep)
 	return w;
 }
 
-/* The highest drop level of a column: every column is shown at it. */
+/* The highest drop level of a column or the sparkline: everything is
+ * shown at it. */
 static int columns_keep_all(void)
 {
-	int keep = 0;
+	int keep = ROW_HIST_DROP;
 	size_t i;
 
 	columns_load();
@@ -69,30 +71,40 @@ static int columns_keep_all(void)
 	return keep;
 }
 
-/* Split width between the sparkline and the command: the command gets half
- * of what the fixed columns leave (16 to 32 columns), with cmdline (COMMAND
+/* Screen columns wanted at drop level keep at least: the fixed columns,
+ * the sparkline's ROW_HIST_KEEP (and its space) while its level is kept,
+ * COMMAND's CMD_MIN. */
+static int layout_min_width(int keep)
+{
+	return row_columns_width(keep) + (keep >= ROW_HIST_DROP ? ROW_HIST_KEEP + 1 : 0) + CMD_MIN;
+}
+
+/* Split width between the columns, the sparkline and the command. While
+ * they do not fit, columns leave by their drop level (fields.h), the
+ * highest first, the sparkline at ROW_HIST_DROP. The command gets half of
+ * what the fixed columns leave (16 to 32 columns), with cmdline (COMMAND
  * shows command lines) two thirds, up to CMD_MAX_ARGV; the sparkline gets
- * the rest. Columns that may be dropped go first, the highest drop level
- * first, while the sparkline would be narrower than ROW_HIST_KEEP with
- * them: the copy history is what cowtop is about. */
+ * the rest, at most ROW_HIST_MAX columns, and COMMAND what is over. */
 void row_layout_split(struct row_layout *l, int width, bool utf8, bool cmdline)
 {
-	int keep = columns_keep_all(), extra, cmd, hist;
+	int keep = columns_keep_all(), extra, cmd, hist = 0;
 	int max = cmdline ? CMD_MAX_ARGV : CMD_MAX;
 
-	while (keep > 0 && width - row_columns_width(keep) - 1 - CMD_MIN < ROW_HIST_KEEP)
+	while (keep > 0 && layout_min_width(keep) > width)
 		keep--;
 	extra = width - row_columns_width(keep);
-	cmd = cmdline ? extra * 2 / 3 : extra / 2;
-	if (cmd < CMD_MIN)
-		cmd = CMD_MIN;
-	if (cmd > max)
-		cmd = max;
-	hist = extra - 1 - cmd;
-	if (hist < HIST_MIN)
-		hist = 0;
-	if (hist > SERIES_CAP)
-		hist = SERIES_CAP;
+	if (keep >= ROW_HIST_DROP) {
+		cmd = cmdline ? extra * 2 / 3 : extra / 2;
+		if (cmd < CMD_MIN)
+			cmd = CMD_MIN;
+		if (cmd > max)
+			cmd = max;
+		hist = extra - 1 - cmd;
+		if (hist < HIST_MIN)
+			hist = 0;
+		if (hist > ROW_HIST_MAX)
+			hist = ROW_HIST_MAX;
+	}
 	*l = (struct row_layout){ .width = width, .hist = hist, .scale = 0, .utf8 = utf8, .keep = keep,
 				  .cmdline = cmdline };
 }
@@ -197,9 +209,39 @@ void row_titles(const struct row_layout *l, enum field_id key, bool reverse, str
 		line_put(out, ROLE_PLAIN, " ", 1);
 	}
 	snprintf(cell, sizeof(cell), "COMMAND%s", key == FIELD_COMM ? dir : "");
+	if (l->scroll > 0)
+		snprintf(cell + strlen(cell), sizeof(cell) - strlen(cell), " (scrolled %d)", l->scroll);
 	line_put(out, key == FIELD_COMM ? ROLE_SORT : ROLE_COLHDR, cell, strlen(cell));
 	line_pad(out, l->width);
 	line_fit(out, l->width);
+}
+
+/* What a click at screen column x of the titles (or a row) is on: the
+ * field of the column there (FIELD_COMM for COMMAND and what is right of
+ * it), or -1 for the sparkline and the spaces between columns. Laid out
+ * as row_titles lays them out. */
+int row_column_at(const struct row_layout *l, int x)
+{
+	int left = 0;
+	size_t i;
+
+	if (x < 0)
+		return -1;
+	columns_load();
+	for (i = 0; i < ncolumns; i++) {
+		const struct field *f = &fields[columns[i]];
+
+		if (!column_shown(f, l->keep))
+			continue;
+		if (x < left + f->width)
+			return (int)columns[i];
+		if (x == left + f->width)
+			return -1;
+		left += f->width + 1;
+	}
+	if (l->hist && x < left + l->hist + 1)
+		return -1;
+	return FIELD_COMM;
 }
 
 /* p's name made safe for the terminal. */
@@ -359,11 +401,33 @@ static void put_exit_reason(const struct proc *p, struct line *out)
 	line_add(out, (p->exit.status & 0x7f) || p->exit.oom ? ROLE_WARN : ROLE_PLAIN, " [%s]", why);
 }
 
+/* Bytes of sanitized text s[0..n) that fill its first cols screen
+ * columns: what scrolling cols columns to the left hides. Never stops
+ * inside a character or before a zero-width one that follows it. */
+static size_t skip_columns(const char *s, size_t n, int cols)
+{
+	size_t i = 0;
+	unsigned cp;
+	int len, w;
+
+	while (i < n) {
+		len = utf8_decode((const unsigned char *)s + i, n - i, &cp);
+		w = len > 0 ? wcwidth((wchar_t)cp) : 1;
+		if (len <= 0)
+			len = 1;
+		if (cols <= 0 && w > 0)
+			break;
+		cols -= w > 0 ? w : 0;
+		i += (size_t)len;
+	}
+	return i;
+}
+
 /* One process as a line of the table, exactly l->width columns or fewer. */
 void row_format(const struct row *r, const struct row_layout *l, struct line *out)
 {
 	char spark[SERIES_CAP * 4 + 1], prefix[1024], name[ROW_LABEL_MAX];
-	size_t n;
+	size_t n, k;
 
 	line_clear(out);
 	out->base = r->p->exited ? ROLE_DIM : ROLE_PLAIN;
@@ -377,7 +441,8 @@ void row_format(const struct row *r, const struct row_layout *l, struct line *ou
 	n = tree_prefix(r, l->utf8, prefix, sizeof(prefix));
 	line_put(out, ROLE_TREE, prefix, n);
 	n = row_label(r->p, l->cmdline, l->utf8, name, sizeof(name));
-	line_put(out, ROLE_PLAIN, name, n);
+	k = l->scroll > 0 ? skip_columns(name, n, l->scroll) : 0;
+	line_put(out, ROLE_PLAIN, name + k, n - k);
 	put_exit_reason(r->p, out);
 	line_fit(out, l->width);
 }

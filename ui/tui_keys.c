@@ -10,6 +10,8 @@
 #include "terminal.h"
 #include "tui_int.h"
 
+#define SCROLL_STEP 8 /* columns COMMAND scrolls a key */
+
 /* Rows of the table on screen now (a page). */
 static long page_rows(const struct tui *t)
 {
@@ -124,6 +126,8 @@ static bool cmd_view(struct tui *t, enum cmd c)
 	case CMD_CMDLINE: view__cmdline_toggle(&t->v); return true;
 	case CMD_KTHREADS: view__kthreads_toggle(&t->v); return true;
 	case CMD_UNITS: view__units_toggle(&t->v); return true;
+	case CMD_SCROLL_LEFT: view__hscroll(&t->v, -SCROLL_STEP); return true;
+	case CMD_SCROLL_RIGHT: view__hscroll(&t->v, SCROLL_STEP); return true;
 	default: return false;
 	}
 }
@@ -175,10 +179,23 @@ static enum tui_action time_key(struct tui *t, enum cmd c)
 	return TUI_TIME;
 }
 
+/* Left and Right scroll COMMAND where the source has no time to move in
+ * (a live run); in a replay they move in time, and Shift scrolls. */
+static enum cmd arrow_cmd(const struct tui *t, enum cmd c, int ch)
+{
+	if (t->s.allow & ACT_TIME)
+		return c;
+	if (ch == KEY_LEFT)
+		return CMD_SCROLL_LEFT;
+	if (ch == KEY_RIGHT)
+		return CMD_SCROLL_RIGHT;
+	return c;
+}
+
 /* A key in the table. */
 static enum tui_action key_table(struct tui *t, int ch)
 {
-	enum cmd c = keys_lookup(ch);
+	enum cmd c = arrow_cmd(t, keys_lookup(ch), ch);
 
 	if (ch == KEY_RESIZE)
 		return TUI_NONE;

@@ -344,6 +344,19 @@ void view__units_toggle(struct view *v)
 	note(v, "copies in %s", v->bytes ? "bytes (b: pages)" : "pages (b: bytes)");
 }
 
+/* Scroll COMMAND d columns sideways (left when negative), from 0 to
+ * ROW_SCROLL_MAX. */
+void view__hscroll(struct view *v, int d)
+{
+	int s = v->hscroll + d;
+
+	v->hscroll = s < 0 ? 0 : s > ROW_SCROLL_MAX ? ROW_SCROLL_MAX : s;
+	if (v->hscroll)
+		note(v, "COMMAND scrolled %d columns (Left: back)", v->hscroll);
+	else
+		note(v, "COMMAND not scrolled");
+}
+
 /* The table's column layout for cols columns as the view shows it now:
  * metric, scale, names or command lines, units. */
 void view__row_layout(const struct view *v, int cols, struct row_layout *rl)
@@ -351,6 +364,7 @@ void view__row_layout(const struct view *v, int cols, struct row_layout *rl)
 	row_layout_split(rl, cols, v->utf8, v->cmdline);
 	row_layout_scale(rl, v->metric, v->rows, v->n);
 	rl->bytes = v->bytes;
+	rl->scroll = v->hscroll;
 }
 
 /* The most history values a row shows at cols columns (with names, which
