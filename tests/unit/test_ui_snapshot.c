@@ -353,7 +353,7 @@ static void test_text_of_a_frame(void **state)
 	assert_int_equal(strlen(out), len);
 	assert_string_equal(line_at(out, 0), "cowtop 22:13:20  host h  kernel k  mechanism raw_tp");
 	assert_string_equal(line_at(out, 1),
-			    "target pid 100  processes 3 (3 running)  refresh 2.0s  cowtop CPU 0.0%");
+			    "target pid 100  processes 3 (3 live)  refresh 2.0s  cowtop CPU 0.0%");
 	assert_string_equal(line_at(out, 2),
 			    "CoW 30.0/s  copies 30  lost 2  probes 1 (1 phase)  oldest reading 1.5s");
 	assert_string_equal(line_at(out, 3), GROUP_LINE);
