@@ -554,7 +554,7 @@ int row_phases(const struct proc *p, const struct frame *f, bool utf8, bool coun
 	line_add(out, ROLE_PLAIN, "pid %d %s: ", p->pid, name);
 	for (i = 0; i < n; i++)
 		if (part[i].pages)
-			put_share(out, shown++, i == n - 1 ? "outside" : part[i].label, part[i].pages,
+			put_share(out, shown++, i == n - 1 ? PHASE_OUTSIDE : part[i].label, part[i].pages,
 				  total, counts, utf8);
 	return shown;
 }

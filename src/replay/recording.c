@@ -231,7 +231,7 @@ static void init_labels(struct recording *r)
 	static const char *const region[] = { "other", "heap", "stack", "anon" };
 	int i;
 
-	snprintf(r->labels[SPLIT_PHASE][0], LABEL_MAX, "none");
+	snprintf(r->labels[SPLIT_PHASE][0], LABEL_MAX, "%s", PHASE_OUTSIDE);
 	r->nlabels[SPLIT_PHASE] = 1;
 	for (i = 0; i < SPLIT_REGION_FILES; i++)
 		snprintf(r->labels[SPLIT_REGION][i], LABEL_MAX, "%s", region[i]);

@@ -185,6 +185,46 @@ static void test_round_trip(void **state)
 	model__free(m);
 }
 
+/* A recording made when the copies outside every phase were "none" in
+ * JSON reads them as today's "outside", in the same slot: no third phase. */
+static void test_old_outside_word(void **state)
+{
+	struct model *m = workload();
+	struct recording *r;
+	struct frame *f;
+	char *text, *at;
+	FILE *fp;
+	long len;
+	int n = 0;
+
+	(void)state;
+	write_recording(m, 2, RECORD_SCHEMA);
+	fp = fopen(path, "r+");
+	assert_non_null(fp);
+	assert_int_equal(fseek(fp, 0, SEEK_END), 0);
+	len = ftell(fp);
+	text = calloc(1, (size_t)len + 1);
+	assert_non_null(text);
+	rewind(fp);
+	assert_int_equal(fread(text, 1, (size_t)len, fp), (size_t)len);
+	for (at = text; (at = strstr(at, "\"outside\":")); n++)
+		memcpy(at, "\"none\":   ", 10); /* the same length: JSON allows the spaces */
+	assert_true(n > 0);
+	rewind(fp);
+	assert_int_equal(fwrite(text, 1, (size_t)len, fp), (size_t)len);
+	fclose(fp);
+	free(text);
+	assert_int_equal(recording__open(&r, path, err, sizeof(err)), 0);
+	assert_int_equal(recording__frame(r, 1, &drawn, &f, err, sizeof(err)), 0);
+	assert_int_equal(frame_nlabels(f, SPLIT_PHASE), 2);
+	assert_string_equal(frame_phase_label(f, 0), PHASE_OUTSIDE);
+	assert_string_equal(frame_phase_label(f, 1), "ruby:gc");
+	assert_int_equal(proc_of(f, 101)->split[SPLIT_PHASE].v[1], 600);
+	frame__free(f);
+	recording__free(r);
+	model__free(m);
+}
+
 /* A replay keeps of the histories only what the view draws: after a jump,
  * that many frames are read again; batch output (no history) reads none. */
 static void test_history_as_drawn(void **state)
@@ -560,6 +600,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_old_outside_word, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_history_as_drawn, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_find, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_truncated, setup, teardown),
