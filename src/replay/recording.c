@@ -216,7 +216,7 @@ static int build_index(struct recording *r, char *err, size_t errlen)
 	if (!e && have)
 		snprintf(r->warning, sizeof(r->warning),
 			 "%s: line %u is cut short (the recorder stopped mid-line): "
-			 "replaying the %zu frames before it", r->path, line + 1, r->n);
+			 "reading only the %zu frames before it", r->path, line + 1, r->n);
 	free(buf);
 	if (!e && line == 0 && !have)
 		e = rec_fail(err, errlen, ENODATA, "%s is empty: not a cowtop recording", r->path);
