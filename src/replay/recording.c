@@ -254,7 +254,10 @@ int recording__open(struct recording **out, const char *path, char *err, size_t 
 	r->hist_next = SIZE_MAX;
 	init_labels(r);
 	r->fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	if (r->fd < 0)
+	if (r->fd < 0 && errno == EACCES) /* 0600 on purpose: it holds command lines */
+		e = rec_fail(err, errlen, EACCES, "cannot read %s: %s (a recording is 0600, its recorder's: "
+			     "sudo chown $USER FILE, or replay with sudo)", path, strerror(EACCES));
+	else if (r->fd < 0)
 		e = rec_fail(err, errlen, errno, "cannot read %s: %s", path, strerror(errno));
 	else if (fstat(r->fd, &st) || !S_ISREG(st.st_mode))
 		e = rec_fail(err, errlen, EINVAL, "cannot read %s: not a regular file", path);
