@@ -25,8 +25,12 @@ static const struct keybind keymap[] = {
 	{ CMD_SORT_PREV, { '<', ',' }, "<", "sort by the previous column" },
 	{ CMD_METRIC, { 'm' }, "m", "history: CoW/s or SHR% (the sharing-decay curve)" },
 	{ CMD_REVERSE, { 'R', 'I' }, "R I", "reverse the sort order" },
-	{ CMD_FILTER, { '/', '\\', KEY_F(3), KEY_F(4) }, "/ \\ F3 F4",
+	{ CMD_FILTER, { '/', '\\', KEY_F(4) }, "/ \\ F4",
 	  "filter by name (and command line, after p) (Enter keeps it, Esc clears it)" },
+	{ CMD_SEARCH, { KEY_F(3) }, "F3",
+	  "search: the selection jumps to the next name (or command line) with the text; F3 again: the next" },
+	{ CMD_SETUP, { KEY_F(2) }, "F2",
+	  "choose the columns shown (saved in ~/.config/cowtop/cowtoprc)" },
 	{ CMD_PAUSE, { ' ', 'z', 'Z' }, "Space z Z", "pause / resume the display" },
 	{ CMD_DELAY, { 'd', 's' }, "d s", "change the refresh interval (seconds)" },
 	{ CMD_SNAPSHOT, { 'w' }, "w", "write the view as text to ./cowtop-DATE-TIME.txt (or -o FILE)" },
@@ -73,7 +77,8 @@ static const struct {
 /* In key order, htop's function keys first; the higher prio, the longer
  * a hint stays on a narrow screen (Quit always). */
 static const struct keyhint footer[] = {
-	{ "h", "Help", 0, "F1", 8 }, { "/", "Filter", 0, "F4", 7 },
+	{ "h", "Help", 0, "F1", 8 }, { "F2", "Setup", 0, "F2", 5 }, { "F3", "Search", 0, "F3", 5 },
+	{ "/", "Filter", 0, "F4", 7 },
 	{ "t", "Tree", 0, "F5", 6 }, { "<>", "Sort", 0, "F6", 6 },
 	{ "k", "Kill", ACT_SIGNAL, "F9", 5 }, { "Enter", "Focus", 0, NULL, 4 },
 	{ "Bksp", "Back", 0, NULL, 2 }, { "F", "Follow", 0, NULL, 3 },

@@ -20,6 +20,8 @@
 #define SPANS_AFTER_SPARK 4 /* tree lines and name, kept coloured before marks */
 #define LOG_COMM 15         /* columns of the command in the probe log */
 
+_Static_assert(FIELD_N <= 64, "ROW_HIDE bits fit in an unsigned long long");
+
 /* The columns of the field table, left to right (read once). */
 static enum field_id columns[FIELD_N];
 static size_t ncolumns;
@@ -37,24 +39,30 @@ static const char *column_title(const struct field *f, bool bytes)
 	return bytes && f->title_bytes ? f->title_bytes : f->title;
 }
 
-/* Whether column f is shown at drop level keep. */
-static bool column_shown(const struct field *f, int keep)
+/* Whether column id is shown at drop level keep, hidden those hidden. */
+static bool column_shown(enum field_id id, int keep, unsigned long long hidden)
 {
-	return f->drop <= keep;
+	return fields[id].drop <= keep && !(hidden & ROW_HIDE(id));
 }
 
-/* Screen columns of the fixed columns shown at drop level keep, a space
- * after each. */
-int row_columns_width(int keep)
+/* Screen columns of the fixed columns shown at drop level keep, but
+ * hidden, a space after each. */
+static int columns_width(int keep, unsigned long long hidden)
 {
 	int w = 0;
 	size_t i;
 
 	columns_load();
 	for (i = 0; i < ncolumns; i++)
-		if (column_shown(&fields[columns[i]], keep))
+		if (column_shown(columns[i], keep, hidden))
 			w += fields[columns[i]].width + 1;
 	return w;
+}
+
+/* Screen columns of the fixed columns shown at drop level keep. */
+int row_columns_width(int keep)
+{
+	return columns_width(keep, 0);
 }
 
 /* The highest drop level of a column or the sparkline: everything is
@@ -74,9 +82,9 @@ static int columns_keep_all(void)
 /* Screen columns wanted at drop level keep at least: the fixed columns,
  * the sparkline's ROW_HIST_KEEP (and its space) while its level is kept,
  * COMMAND's CMD_MIN. */
-static int layout_min_width(int keep)
+static int layout_min_width(int keep, unsigned long long hidden)
 {
-	return row_columns_width(keep) + (keep >= ROW_HIST_DROP ? ROW_HIST_KEEP + 1 : 0) + CMD_MIN;
+	return columns_width(keep, hidden) + (keep >= ROW_HIST_DROP ? ROW_HIST_KEEP + 1 : 0) + CMD_MIN;
 }
 
 /* Split width between the columns, the sparkline and the command. While
@@ -84,15 +92,16 @@ static int layout_min_width(int keep)
  * highest first, the sparkline at ROW_HIST_DROP. The command gets half of
  * what the fixed columns leave (16 to 32 columns), with cmdline (COMMAND
  * shows command lines) two thirds, up to CMD_MAX_ARGV; the sparkline gets
- * the rest, at most ROW_HIST_MAX columns, and COMMAND what is over. */
-void row_layout_split(struct row_layout *l, int width, bool utf8, bool cmdline)
+ * the rest, at most ROW_HIST_MAX columns, and COMMAND what is over.
+ * Columns in hidden (ROW_HIDE bits, F2) are never shown. */
+void row_layout_split(struct row_layout *l, int width, bool utf8, bool cmdline, unsigned long long hidden)
 {
 	int keep = columns_keep_all(), extra, cmd, hist = 0;
 	int max = cmdline ? CMD_MAX_ARGV : CMD_MAX;
 
-	while (keep > 0 && layout_min_width(keep) > width)
+	while (keep > 0 && layout_min_width(keep, hidden) > width)
 		keep--;
-	extra = width - row_columns_width(keep);
+	extra = width - columns_width(keep, hidden);
 	if (keep >= ROW_HIST_DROP) {
 		cmd = cmdline ? extra * 2 / 3 : extra / 2;
 		if (cmd < CMD_MIN)
@@ -106,7 +115,7 @@ void row_layout_split(struct row_layout *l, int width, bool utf8, bool cmdline)
 			hist = ROW_HIST_MAX;
 	}
 	*l = (struct row_layout){ .width = width, .hist = hist, .scale = 0, .utf8 = utf8, .keep = keep,
-				  .cmdline = cmdline };
+				  .cmdline = cmdline, .hidden = hidden };
 }
 
 /* The common scale of the rows' sparklines: their highest rate in view. */
@@ -197,7 +206,7 @@ void row_titles(const struct row_layout *l, enum field_id key, bool reverse, str
 		const struct field *f = &fields[columns[i]];
 		bool on = f->sort_name && columns[i] == key;
 
-		if (!column_shown(f, l->keep))
+		if (!column_shown(columns[i], l->keep, l->hidden))
 			continue;
 		snprintf(cell, sizeof(cell), "%s%s", on ? dir : "", column_title(f, l->bytes));
 		put_cell(out, on ? ROLE_SORT : ROLE_COLHDR, cell, f->width, f->left);
@@ -231,7 +240,7 @@ int row_column_at(const struct row_layout *l, int x)
 	for (i = 0; i < ncolumns; i++) {
 		const struct field *f = &fields[columns[i]];
 
-		if (!column_shown(f, l->keep))
+		if (!column_shown(columns[i], l->keep, l->hidden))
 			continue;
 		if (x < left + f->width)
 			return (int)columns[i];
@@ -318,9 +327,9 @@ static void cell_text(enum field_id id, const struct proc *p, bool bytes, char *
 	}
 }
 
-/* The fixed cells of p, those shown at drop level keep; copies in bytes
- * when bytes. */
-static void row_cells(const struct proc *p, int keep, bool bytes, struct line *out)
+/* The fixed cells of p, those shown at drop level keep but hidden;
+ * copies in bytes when bytes. */
+static void row_cells(const struct proc *p, int keep, unsigned long long hidden, bool bytes, struct line *out)
 {
 	char cell[32];
 	size_t i;
@@ -329,7 +338,7 @@ static void row_cells(const struct proc *p, int keep, bool bytes, struct line *o
 	for (i = 0; i < ncolumns; i++) {
 		const struct field *f = &fields[columns[i]];
 
-		if (!column_shown(f, keep))
+		if (!column_shown(columns[i], keep, hidden))
 			continue;
 		cell_text(columns[i], p, bytes, cell, sizeof(cell));
 		put_cell(out, ROLE_PLAIN, cell, f->width, f->left);
@@ -431,7 +440,7 @@ void row_format(const struct row *r, const struct row_layout *l, struct line *ou
 
 	line_clear(out);
 	out->base = r->p->exited ? ROLE_DIM : ROLE_PLAIN;
-	row_cells(r->p, l->keep, l->bytes, out);
+	row_cells(r->p, l->keep, l->hidden, l->bytes, out);
 	if (l->hist) {
 		n = spark_series(l->metric == METRIC_SHARED ? &r->p->shared : &r->p->rate,
 				 (size_t)l->hist, l->scale, l->utf8, spark, sizeof(spark));
@@ -451,7 +460,7 @@ void row_format(const struct row *r, const struct row_layout *l, struct line *ou
  * name, and its command line when those are shown (cmdline): "worker"
  * then finds the workers whose name is their runtime's. What is filtered
  * is what is seen. */
-static bool row_matches(const struct row *r, const char *pattern, bool utf8, bool cmdline)
+bool row_matches(const struct row *r, const char *pattern, bool utf8, bool cmdline)
 {
 	char name[ROW_LABEL_MAX];
 

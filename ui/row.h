@@ -39,10 +39,14 @@ struct row_layout {
 	bool cmdline; /* COMMAND shows the command line (the name when it has none) */
 	bool bytes;   /* copies in bytes (B/s, K M G), not pages */
 	int scroll;   /* columns of COMMAND's text scrolled out on the left */
+	unsigned long long hidden; /* columns hidden by choice (F2): bit 1 << field id */
 };
 
+/* The bit of field id in a set of hidden columns. */
+#define ROW_HIDE(id) (1ULL << (id))
+
 int row_columns_width(int keep);
-void row_layout_split(struct row_layout *l, int width, bool utf8, bool cmdline);
+void row_layout_split(struct row_layout *l, int width, bool utf8, bool cmdline, unsigned long long hidden);
 double rows_scale(const struct row *rows, size_t n, int hist);
 void row_layout_scale(struct row_layout *l, enum row_metric metric, const struct row *rows, size_t n);
 int row_column_at(const struct row_layout *l, int x);
@@ -50,6 +54,7 @@ void row_titles(const struct row_layout *l, enum field_id key, bool reverse, str
 void row_format(const struct row *r, const struct row_layout *l, struct line *out);
 size_t row_name(const struct proc *p, bool utf8, char *buf, size_t cap);
 size_t row_label(const struct proc *p, bool cmdline, bool utf8, char *buf, size_t cap);
+bool row_matches(const struct row *r, const char *pattern, bool utf8, bool cmdline);
 size_t rows_drop_kthreads(struct row *rows, size_t n, bool tree);
 size_t rows_filter(struct row *rows, size_t n, const char *pattern, bool utf8, bool cmdline,
 		   bool tree);

@@ -199,6 +199,10 @@ static enum tui_action key_table(struct tui *t, int ch)
 
 	if (ch == KEY_RESIZE)
 		return TUI_NONE;
+	if (ch == KEY_MOUSE) {
+		tui_mouse(t);
+		return TUI_NONE;
+	}
 	t->s.msg[0] = '\0';
 	if (keys_need(c) & ~t->s.allow) { /* the source does not do that */
 		tui_say(t, false, "%s", keys_refusal(keys_need(c) & ~t->s.allow));
@@ -221,6 +225,11 @@ static enum tui_action key_table(struct tui *t, int ch)
 		return TUI_NONE;
 	switch (c) {
 	case CMD_FILTER: tui_prompt(t, MODE_FILTER, t->v.filter); break;
+	case CMD_SEARCH:
+		tui_prompt(t, MODE_SEARCH, t->search);
+		t->s.search_miss = t->search[0] && !view__search(&t->v, t->search, true);
+		break;
+	case CMD_SETUP: tui_setup_open(t); break;
 	case CMD_DELAY: tui_prompt(t, MODE_DELAY, ""); break;
 	case CMD_SNAPSHOT: snapshot(t); break;
 	case CMD_KILL: tui_kill_open(t); break;
@@ -290,6 +299,10 @@ static enum tui_action on_key(struct tui *t, int ch)
 	case MODE_KILL:
 		tui_kill_key(t, ch);
 		return TUI_NONE;
+	case MODE_SETUP:
+		tui_setup_key(t, ch);
+		return TUI_NONE;
+	case MODE_SEARCH:
 	case MODE_FILTER:
 	case MODE_DELAY:
 	case MODE_JUMP:

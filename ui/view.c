@@ -357,11 +357,32 @@ void view__hscroll(struct view *v, int d)
 		note(v, "COMMAND not scrolled");
 }
 
+/* Search: select the first row from the selection on (after it when
+ * next), going round past the last, whose name (or command line, when
+ * shown) contains pattern, ignoring case, as the filter matches. False
+ * when no row does (the selection stays). */
+bool view__search(struct view *v, const char *pattern, bool next)
+{
+	size_t k, i;
+
+	view__settle(v);
+	if (!pattern || !*pattern || !v->n)
+		return false;
+	for (k = next ? 1 : 0; k <= v->n; k++) {
+		i = (v->sel + k) % v->n;
+		if (row_matches(&v->rows[i], pattern, v->utf8, v->cmdline)) {
+			view__move(v, (long)i - (long)v->sel);
+			return true;
+		}
+	}
+	return false;
+}
+
 /* The table's column layout for cols columns as the view shows it now:
  * metric, scale, names or command lines, units. */
 void view__row_layout(const struct view *v, int cols, struct row_layout *rl)
 {
-	row_layout_split(rl, cols, v->utf8, v->cmdline);
+	row_layout_split(rl, cols, v->utf8, v->cmdline, v->hidden);
 	row_layout_scale(rl, v->metric, v->rows, v->n);
 	rl->bytes = v->bytes;
 	rl->scroll = v->hscroll;
@@ -373,7 +394,7 @@ int view__history_points(const struct view *v, int cols)
 {
 	struct row_layout rl;
 
-	row_layout_split(&rl, cols, v->utf8, false);
+	row_layout_split(&rl, cols, v->utf8, false, v->hidden);
 	return rl.hist;
 }
 

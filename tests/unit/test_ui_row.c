@@ -106,7 +106,7 @@ static void own(struct series *s)
 /* The layout of a view showing names (COMMAND without command lines). */
 static void row_layout_init(struct row_layout *l, int width, bool utf8)
 {
-	row_layout_split(l, width, utf8, false);
+	row_layout_split(l, width, utf8, false, 0);
 }
 
 static void test_layout_shares_width(void **state)
@@ -169,6 +169,31 @@ static void test_layout_keeps_the_figures(void **state)
 	assert_non_null(strstr(l->text, " COW "));
 	assert_non_null(strstr(l->text, "COMMAND"));
 	assert_null(strstr(l->text, "RSS"));
+	free(l);
+}
+
+/* Columns hidden by choice (F2) are never shown, and give their room to
+ * the others: at 80 columns without SHR%, PTE comes back. A click finds
+ * the columns where they are then. */
+static void test_layout_hidden(void **state)
+{
+	struct line *l = malloc(sizeof(*l));
+	struct row_layout rl;
+	const char *at;
+
+	(void)state;
+	row_layout_split(&rl, 80, false, false, ROW_HIDE(FIELD_SHARED));
+	row_titles(&rl, FIELD_COW_RATE, false, l);
+	assert_null(strstr(l->text, "SHR%"));
+	assert_non_null(strstr(l->text, "PTE"));
+	assert_non_null(strstr(l->text, "USS"));
+	at = strstr(l->text, "USS");
+	assert_int_equal(row_column_at(&rl, (int)(at - l->text)), FIELD_USS);
+	row_layout_split(&rl, 200, false, false, ROW_HIDE(FIELD_VSZ) | ROW_HIDE(FIELD_RSS));
+	row_titles(&rl, FIELD_COW_RATE, false, l);
+	assert_null(strstr(l->text, "VSZ"));
+	assert_null(strstr(l->text, "RSS"));
+	assert_non_null(strstr(l->text, "PTE"));
 	free(l);
 }
 
@@ -248,7 +273,7 @@ static void test_row_scrolled(void **state)
 
 	(void)state;
 	snprintf(mut(&rows[1])->cmdline, PROC_CMDLINE_MAX, "unicorn worker[1] -c config.rb");
-	row_layout_split(&rl, 140, false, true);
+	row_layout_split(&rl, 140, false, true, 0);
 	rl.scroll = 8;
 	row_format(&rows[1], &rl, l);
 	assert_non_null(strstr(l->text, "|- worker[1] -c config.rb"));
@@ -275,7 +300,7 @@ static void test_row_cmdline_and_bytes(void **state)
 
 	(void)state;
 	snprintf(mut(&rows[1])->cmdline, PROC_CMDLINE_MAX, "unicorn worker[1] -c \x1b[2Jx");
-	row_layout_split(&rl, 100, false, true);
+	row_layout_split(&rl, 100, false, true, 0);
 	rl.scale = rows_scale(rows, n, rl.hist);
 	assert_int_equal(rl.hist, 100 - row_columns_width(rl.keep) - 1 - 22); /* two thirds of 33 to COMMAND */
 	row_format(&rows[1], &rl, l);
@@ -843,6 +868,7 @@ int main(void)
 		cmocka_unit_test(test_layout_shares_width),
 		cmocka_unit_test(test_layout_keeps_the_figures),
 		cmocka_unit_test(test_column_at),
+		cmocka_unit_test(test_layout_hidden),
 		cmocka_unit_test(test_row_scrolled),
 		cmocka_unit_test(test_row_exact_ascii),
 		cmocka_unit_test(test_row_cmdline_and_bytes),
