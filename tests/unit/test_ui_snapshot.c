@@ -423,6 +423,13 @@ static void test_text_has_cmdlines(void **state)
 	assert_null(strstr(out, "command lines"));
 	assert_non_null(strstr(out, "|- busy worker[1]"));
 	free(out);
+	/* COMMAND scrolled on screen: the snapshot has it from its start */
+	view__hscroll(&v, 8);
+	out = snapshot_text(&v, &hi, 80, &len);
+	assert_non_null(out);
+	assert_non_null(strstr(out, "|- busy worker[1]"));
+	assert_null(strstr(out, "scrolled"));
+	free(out);
 	view__free(&v);
 }
 
