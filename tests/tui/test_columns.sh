@@ -236,7 +236,9 @@ test_setup
 test_setup_hostile
 test_search
 test_mouse
+expect "the pane reports mouse events while cowtop runs" pane_flag_is mouse_any_flag 1
 keys q
 expect "q quits" screen_has "COWTOP-EXIT=0"
+expect "... and turns the mouse reports off again" pane_flag_is mouse_any_flag 0
 echo "$PASSED passed, $FAILED failed"
 [[ $FAILED -eq 0 ]]
