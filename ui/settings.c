@@ -127,9 +127,9 @@ static void take_line(const char *s, size_t n, unsigned lineno, struct config *c
 		warn_once(warn, cap, "line %u: unknown setting '%.*s' (ignored)", lineno, (int)(kn > 32 ? 32 : kn), s);
 }
 
-/* Read the settings in text[0..len) into c, which keeps its values for
- * what the text does not set. The first problem is put in warn ("" when
- * none); the lines after it are still read. */
+/* Read the settings in text[0..len) into c (what the text does not set
+ * is the default: nothing hidden). The first problem is put in warn (""
+ * when none); the lines after it are still read. */
 void config_parse(const char *text, size_t len, struct config *c, char *warn, size_t cap)
 {
 	const char *nl;
@@ -167,8 +167,7 @@ size_t config_text(const struct config *c, char *buf, size_t cap)
 	return n < cap ? n : cap - 1;
 }
 
-/* Read the file at path into c. A missing file leaves c as it is
- * (nothing hidden); a file that cannot be read, is no regular file or is
+/* Read the file at path into c. A missing file leaves c as it is; a file that cannot be read, is no regular file or is
  * too large is ignored, and a bad line is skipped, each with one line in
  * warn ("" when all went well). */
 void config_load(const char *path, struct config *c, char *warn, size_t cap)
