@@ -156,6 +156,10 @@ void options_usage(FILE *f)
 	      "      --label group=NAME    the group label of every series (default: the\n"
 	      "                            watched root's name)\n"
 	      "\n"
+	      "In the full-screen view: F1 help, F2 the columns shown (kept in\n"
+	      "$XDG_CONFIG_HOME/cowtop/cowtoprc or ~/.config/cowtop/cowtoprc), F3 search,\n"
+	      "F4 filter; Left/Right scroll COMMAND; click a row to select, a title to sort.\n"
+	      "\n"
 	      "  -h, --help                this help\n"
 	      "  -V, --version             version\n"
 	      "\n"
@@ -194,14 +198,42 @@ static bool plain_decimal(const char *s, bool fraction)
 	return digit;
 }
 
+/* parse_number's and parse_count's own code for a negative number. */
+#define ENEGATIVE ENOTSUP
+
+/* Why s, no plain decimal, is refused: a number strtod reads whole (with
+ * a sign or an exponent, "-1", "1e9") says what is wrong with its value,
+ * -ENEGATIVE, -ERANGE above max, -EDOM below min; anything else (hex,
+ * inf, spaces, one in range written so) is -EINVAL. */
+static int number_refusal(const char *s, double min, double max)
+{
+	char *end;
+	double v;
+
+	if (!*s || strpbrk(s, " \t\n\v\f\rxXnNiIpP"))
+		return -EINVAL; /* spaces, hex, inf, nan */
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || *end)
+		return -EINVAL;
+	if (s[0] == '-' && v != 0)
+		return -ENEGATIVE;
+	if (v > max || (errno == ERANGE && v != 0))
+		return -ERANGE;
+	if (v < min)
+		return -EDOM;
+	return -EINVAL;
+}
+
 /* Parse a finite decimal number in [min, max], fractions allowed: 0,
- * -EINVAL when it is no plain decimal, -EDOM below min, -ERANGE above max. */
+ * -EINVAL when it is no plain decimal, -ENEGATIVE, -EDOM below min,
+ * -ERANGE above max. */
 static int parse_number(const char *s, double min, double max, double *out)
 {
 	double v;
 
 	if (!plain_decimal(s, true))
-		return -EINVAL;
+		return number_refusal(s, min, max);
 	errno = 0;
 	v = strtod(s, NULL);
 	if (v > max || errno == ERANGE)
@@ -212,14 +244,14 @@ static int parse_number(const char *s, double min, double max, double *out)
 	return 0;
 }
 
-/* Parse a decimal count in [min, max]: 0, -EINVAL, -EDOM or -ERANGE as
- * parse_number. */
+/* Parse a decimal count in [min, max]: 0, -EINVAL, -ENEGATIVE, -EDOM or
+ * -ERANGE as parse_number. */
 static int parse_count(const char *s, long min, long max, long *out)
 {
 	long v;
 
 	if (!plain_decimal(s, false))
-		return -EINVAL;
+		return number_refusal(s, (double)min, (double)max);
 	errno = 0;
 	v = strtol(s, NULL, 10);
 	if (errno == ERANGE || v > max)
@@ -244,6 +276,8 @@ static int parse_pid(const char *s, int *out)
 /* The words for a number parse_number or parse_count refused with e. */
 static const char *number_problem(int e)
 {
+	if (e == -ENEGATIVE)
+		return "negative";
 	return e == -ERANGE ? "too large" : e == -EDOM ? "too small" : "not a decimal number";
 }
 

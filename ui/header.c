@@ -70,7 +70,7 @@ static void header_what(const struct header_info *h, unsigned drop, struct line 
 		snprintf(buf, sizeof(buf), " (exited, status %d)", h->command_status);
 		line_put(l, ROLE_WARN, buf, strlen(buf));
 	}
-	snprintf(buf, sizeof(buf), "%zu (%zu running)", h->watched, h->live);
+	snprintf(buf, sizeof(buf), "%zu (%zu live)", h->watched, h->live);
 	put_field(l, "processes", buf, false);
 	snprintf(buf, sizeof(buf), "%.1fs", h->delay);
 	if (!(drop & DROP_REFRESH))

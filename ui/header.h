@@ -16,7 +16,7 @@ struct header_info {
 	time_t now;
 	double delay;               /* refresh interval, seconds */
 	double cpu_pct;             /* cowtop's own CPU use */
-	size_t watched, live;       /* processes held, and those still running */
+	size_t watched, live;       /* processes held, and those not exited (in any state) */
 	double rate;                /* total copies per second */
 	unsigned long long cow;     /* total copies */
 	unsigned long long lost;

@@ -34,8 +34,10 @@ void panes_draw_table(struct tui *t, int y, const struct areas *a, int cols)
 	table_layout(t, cols, &rl);
 	if (a->titles) {
 		row_titles(&rl, t->v.vo.sort, t->v.vo.reverse, &t->scratch);
+		t->titles_y = y;
 		terminal_draw_line(t->attr, y++, &t->scratch, cols, false);
 	}
+	t->rows_y = y;
 	view__scroll(&t->v, (size_t)a->body);
 	t->body = (size_t)a->body;
 	for (k = 0; k < a->body; k++) {

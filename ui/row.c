@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <wchar.h>
 #include "fmt.h"
 #include "glyphs.h"
 #include "row.h"
@@ -18,6 +19,8 @@
 #define HIST_MIN 4
 #define SPANS_AFTER_SPARK 4 /* tree lines and name, kept coloured before marks */
 #define LOG_COMM 15         /* columns of the command in the probe log */
+
+_Static_assert(FIELD_N <= 64, "ROW_HIDE bits fit in an unsigned long long");
 
 /* The columns of the field table, left to right (read once). */
 static enum field_id columns[FIELD_N];
@@ -36,30 +39,37 @@ static const char *column_title(const struct field *f, bool bytes)
 	return bytes && f->title_bytes ? f->title_bytes : f->title;
 }
 
-/* Whether column f is shown at drop level keep. */
-static bool column_shown(const struct field *f, int keep)
+/* Whether column id is shown at drop level keep, hidden those hidden. */
+static bool column_shown(enum field_id id, int keep, unsigned long long hidden)
 {
-	return f->drop <= keep;
+	return fields[id].drop <= keep && !(hidden & ROW_HIDE(id));
 }
 
-/* Screen columns of the fixed columns shown at drop level keep, a space
- * after each. */
-int row_columns_width(int keep)
+/* Screen columns of the fixed columns shown at drop level keep, but
+ * hidden, a space after each. */
+static int columns_width(int keep, unsigned long long hidden)
 {
 	int w = 0;
 	size_t i;
 
 	columns_load();
 	for (i = 0; i < ncolumns; i++)
-		if (column_shown(&fields[columns[i]], keep))
+		if (column_shown(columns[i], keep, hidden))
 			w += fields[columns[i]].width + 1;
 	return w;
 }
 
-/* The highest drop level of a column: every column is shown at it. */
+/* Screen columns of the fixed columns shown at drop level keep. */
+int row_columns_width(int keep)
+{
+	return columns_width(keep, 0);
+}
+
+/* The highest drop level of a column or the sparkline: everything is
+ * shown at it. */
 static int columns_keep_all(void)
 {
-	int keep = 0;
+	int keep = ROW_HIST_DROP;
 	size_t i;
 
 	columns_load();
@@ -69,32 +79,43 @@ static int columns_keep_all(void)
 	return keep;
 }
 
-/* Split width between the sparkline and the command: the command gets half
- * of what the fixed columns leave (16 to 32 columns), with cmdline (COMMAND
- * shows command lines) two thirds, up to CMD_MAX_ARGV; the sparkline gets
- * the rest. Columns that may be dropped go first, the highest drop level
- * first, while the sparkline would be narrower than ROW_HIST_KEEP with
- * them: the copy history is what cowtop is about. */
-void row_layout_split(struct row_layout *l, int width, bool utf8, bool cmdline)
+/* Screen columns wanted at drop level keep at least: the fixed columns,
+ * the sparkline's ROW_HIST_KEEP (and its space) while its level is kept,
+ * COMMAND's CMD_MIN. */
+static int layout_min_width(int keep, unsigned long long hidden)
 {
-	int keep = columns_keep_all(), extra, cmd, hist;
+	return columns_width(keep, hidden) + (keep >= ROW_HIST_DROP ? ROW_HIST_KEEP + 1 : 0) + CMD_MIN;
+}
+
+/* Split width between the columns, the sparkline and the command. While
+ * they do not fit, columns leave by their drop level (fields.h), the
+ * highest first, the sparkline at ROW_HIST_DROP. The command gets half of
+ * what the fixed columns leave (16 to 32 columns), with cmdline (COMMAND
+ * shows command lines) two thirds, up to CMD_MAX_ARGV; the sparkline gets
+ * the rest, at most ROW_HIST_MAX columns, and COMMAND what is over.
+ * Columns in hidden (ROW_HIDE bits, F2) are never shown. */
+void row_layout_split(struct row_layout *l, int width, bool utf8, bool cmdline, unsigned long long hidden)
+{
+	int keep = columns_keep_all(), extra, cmd, hist = 0;
 	int max = cmdline ? CMD_MAX_ARGV : CMD_MAX;
 
-	while (keep > 0 && width - row_columns_width(keep) - 1 - CMD_MIN < ROW_HIST_KEEP)
+	while (keep > 0 && layout_min_width(keep, hidden) > width)
 		keep--;
-	extra = width - row_columns_width(keep);
-	cmd = cmdline ? extra * 2 / 3 : extra / 2;
-	if (cmd < CMD_MIN)
-		cmd = CMD_MIN;
-	if (cmd > max)
-		cmd = max;
-	hist = extra - 1 - cmd;
-	if (hist < HIST_MIN)
-		hist = 0;
-	if (hist > SERIES_CAP)
-		hist = SERIES_CAP;
+	extra = width - columns_width(keep, hidden);
+	if (keep >= ROW_HIST_DROP) {
+		cmd = cmdline ? extra * 2 / 3 : extra / 2;
+		if (cmd < CMD_MIN)
+			cmd = CMD_MIN;
+		if (cmd > max)
+			cmd = max;
+		hist = extra - 1 - cmd;
+		if (hist < HIST_MIN)
+			hist = 0;
+		if (hist > ROW_HIST_MAX)
+			hist = ROW_HIST_MAX;
+	}
 	*l = (struct row_layout){ .width = width, .hist = hist, .scale = 0, .utf8 = utf8, .keep = keep,
-				  .cmdline = cmdline };
+				  .cmdline = cmdline, .hidden = hidden };
 }
 
 /* The common scale of the rows' sparklines: their highest rate in view. */
@@ -185,7 +206,7 @@ void row_titles(const struct row_layout *l, enum field_id key, bool reverse, str
 		const struct field *f = &fields[columns[i]];
 		bool on = f->sort_name && columns[i] == key;
 
-		if (!column_shown(f, l->keep))
+		if (!column_shown(columns[i], l->keep, l->hidden))
 			continue;
 		snprintf(cell, sizeof(cell), "%s%s", on ? dir : "", column_title(f, l->bytes));
 		put_cell(out, on ? ROLE_SORT : ROLE_COLHDR, cell, f->width, f->left);
@@ -197,9 +218,39 @@ void row_titles(const struct row_layout *l, enum field_id key, bool reverse, str
 		line_put(out, ROLE_PLAIN, " ", 1);
 	}
 	snprintf(cell, sizeof(cell), "COMMAND%s", key == FIELD_COMM ? dir : "");
+	if (l->scroll > 0)
+		snprintf(cell + strlen(cell), sizeof(cell) - strlen(cell), " (scrolled %d)", l->scroll);
 	line_put(out, key == FIELD_COMM ? ROLE_SORT : ROLE_COLHDR, cell, strlen(cell));
 	line_pad(out, l->width);
 	line_fit(out, l->width);
+}
+
+/* What a click at screen column x of the titles (or a row) is on: the
+ * field of the column there (FIELD_COMM for COMMAND and what is right of
+ * it), or -1 for the sparkline and the spaces between columns. Laid out
+ * as row_titles lays them out. */
+int row_column_at(const struct row_layout *l, int x)
+{
+	int left = 0;
+	size_t i;
+
+	if (x < 0)
+		return -1;
+	columns_load();
+	for (i = 0; i < ncolumns; i++) {
+		const struct field *f = &fields[columns[i]];
+
+		if (!column_shown(columns[i], l->keep, l->hidden))
+			continue;
+		if (x < left + f->width)
+			return (int)columns[i];
+		if (x == left + f->width)
+			return -1;
+		left += f->width + 1;
+	}
+	if (l->hist && x < left + l->hist + 1)
+		return -1;
+	return FIELD_COMM;
 }
 
 /* p's name made safe for the terminal. */
@@ -276,9 +327,9 @@ static void cell_text(enum field_id id, const struct proc *p, bool bytes, char *
 	}
 }
 
-/* The fixed cells of p, those shown at drop level keep; copies in bytes
- * when bytes. */
-static void row_cells(const struct proc *p, int keep, bool bytes, struct line *out)
+/* The fixed cells of p, those shown at drop level keep but hidden;
+ * copies in bytes when bytes. */
+static void row_cells(const struct proc *p, int keep, unsigned long long hidden, bool bytes, struct line *out)
 {
 	char cell[32];
 	size_t i;
@@ -287,7 +338,7 @@ static void row_cells(const struct proc *p, int keep, bool bytes, struct line *o
 	for (i = 0; i < ncolumns; i++) {
 		const struct field *f = &fields[columns[i]];
 
-		if (!column_shown(f, keep))
+		if (!column_shown(columns[i], keep, hidden))
 			continue;
 		cell_text(columns[i], p, bytes, cell, sizeof(cell));
 		put_cell(out, ROLE_PLAIN, cell, f->width, f->left);
@@ -359,15 +410,37 @@ static void put_exit_reason(const struct proc *p, struct line *out)
 	line_add(out, (p->exit.status & 0x7f) || p->exit.oom ? ROLE_WARN : ROLE_PLAIN, " [%s]", why);
 }
 
+/* Bytes of sanitized text s[0..n) that fill its first cols screen
+ * columns: what scrolling cols columns to the left hides. Never stops
+ * inside a character or before a zero-width one that follows it. */
+static size_t skip_columns(const char *s, size_t n, int cols)
+{
+	size_t i = 0;
+	unsigned cp;
+	int len, w;
+
+	while (i < n) {
+		len = utf8_decode((const unsigned char *)s + i, n - i, &cp);
+		w = len > 0 ? wcwidth((wchar_t)cp) : 1;
+		if (len <= 0)
+			len = 1;
+		if (cols <= 0 && w > 0)
+			break;
+		cols -= w > 0 ? w : 0;
+		i += (size_t)len;
+	}
+	return i;
+}
+
 /* One process as a line of the table, exactly l->width columns or fewer. */
 void row_format(const struct row *r, const struct row_layout *l, struct line *out)
 {
 	char spark[SERIES_CAP * 4 + 1], prefix[1024], name[ROW_LABEL_MAX];
-	size_t n;
+	size_t n, k;
 
 	line_clear(out);
 	out->base = r->p->exited ? ROLE_DIM : ROLE_PLAIN;
-	row_cells(r->p, l->keep, l->bytes, out);
+	row_cells(r->p, l->keep, l->hidden, l->bytes, out);
 	if (l->hist) {
 		n = spark_series(l->metric == METRIC_SHARED ? &r->p->shared : &r->p->rate,
 				 (size_t)l->hist, l->scale, l->utf8, spark, sizeof(spark));
@@ -377,7 +450,8 @@ void row_format(const struct row *r, const struct row_layout *l, struct line *ou
 	n = tree_prefix(r, l->utf8, prefix, sizeof(prefix));
 	line_put(out, ROLE_TREE, prefix, n);
 	n = row_label(r->p, l->cmdline, l->utf8, name, sizeof(name));
-	line_put(out, ROLE_PLAIN, name, n);
+	k = l->scroll > 0 ? skip_columns(name, n, l->scroll) : 0;
+	line_put(out, ROLE_PLAIN, name + k, n - k);
 	put_exit_reason(r->p, out);
 	line_fit(out, l->width);
 }
@@ -386,7 +460,7 @@ void row_format(const struct row *r, const struct row_layout *l, struct line *ou
  * name, and its command line when those are shown (cmdline): "worker"
  * then finds the workers whose name is their runtime's. What is filtered
  * is what is seen. */
-static bool row_matches(const struct row *r, const char *pattern, bool utf8, bool cmdline)
+bool row_matches(const struct row *r, const char *pattern, bool utf8, bool cmdline)
 {
 	char name[ROW_LABEL_MAX];
 
@@ -489,7 +563,7 @@ int row_phases(const struct proc *p, const struct frame *f, bool utf8, bool coun
 	line_add(out, ROLE_PLAIN, "pid %d %s: ", p->pid, name);
 	for (i = 0; i < n; i++)
 		if (part[i].pages)
-			put_share(out, shown++, i == n - 1 ? "outside" : part[i].label, part[i].pages,
+			put_share(out, shown++, i == n - 1 ? PHASE_OUTSIDE : part[i].label, part[i].pages,
 				  total, counts, utf8);
 	return shown;
 }

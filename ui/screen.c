@@ -204,6 +204,11 @@ void screen_status_line(const struct screen_state *s, const struct view *v, stru
 	} else if (s->mode == MODE_FILTER) {
 		line_add(l, ROLE_STATUS, "Filter: ");
 		line_add(l, ROLE_PLAIN, "%s", s->input);
+	} else if (s->mode == MODE_SEARCH) {
+		line_add(l, ROLE_STATUS, "Search: ");
+		line_add(l, ROLE_PLAIN, "%s", s->input);
+		if (s->search_miss)
+			line_add(l, ROLE_WARN, "  (no match)");
 	} else if (s->mode == MODE_JUMP) {
 		line_add(l, ROLE_STATUS, "Jump to (HH:MM:SS, +SECONDS, #FRAME): ");
 		line_add(l, ROLE_PLAIN, "%s", s->input);
@@ -267,6 +272,13 @@ static const struct keyhint *mode_hints(const struct screen_state *s, size_t *n)
 	static const struct keyhint prompt[] = {
 		{ "Enter", "Done", 0, NULL, 1 }, { "Esc", "Cancel", 0, NULL, 2 },
 	};
+	static const struct keyhint search[] = {
+		{ "F3", "Next", 0, NULL, 1 }, { "Enter Esc", "Done", 0, NULL, 2 },
+	};
+	static const struct keyhint setup[] = {
+		{ "Up/Down", "Pick", 0, NULL, 1 }, { "Space", "Show/Hide", 0, NULL, 2 },
+		{ "F2 Esc", "Done", 0, NULL, 3 },
+	};
 	static const struct keyhint help[] = {
 		{ "Up/Down", "Scroll", 0, NULL, 1 }, { "other keys", "Back", 0, NULL, 2 },
 	};
@@ -286,6 +298,8 @@ static const struct keyhint *mode_hints(const struct screen_state *s, size_t *n)
 	case MODE_FILTER:
 	case MODE_JUMP:
 	case MODE_DELAY: *n = 2; return prompt;
+	case MODE_SEARCH: *n = 2; return search;
+	case MODE_SETUP: *n = 3; return setup;
 	case MODE_HELP: *n = 2; return help;
 	case MODE_REGIONS: *n = 3; return regions;
 	case MODE_OBJECTS: *n = 2; return objects;

@@ -12,7 +12,10 @@
 #define SCREEN_MSG_MAX 1024
 #define SCREEN_LOG_MIN_BODY 4 /* body rows below which the log pane stays hidden */
 
-enum mode { MODE_TABLE, MODE_HELP, MODE_FILTER, MODE_DELAY, MODE_REGIONS, MODE_OBJECTS, MODE_KILL, MODE_JUMP };
+enum mode {
+	MODE_TABLE, MODE_HELP, MODE_FILTER, MODE_DELAY, MODE_REGIONS, MODE_OBJECTS, MODE_KILL, MODE_JUMP, MODE_SEARCH,
+	MODE_SETUP,
+};
 
 /* How the screen's rows are shared out. */
 struct areas {
@@ -25,6 +28,7 @@ struct screen_state {
 	char input[SCREEN_PROMPT_MAX]; /* what is typed in a prompt */
 	char msg[SCREEN_MSG_MAX];      /* the status message, "" for none */
 	bool msg_warn;
+	bool search_miss;              /* the search text is in no row */
 	bool paused;
 	bool log;                      /* the probe log pane is asked for */
 	bool log_hidden;               /* ... but there is no room for it */

@@ -177,6 +177,7 @@ char *snapshot_text(const struct view *v, const struct header_info *hi, int cols
 		return NULL;
 	snapshot_header(v, hi, &scratch, f);
 	view__row_layout(v, cols, &rl);
+	rl.scroll = 0; /* the ticket gets COMMAND from its start, however it is scrolled */
 	row_titles(&rl, v->vo.sort, v->vo.reverse, &scratch);
 	put_trimmed(f, &scratch);
 	for (k = 0; k < v->n; k++) {

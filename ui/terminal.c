@@ -134,6 +134,10 @@ void terminal_setup(attr_t attr[ROLE_N])
 	nonl();
 	intrflush(stdscr, FALSE);
 	keypad(stdscr, TRUE);
+	/* htop's mouse: clicks and the wheel, reported as they happen (no
+	 * click timing: a press is a click) */
+	mousemask(BUTTON1_PRESSED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL);
+	mouseinterval(0);
 	nodelay(stdscr, TRUE);
 	set_escdelay(25);
 	curs_set(0);

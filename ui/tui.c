@@ -99,6 +99,8 @@ int tui__open(struct tui **out, const struct tui_opts *o)
 	view__init(&t->v, &(struct view_opts){ .sort = o->sort, .reverse = o->reverse, .tree = !o->flat },
 		   t->s.utf8);
 	read_system(t);
+	t->titles_y = t->rows_y = -1;
+	tui_setup_load(t);
 	if (o->replay_host) {
 		snprintf(t->host, sizeof(t->host), "%s", o->replay_host);
 		snprintf(t->kernel, sizeof(t->kernel), "%s", o->replay_kernel ? o->replay_kernel : "?");
@@ -147,7 +149,8 @@ struct areas tui_areas_now(const struct tui *t, int lines)
 /* Put the cursor at the end of a prompt, or hide it. */
 static void place_cursor(struct tui *t, int y)
 {
-	if (t->s.mode != MODE_FILTER && t->s.mode != MODE_DELAY && t->s.mode != MODE_JUMP) {
+	if (t->s.mode != MODE_FILTER && t->s.mode != MODE_DELAY && t->s.mode != MODE_JUMP &&
+	    t->s.mode != MODE_SEARCH) {
 		curs_set(0);
 		return;
 	}
@@ -200,7 +203,10 @@ void tui_draw(struct tui *t)
 	a = tui_areas_now(t, lines);
 	t->s.log_hidden = t->s.log && !a.log;
 	erase();
-	if (t->s.mode == MODE_HELP)
+	t->titles_y = t->rows_y = -1;
+	if (t->s.mode == MODE_SETUP)
+		tui_setup_draw(t, lines - a.status - a.footer, cols);
+	else if (t->s.mode == MODE_HELP)
 		panes_draw_help(t, lines - a.status - a.footer, cols);
 	else if (t->s.mode == MODE_REGIONS)
 		panes_draw_regions(t, lines - a.status - a.footer, cols);

@@ -53,6 +53,17 @@ struct tui {
 	bool site_open;          /* the selected site's stack is shown */
 	size_t site_sel;
 
+	/* where the table was drawn last, for the mouse: the titles' line and
+	 * the first row's (-1: not drawn) */
+	int titles_y, rows_y;
+	char search[SCREEN_PROMPT_MAX]; /* the last search (F3) */
+
+	/* the columns screen (F2) and where its choice is kept */
+	size_t setup_sel;
+	bool setup_dirty;
+	bool config_ok;          /* config_path names the file */
+	char config_path[4096];
+
 	int time_cmd;            /* replay: the last time key (an enum cmd) */
 	char time_arg[SCREEN_PROMPT_MAX];
 	char replay_text[128];
@@ -68,6 +79,13 @@ void tui_show(struct tui *t, struct frame *f);
  * in it. */
 void tui_prompt(struct tui *t, enum mode mode, const char *init);
 enum tui_action tui_key_prompt(struct tui *t, int ch);
+/* tui_setup.c: the columns screen (F2), its keys, its drawing; the
+ * settings read at start; a click of the mouse. */
+void tui_setup_load(struct tui *t);
+void tui_setup_open(struct tui *t);
+void tui_setup_key(struct tui *t, int ch);
+void tui_setup_draw(struct tui *t, int rows, int cols);
+void tui_mouse(struct tui *t);
 /* tui_kill.c: open the signal menu for the selected process; a key in it. */
 void tui_kill_open(struct tui *t);
 void tui_kill_key(struct tui *t, int ch);

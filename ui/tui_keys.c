@@ -10,6 +10,8 @@
 #include "terminal.h"
 #include "tui_int.h"
 
+#define SCROLL_STEP 8 /* columns COMMAND scrolls a key */
+
 /* Rows of the table on screen now (a page). */
 static long page_rows(const struct tui *t)
 {
@@ -124,6 +126,8 @@ static bool cmd_view(struct tui *t, enum cmd c)
 	case CMD_CMDLINE: view__cmdline_toggle(&t->v); return true;
 	case CMD_KTHREADS: view__kthreads_toggle(&t->v); return true;
 	case CMD_UNITS: view__units_toggle(&t->v); return true;
+	case CMD_SCROLL_LEFT: view__hscroll(&t->v, -SCROLL_STEP); return true;
+	case CMD_SCROLL_RIGHT: view__hscroll(&t->v, SCROLL_STEP); return true;
 	default: return false;
 	}
 }
@@ -175,13 +179,30 @@ static enum tui_action time_key(struct tui *t, enum cmd c)
 	return TUI_TIME;
 }
 
+/* Left and Right scroll COMMAND where the source has no time to move in
+ * (a live run); in a replay they move in time, and Shift scrolls. */
+static enum cmd arrow_cmd(const struct tui *t, enum cmd c, int ch)
+{
+	if (t->s.allow & ACT_TIME)
+		return c;
+	if (ch == KEY_LEFT)
+		return CMD_SCROLL_LEFT;
+	if (ch == KEY_RIGHT)
+		return CMD_SCROLL_RIGHT;
+	return c;
+}
+
 /* A key in the table. */
 static enum tui_action key_table(struct tui *t, int ch)
 {
-	enum cmd c = keys_lookup(ch);
+	enum cmd c = arrow_cmd(t, keys_lookup(ch), ch);
 
 	if (ch == KEY_RESIZE)
 		return TUI_NONE;
+	if (ch == KEY_MOUSE) {
+		tui_mouse(t);
+		return TUI_NONE;
+	}
 	t->s.msg[0] = '\0';
 	if (keys_need(c) & ~t->s.allow) { /* the source does not do that */
 		tui_say(t, false, "%s", keys_refusal(keys_need(c) & ~t->s.allow));
@@ -204,6 +225,11 @@ static enum tui_action key_table(struct tui *t, int ch)
 		return TUI_NONE;
 	switch (c) {
 	case CMD_FILTER: tui_prompt(t, MODE_FILTER, t->v.filter); break;
+	case CMD_SEARCH:
+		tui_prompt(t, MODE_SEARCH, t->search);
+		t->s.search_miss = t->search[0] && !view__search(&t->v, t->search, true);
+		break;
+	case CMD_SETUP: tui_setup_open(t); break;
 	case CMD_DELAY: tui_prompt(t, MODE_DELAY, ""); break;
 	case CMD_SNAPSHOT: snapshot(t); break;
 	case CMD_KILL: tui_kill_open(t); break;
@@ -285,6 +311,10 @@ static enum tui_action on_key(struct tui *t, int ch)
 	case MODE_KILL:
 		tui_kill_key(t, ch);
 		return TUI_NONE;
+	case MODE_SETUP:
+		tui_setup_key(t, ch);
+		return TUI_NONE;
+	case MODE_SEARCH:
 	case MODE_FILTER:
 	case MODE_DELAY:
 	case MODE_JUMP:

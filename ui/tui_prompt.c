@@ -57,12 +57,33 @@ static bool prompt_edit(struct tui *t, int ch)
 	return false;
 }
 
+/* A key in the search prompt: the selection jumps to the first match from
+ * it as the text is typed, F3 to the next; Enter or Esc leave the
+ * selection where it is, and the text for the next F3. */
+static enum tui_action search_key(struct tui *t, int ch)
+{
+	bool next = ch == KEY_F(3);
+
+	if (ch == ESC_KEY || ch == '\n' || ch == '\r' || ch == KEY_ENTER) {
+		snprintf(t->search, sizeof(t->search), "%s", t->s.input);
+		t->s.mode = MODE_TABLE;
+		t->s.msg[0] = '\0';
+		return TUI_NONE;
+	}
+	if (!next && !prompt_edit(t, ch))
+		return TUI_NONE;
+	t->s.search_miss = t->s.input[0] && !view__search(&t->v, t->s.input, next);
+	return TUI_NONE;
+}
+
 /* A key in a prompt: the filter applies as it is typed. */
 enum tui_action tui_key_prompt(struct tui *t, int ch)
 {
 	enum mode mode = t->s.mode;
 	bool enter = ch == '\n' || ch == '\r' || ch == KEY_ENTER;
 
+	if (mode == MODE_SEARCH)
+		return search_key(t, ch);
 	if (ch == ESC_KEY)
 		t->s.input[0] = '\0';
 	else if (!enter && !prompt_edit(t, ch))

@@ -344,13 +344,48 @@ void view__units_toggle(struct view *v)
 	note(v, "copies in %s", v->bytes ? "bytes (b: pages)" : "pages (b: bytes)");
 }
 
+/* Scroll COMMAND d columns sideways (left when negative), from 0 to
+ * ROW_SCROLL_MAX. */
+void view__hscroll(struct view *v, int d)
+{
+	int s = v->hscroll + d;
+
+	v->hscroll = s < 0 ? 0 : s > ROW_SCROLL_MAX ? ROW_SCROLL_MAX : s;
+	if (v->hscroll)
+		note(v, "COMMAND scrolled %d columns (Left: back)", v->hscroll);
+	else
+		note(v, "COMMAND not scrolled");
+}
+
+/* Search: select the first row from the selection on (after it when
+ * next), going round past the last, whose name (or command line, when
+ * shown) contains pattern, ignoring case, as the filter matches. False
+ * when no row does (the selection stays). */
+bool view__search(struct view *v, const char *pattern, bool next)
+{
+	size_t k, i;
+
+	view__settle(v);
+	if (!pattern || !*pattern || !v->n)
+		return false;
+	for (k = next ? 1 : 0; k <= v->n; k++) {
+		i = (v->sel + k) % v->n;
+		if (row_matches(&v->rows[i], pattern, v->utf8, v->cmdline)) {
+			view__move(v, (long)i - (long)v->sel);
+			return true;
+		}
+	}
+	return false;
+}
+
 /* The table's column layout for cols columns as the view shows it now:
  * metric, scale, names or command lines, units. */
 void view__row_layout(const struct view *v, int cols, struct row_layout *rl)
 {
-	row_layout_split(rl, cols, v->utf8, v->cmdline);
+	row_layout_split(rl, cols, v->utf8, v->cmdline, v->hidden);
 	row_layout_scale(rl, v->metric, v->rows, v->n);
 	rl->bytes = v->bytes;
+	rl->scroll = v->hscroll;
 }
 
 /* The most history values a row shows at cols columns (with names, which
@@ -359,7 +394,7 @@ int view__history_points(const struct view *v, int cols)
 {
 	struct row_layout rl;
 
-	row_layout_split(&rl, cols, v->utf8, false);
+	row_layout_split(&rl, cols, v->utf8, false, v->hidden);
 	return rl.hist;
 }
 

@@ -21,6 +21,8 @@ struct view {
 	bool kthreads;                   /* kernel threads are shown (hidden at start, as in htop) */
 	bool bytes;                      /* copies shown in bytes, not pages */
 	bool utf8;                       /* names as the terminal shows them */
+	int hscroll;                     /* columns of COMMAND scrolled out on the left */
+	unsigned long long hidden;       /* columns hidden by choice (F2): ROW_HIDE bits */
 	struct view_pin {                /* a process: pid and start time */
 		int pid;
 		unsigned long long start;
@@ -69,6 +71,8 @@ void view__metric_cycle(struct view *v);
 void view__cmdline_toggle(struct view *v);
 void view__kthreads_toggle(struct view *v);
 void view__units_toggle(struct view *v);
+void view__hscroll(struct view *v, int d);
+bool view__search(struct view *v, const char *pattern, bool next);
 void view__row_layout(const struct view *v, int cols, struct row_layout *rl);
 double view__oldest_reading(const struct view *v, size_t from, size_t n);
 size_t view__visible(const struct view *v, size_t height, int *pids, size_t max);

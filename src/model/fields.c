@@ -143,7 +143,7 @@ const struct field fields[FIELD_N] = {
 		.get = get_pid,
 	},
 	[FIELD_STATE] = {
-		.type = FIELD_IDENTITY, .source = FIELD_STAT, .title = "S", .width = 1, .column = 2, .left = true,
+		.type = FIELD_IDENTITY, .source = FIELD_STAT, .title = "S", .width = 1, .column = 2, .drop = 6, .left = true,
 		.desc = "state: R running, S sleeping, D disk wait, Z zombie, X exited, L left the --cgroup",
 	},
 	[FIELD_COMM] = {
@@ -154,7 +154,7 @@ const struct field fields[FIELD_N] = {
 	},
 	[FIELD_COW] = {
 		.type = FIELD_U64, .json = "cow_pages", .source = FIELD_KERNEL, .unit = FIELD_PAGES,
-		.title = "COW", .title_bytes = "COW B", .width = 7, .column = 4,
+		.title = "COW", .title_bytes = "COW B", .width = 7, .column = 4, .drop = 2,
 		.desc = "pages copied on write since cowtop began watching the process",
 		.sort_name = "cow", .sort_key = "T", .sort_help = "sort by COW, total copies",
 		.metric = "cow_pages", .counter = true,
@@ -166,6 +166,7 @@ const struct field fields[FIELD_N] = {
 	[FIELD_COW_RATE] = {
 		.type = FIELD_REAL, .json = "cow_rate", .decimals = 1, .source = FIELD_KERNEL,
 		.unit = FIELD_PER_SEC, .title = "CoW/s", .title_bytes = "CoW B/s", .width = 7, .column = 3,
+		.drop = 1,
 		.desc = "pages copied on write per second over the last interval (after b:\n"
 			"CoW B/s, bytes per second, and COW B in bytes; K M G are KiB MiB GiB)",
 		.sort_name = "cow-rate", .sort_key = "C", .sort_help = "sort by CoW/s, copies per second (default)",
@@ -192,7 +193,7 @@ const struct field fields[FIELD_N] = {
 	},
 	[FIELD_RSS] = {
 		.type = FIELD_U64, .json = "rss_kib", .source = FIELD_STAT, .unit = FIELD_KIB,
-		.title = "RSS", .width = 6, .column = 5, .desc = "resident memory size",
+		.title = "RSS", .width = 6, .column = 5, .drop = 8, .desc = "resident memory size",
 		.sort_name = "rss", .sort_key = "M", .sort_help = "sort by RSS, resident memory",
 		.metric = "rss_bytes", .metric_help = "Resident set size summed over live members.",
 		.metric_pid_help = "Resident set size of a live process.",
@@ -200,13 +201,13 @@ const struct field fields[FIELD_N] = {
 	},
 	[FIELD_VSZ] = {
 		.type = FIELD_U64, .json = "vsz_kib", .source = FIELD_STAT, .unit = FIELD_KIB,
-		.title = "VSZ", .width = 6, .column = 9, .desc = "virtual memory size",
+		.title = "VSZ", .width = 6, .column = 9, .drop = 10, .desc = "virtual memory size",
 		.sort_name = "vsz", .sort_key = "V", .sort_help = "sort by VSZ, virtual memory",
 		.get = get_vsz, .set = set_vsz,
 	},
 	[FIELD_PTE] = {
 		.type = FIELD_U64, .json = "pte_kib", .source = FIELD_SMAPS, .unit = FIELD_KIB,
-		.title = "PTE", .width = 6, .column = 10, .drop = 2,
+		.title = "PTE", .width = 6, .column = 10, .drop = 9,
 		.desc = "page tables (VmPTE): never shared after fork, each worker pays its own",
 		.sort_name = "pte", .sort_key = "E", .sort_help = "sort by PTE, the size of its page tables",
 		.metric = "pte_bytes",
@@ -216,7 +217,7 @@ const struct field fields[FIELD_N] = {
 	},
 	[FIELD_PSS] = {
 		.type = FIELD_U64, .json = "pss_kib", .source = FIELD_SMAPS, .unit = FIELD_KIB,
-		.title = "PSS", .width = 6, .column = 8, .drop = 1,
+		.title = "PSS", .width = 6, .column = 8, .drop = 5,
 		.desc = "its fair share: each page divided among the processes mapping it",
 		.sort_name = "pss", .sort_key = "P", .sort_help = "sort by PSS, its share of all the memory it maps",
 		.metric = "pss_bytes",
@@ -230,7 +231,7 @@ const struct field fields[FIELD_N] = {
 	},
 	[FIELD_USS] = {
 		.type = FIELD_U64, .json = "uss_kib", .source = FIELD_SMAPS, .unit = FIELD_KIB,
-		.title = "USS", .width = 6, .column = 7, .drop = 1,
+		.title = "USS", .width = 6, .column = 7, .drop = 4,
 		.desc = "memory the process alone holds (its private pages)",
 		.sort_name = "uss", .sort_key = "U", .sort_help = "sort by USS, memory the process alone holds",
 		.metric = "uss_bytes",
@@ -268,7 +269,7 @@ const struct field fields[FIELD_N] = {
 	},
 	[FIELD_SHARED] = {
 		.type = FIELD_REAL, .json = "shared_pct", .decimals = 2, .source = FIELD_DERIVED,
-		.unit = FIELD_PERCENT, .title = "SHR%", .width = 5, .column = 6, .drop = 1,
+		.unit = FIELD_PERCENT, .title = "SHR%", .width = 5, .column = 6, .drop = 3,
 		.desc = "share of the memory inherited at fork still shared (- unknown)",
 		.sort_name = "shared", .sort_key = "S", .sort_help = "sort by SHR%, least shared first",
 		.order = FIELD_LEAST,

@@ -72,7 +72,9 @@ struct field {
 	enum field_source source;
 	enum field_unit unit;
 	/* the column: title, width, place from the left (0: none) and when it is
-	 * dropped on a narrow screen (0 never; higher first) */
+	 * dropped on a narrow screen (0 never; higher first: the least telling
+	 * figures leave first, the copy rate last; the sparkline's own level
+	 * is ROW_HIST_DROP in ui/row.h) */
 	const char *title;
 	const char *title_bytes; /* ... when copies are shown in bytes (b) */
 	int width, column, drop;

@@ -532,13 +532,13 @@ const char *frame_probe_label(const struct frame *f, int probe)
 	return probe >= 0 && probe < f->nprobes ? f->probe_labels[probe] : "?";
 }
 
-/* "provider:phase" of a phase id; "none" for 0, "?" when unknown. */
+/* "provider:phase" of a phase id; "outside" for 0, "?" when unknown. */
 const char *frame_phase_label(const struct frame *f, int phase)
 {
 	return frame_label(f, SPLIT_PHASE, phase);
 }
 
-/* The label of a slot of breakdown k: "none"/"other" for 0, "?" when unknown. */
+/* The label of a slot of breakdown k: "outside"/"other" for 0, "?" when unknown. */
 const char *frame_label(const struct frame *f, enum split_kind k, int slot)
 {
 	if ((unsigned)k >= SPLIT_KINDS || slot < 0 || slot >= f->nlabels[k])
@@ -565,7 +565,7 @@ unsigned long long frame_split_none(const struct proc *p, enum split_kind k)
 
 /* p's copies split by breakdown k in the order every view shows them:
  * slots 1.. with copies (every slot when all, and the fixed region slots
- * always), then slot 0 ("none"/"other") last, always. Returns how many
+ * always), then slot 0 ("outside"/"other") last, always. Returns how many
  * parts were put in out; they add up to p's copies. */
 int frame_split_parts(const struct frame *f, const struct proc *p, enum split_kind k, bool all,
 		      struct split_part out[SPLIT_SLOTS])

@@ -13,7 +13,7 @@ static void init_labels(struct model *m)
 	static const char *const region[] = { "other", "heap", "stack", "anon" };
 	size_t i;
 
-	snprintf(m->labels[SPLIT_PHASE][0], LABEL_MAX, "none");
+	snprintf(m->labels[SPLIT_PHASE][0], LABEL_MAX, "%s", PHASE_OUTSIDE);
 	m->nlabels[SPLIT_PHASE] = 1;
 	for (i = 0; i < sizeof(region) / sizeof(*region); i++)
 		snprintf(m->labels[SPLIT_REGION][i], LABEL_MAX, "%s", region[i]);
@@ -237,7 +237,7 @@ void model__forget_mem(struct proc *p)
  * The kernel adds a copy to its breakdowns as it counts it, but p's count
  * of copies can be read a flush of the per-CPU counts behind them: its
  * count is raised to what its breakdown adds up to, so the parts never
- * exceed the whole and "none" is never negative. */
+ * exceed the whole and "outside" is never negative. */
 void model__set_split(struct proc *p, enum split_kind k, int slot, unsigned long long pages)
 {
 	unsigned long long sum = 0;

@@ -28,9 +28,14 @@ struct marker {
 };
 
 /* Kinds of per-process breakdown of the copies, each with its own label
- * table. Phases: USDT phase ids (slot 0 "none"). Regions: where the copied
+ * table. Phases: USDT phase ids (slot 0 PHASE_OUTSIDE). Regions: where the copied
  * page was (slot 0 "other", then the fixed SPLIT_REGION_* slots, then one
  * "file:<basename>" slot per file met). */
+/* The label of the copies made outside every phase, on screen and in JSON;
+ * recordings made before it was one word say PHASE_OUTSIDE_OLD. */
+#define PHASE_OUTSIDE "outside"
+#define PHASE_OUTSIDE_OLD "none"
+
 enum split_kind {
 	SPLIT_PHASE,
 	SPLIT_REGION,

@@ -57,7 +57,7 @@ int model__add_label(struct model *m, enum split_kind k, const char *label)
 	return m->nlabels[k]++;
 }
 
-/* The label of a slot of kind k: "none"/"other" for 0, "?" when unknown. */
+/* The label of a slot of kind k: "outside"/"other" for 0, "?" when unknown. */
 const char *model__label(const struct model *m, enum split_kind k, int slot)
 {
 	if ((unsigned)k >= SPLIT_KINDS || slot < 0 || slot >= m->nlabels[k])

@@ -270,9 +270,9 @@ static void compare(const struct dproc **pa, size_t na, const struct dproc **pb,
 	for (k = 0; k < n; k++) {
 		double x = value(pa[k], i), y = value(pb[k], i);
 
-		if (isnan(x) || isnan(y) || (x == 0 && y != 0))
-			continue;
-		r[m] = x == 0 ? 1 : y / x;
+		if (isnan(x) || isnan(y) || x == 0)
+			continue; /* no ratio: 0 vs 0 is no change, but no "1" either */
+		r[m] = y / x;
 		if (m == 0 || r[m] < fg->r_min)
 			fg->r_min = r[m];
 		if (m == 0 || r[m] > fg->r_max)

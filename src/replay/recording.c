@@ -216,7 +216,7 @@ static int build_index(struct recording *r, char *err, size_t errlen)
 	if (!e && have)
 		snprintf(r->warning, sizeof(r->warning),
 			 "%s: line %u is cut short (the recorder stopped mid-line): "
-			 "replaying the %zu frames before it", r->path, line + 1, r->n);
+			 "reading only the %zu frames before it", r->path, line + 1, r->n);
 	free(buf);
 	if (!e && line == 0 && !have)
 		e = rec_fail(err, errlen, ENODATA, "%s is empty: not a cowtop recording", r->path);
@@ -231,7 +231,7 @@ static void init_labels(struct recording *r)
 	static const char *const region[] = { "other", "heap", "stack", "anon" };
 	int i;
 
-	snprintf(r->labels[SPLIT_PHASE][0], LABEL_MAX, "none");
+	snprintf(r->labels[SPLIT_PHASE][0], LABEL_MAX, "%s", PHASE_OUTSIDE);
 	r->nlabels[SPLIT_PHASE] = 1;
 	for (i = 0; i < SPLIT_REGION_FILES; i++)
 		snprintf(r->labels[SPLIT_REGION][i], LABEL_MAX, "%s", region[i]);
@@ -254,7 +254,10 @@ int recording__open(struct recording **out, const char *path, char *err, size_t 
 	r->hist_next = SIZE_MAX;
 	init_labels(r);
 	r->fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	if (r->fd < 0)
+	if (r->fd < 0 && errno == EACCES) /* 0600 on purpose: it holds command lines */
+		e = rec_fail(err, errlen, EACCES, "cannot read %s: %s (a recording is 0600, its recorder's: "
+			     "sudo chown $USER FILE, or replay with sudo)", path, strerror(EACCES));
+	else if (r->fd < 0)
 		e = rec_fail(err, errlen, errno, "cannot read %s: %s", path, strerror(errno));
 	else if (fstat(r->fd, &st) || !S_ISREG(st.st_mode))
 		e = rec_fail(err, errlen, EINVAL, "cannot read %s: not a regular file", path);

@@ -63,11 +63,15 @@ void rec_hist_reset(struct recording *r)
 	r->log_total = 0;
 }
 
-/* The slot of label in breakdown k, added when new (SPLIT_SLOTS at most). */
+/* The slot of label in breakdown k, added when new (SPLIT_SLOTS at most).
+ * An older recording's word for the copies outside every phase is read as
+ * today's. */
 int rec_label_slot(struct recording *r, enum split_kind k, const char *label)
 {
 	int i;
 
+	if (k == SPLIT_PHASE && strcmp(label, PHASE_OUTSIDE_OLD) == 0)
+		label = PHASE_OUTSIDE;
 	for (i = 0; i < r->nlabels[k]; i++)
 		if (strcmp(r->labels[k][i], label) == 0)
 			return i;

@@ -66,6 +66,9 @@ test_usage() {
 	expect_mistake 2 "invalid delay '100000': too large" -d 100000
 	expect_mistake 2 "invalid PID '99999999999': too large" -p 99999999999
 	expect_mistake 2 "invalid delay '0.01': too small" -d 0.01
+	expect_mistake 2 "invalid delay '-1': negative" -d -1
+	expect_mistake 2 "invalid iteration count '-3': negative" -n -3
+	expect_mistake 2 "invalid delay '1e9': too large" -d 1e9
 	# a flag does what it says, or is refused
 	expect_mistake 2 "-f is the format of batch output: add -b" -f json
 	expect_mistake 2 "-f is the format of batch output: add -b" -f text -p 1

@@ -153,7 +153,7 @@ test_bad_files() {
 	expect_eq "cut: exit status" "$RC" 0
 	expect_eq "cut: the frames before the cut line" "$(count_lines "$WORK/cut.out")" $((n - 1))
 	expect_eq "cut: the warning" "$(cat "$WORK/cut.err")" \
-		"cowtop: warning: $f: line $((n + 1)) is cut short (the recorder stopped mid-line): replaying the $((n - 1)) frames before it"
+		"cowtop: warning: $f: line $((n + 1)) is cut short (the recorder stopped mid-line): reading only the $((n - 1)) frames before it"
 	{ head -n 2 "$rec"; echo 'x{"time":1}'; tail -n +3 "$rec"; } >"$f"
 	run_cowtop_plain corrupt -r "$f" -b
 	expect_error corrupt 1 "cowtop: $f:3: corrupt line (not a frame)"

@@ -2,8 +2,8 @@
 # Hardening: ends cowtop does not choose.
 #  - SIGINT, SIGTERM, SIGQUIT, SIGHUP to the full-screen view (in tmux),
 #    directly and through sudo: cowtop is gone within 2 s, the terminal is
-#    restored (alternate screen left, cursor shown), every BPF program and
-#    link it held is unloaded;
+#    restored (alternate screen left, cursor shown, mouse reports off),
+#    every BPF program and link it held is unloaded;
 #  - the terminal going away (an ssh connection dropping: tmux pane or
 #    session killed), also with SIGHUP ignored and in batch mode: gone
 #    within 2 s, no CPU spin, nothing left loaded;
@@ -75,6 +75,7 @@ tui_end() {
 		expect "$what: exit status 0" screen_has "COWTOP-EXIT=0"
 		expect "$what: the alternate screen is left" pane_flag_is alternate_on 0
 		expect "$what: the cursor is shown" pane_flag_is cursor_flag 1
+		expect "$what: the mouse reports are off" pane_flag_is mouse_any_flag 0
 	fi
 	expect_unloaded "$what" "$held"
 	t kill-session -t "$SESSION" 2>/dev/null || true

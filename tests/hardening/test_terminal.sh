@@ -17,8 +17,9 @@ width_at_most() {
 	[[ ${w:-0} -le $1 ]]
 }
 
+# Rows: a PID, then the state or, on a narrow screen, COMMAND.
 nrows_at_least() {
-	[ "$(screen | grep -cE '^ *[0-9]+ [A-Z?] ')" -ge "$1" ]
+	[ "$(screen | grep -cE '^ *[0-9]+ [^ ]')" -ge "$1" ]
 }
 
 # CPU ticks (user + system) a process used so far.

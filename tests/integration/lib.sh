@@ -535,7 +535,7 @@ check_tree() {
 # USDT probes (cowtop -u): phases and markers
 #
 # With -u, every process object carries "cow_by_phase" (copies per phase
-# "PROVIDER:PHASE" and "none", adding up to cow_pages) and every frame may
+# "PROVIDER:PHASE" and "outside", adding up to cow_pages) and every frame may
 # carry "markers": [{"time", "pid", "probe": "PROVIDER:NAME", "args"}].
 # ---------------------------------------------------------------------------
 
@@ -612,14 +612,14 @@ marker_pids() {
 }
 
 # Check the USDT parts of every frame against the JSON contract: each
-# process has cow_by_phase (non-negative integers, "none" among them) whose
+# process has cow_by_phase (non-negative integers, "outside" among them) whose
 # sum is its cow_pages, and markers are well formed.
 validate_usdt_frames() {
 	# shellcheck disable=SC2016 # jq variables
-	check "every process has cow_by_phase with \"none\"" jq_true '
+	check "every process has cow_by_phase with \"outside\"" jq_true '
 		def nat: type == "number" and . >= 0 and . == floor;
 		[inputs.processes[]] | length > 0 and all(.[];
-			(.cow_by_phase | type == "object" and has("none"))
+			(.cow_by_phase | type == "object" and has("outside"))
 			and all(.cow_by_phase[]; nat))'
 	# shellcheck disable=SC2016 # jq variables
 	check "cow_by_phase adds up to cow_pages in every frame" jq_true '

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Record, replay and diff: -w writes a header line and every frame; -r
-# gives the recorded frames back (batch JSON, as a user without root);
+# gives the recorded frames back (batch JSON, as a user without root; the
+# 0600 file refused to another user with a hint, given to them it replays);
 # --diff of two cowload runs whose children write 1000 and 3000 pages
 # finds a ratio of 3 per child, about 1 for the root; unrelated programs
 # have nothing to match; Python with and without gc.freeze() (skipped
@@ -61,6 +62,25 @@ test_replay_batch() {
 	"$COWTOP" -r "$copy" -b -n 2 >"$WORK/replay.txt" 2>&1 || RC=$?
 	expect_eq "replay -n 2 as text: exit status" "$RC" 0
 	expect_eq "replay -n 2 as text: two frames" "$(grep -c '^cowtop ' "$WORK/replay.txt")" 2
+}
+
+# A recording is 0600 and root's: another user's replay is refused in one
+# line that says how, and the way the README gives (the file given to the
+# user) works.
+test_replay_not_yours() {
+	local mine=$WORK/pub/mine.rec err=$WORK/notyours.err
+	RC=0
+	timeout 30 setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		"$(public_copy "$COWTOP")" -r "$WORK/a.rec" -b -n 1 >/dev/null 2>"$err" || RC=$?
+	check "replay of root's 0600 recording as nobody: refused" test "$RC" -ne 0
+	expect_eq "... in one line" "$(wc -l <"$err")" 1
+	check "... that says Permission denied and how" \
+		grep -qF "Permission denied (a recording is 0600, its recorder's: sudo chown \$USER FILE, or replay with sudo)" "$err"
+	install -m 0600 -o nobody "$WORK/a.rec" "$mine"
+	RC=0
+	timeout 30 setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		"$(public_copy "$COWTOP")" -r "$mine" -b -n 1 >/dev/null 2>"$err" || RC=$?
+	expect_eq "replay of a recording given to nobody (0600, chown): exit status" "$RC" 0
 }
 
 # The B/A figure NAME of role ROLE in diff JSON: ratio ROLE NAME FIELD.
@@ -129,6 +149,7 @@ record a 1000
 record b 3000
 test_recording
 test_replay_batch
+test_replay_not_yours
 test_diff
 test_diff_unrelated
 test_python_freeze

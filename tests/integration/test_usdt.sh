@@ -16,9 +16,9 @@
 #
 # Oracle for phaseload: a child asked to write A pages, then B inside its
 # phase, then C must show cow_by_phase["cowtest:phase"] in [B, B + SLACK]
-# and cow_by_phase["none"] in [A + C, A + C + slack] (lib.sh's slack; a
+# and cow_by_phase["outside"] in [A + C, A + C + slack] (lib.sh's slack; a
 # threaded child also THREAD_SLACK). Measured: the phase holds exactly B,
-# "none" A + C + 0..3 (single thread), A + C + 10..11 (threaded).
+# "outside" A + C + 0..3 (single thread), A + C + 10..11 (threaded).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -93,7 +93,7 @@ check_phaseload() {
 		outside=$(report_sum "$pid" outside)
 		expect_phase "$pid" cowtest:phase "$inside" $((inside + SLACK)) \
 			"$(report_roles "$pid") $(report_index "$pid")"
-		expect_phase "$pid" none "$outside" \
+		expect_phase "$pid" outside "$outside" \
 			$((outside + $(slack_for "$pid") + extra)) \
 			"$(report_roles "$pid") $(report_index "$pid")"
 		check_phase_markers "$pid" $(($(report_index "$pid") + 1)) \
@@ -109,7 +109,7 @@ check_phaseload() {
 		expect_eq "main $main: no phase markers" \
 			"$(marker_count "$main" cowtest:phase__begin)" 0
 	fi
-	expect_phase "$main" none 0 "$(slack_for "$main")" main
+	expect_phase "$main" outside 0 "$(slack_for "$main")" main
 }
 
 # (a) Children that write outside, inside, then outside their phase, and a

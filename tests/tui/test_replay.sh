@@ -124,6 +124,11 @@ expect "frame 4 shows the copies recorded in frame 4" frame_shows_recorded 4
 keys Left Left
 expect "Left Left: two frames back" at_frame 2
 expect "frame 2 shows the copies recorded in frame 2" frame_shows_recorded 2
+keys ')'
+expect "')' scrolls COMMAND in a replay" screen_has "COMMAND (scrolled 8)"
+expect "... and stays on frame 2" at_frame 2
+keys '('
+expect "'(' scrolls it back" eval '! screen_has "COMMAND (scrolled"'
 keys :
 t send-keys -t "$SESSION" -l "+0"
 keys Enter

@@ -126,7 +126,7 @@ no_usdt_shown() {
 
 # The history title lost its long form for want of room.
 title_shrunk() {
-	screen_has "max " && screen_lacks "CoW/s history"
+	screen | grep -qE ' (max [^ ]+/s|history) +COMMAND' && screen_lacks "CoW/s history"
 }
 
 # Rows in ascending PID order.
@@ -381,7 +381,7 @@ test_resize() {
 	expect "80x20: rows still shown" nrows_is 5
 	t resize-window -t "$SESSION" -x 20 -y 5
 	expect "20x5: the footer is on line 5" line_has 5 "Help"
-	expect "20x5: a row still shown" nrows_is 1
+	expect "20x5: a row still shown, PID and COMMAND" eval '[[ $(screen | grep -cE "^ *[0-9]+ [^ ]") -eq 1 ]]'
 	t resize-window -t "$SESSION" -x 1 -y 1
 	sleep 1
 	expect "1x1: still running" cowtop_alive
@@ -453,18 +453,20 @@ title_line() {
 	screen | grep -m 1 -E '^ +PID S '
 }
 
-# SHR%, USS and PSS between RSS and VSZ in the titles of file or screen.
+# SHR%, USS and PSS after RSS in the titles of file or screen.
 mem_titles_in() {
-	grep -qE ' RSS +[^ ]*SHR% +[^ ]*USS +[^ ]*PSS +[^ ]*VSZ '
+	grep -qE ' RSS +[^ ]*SHR% +[^ ]*USS +[^ ]*PSS '
 }
 mem_titles_shown() { title_line | mem_titles_in; }
 
-# None of the memory columns, and the history in their place.
-mem_titles_absent() {
+# Every column, VSZ after the memory columns.
+all_titles_shown() { title_line | grep -qE ' RSS +[^ ]*SHR% +[^ ]*USS +[^ ]*PSS +[^ ]*VSZ +[^ ]*PTE '; }
+
+# The memory columns and the history, VSZ gone first.
+vsz_gone_mem_kept() {
 	local l
 	l=$(title_line)
-	[[ -n $l ]] && ! grep -qE 'SHR%|USS|PSS' <<<"$l" &&
-		grep -qE ' VSZ +(CoW/s history |history )?\(?max ' <<<"$l" && rows | grep -q '[▁▂▃▄▅▆▇█]'
+	[[ -n $l ]] && mem_titles_in <<<"$l" && ! grep -qE 'VSZ' <<<"$l" && rows | grep -q '[▁▂▃▄▅▆▇█]'
 }
 
 # One row on input, with a percentage, then two sizes, in the SHR%, USS and
@@ -580,12 +582,12 @@ test_sharing() {
 	keys w
 	expect "the snapshot goes to the -o file" screen_has "snapshot written to $DIR/snapshot.txt"
 	expect "the snapshot has the memory columns and the group" snapshot_sharing
-	t resize-window -t "$SESSION" -x 93 -y 40
-	expect "93 columns: the memory columns stay" mem_titles_shown
 	t resize-window -t "$SESSION" -x 92 -y 40
-	expect "92 columns: the history replaces the memory columns" mem_titles_absent
+	expect "92 columns: every column" all_titles_shown
+	t resize-window -t "$SESSION" -x 91 -y 40
+	expect "91 columns: VSZ goes first, the memory columns stay" vsz_gone_mem_kept
 	t resize-window -t "$SESSION" -x 80 -y 40
-	expect "80 columns: the history replaces the memory columns" mem_titles_absent
+	expect "80 columns: the memory columns and the history stay" vsz_gone_mem_kept
 	t resize-window -t "$SESSION" -x 160 -y 40
 	expect "160 columns again: the memory columns are back" mem_titles_shown
 	keys q

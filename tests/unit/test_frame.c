@@ -146,7 +146,7 @@ static void test_labels_are_copies(void **state)
 	assert_int_equal(frame_nlabels(f, SPLIT_PHASE), 2);
 	assert_string_equal(frame_probe_label(f, 0), "ruby:gc__mark__begin");
 	assert_string_equal(frame_probe_label(f, 1), "?");
-	assert_string_equal(frame_phase_label(f, 0), "none");
+	assert_string_equal(frame_phase_label(f, 0), PHASE_OUTSIDE);
 	assert_string_equal(frame_phase_label(f, ph), "ruby:gc__mark");
 	assert_int_equal(frame_split_none(&f->procs[1], SPLIT_PHASE), 100);
 	assert_int_equal(frame_split_none(&f->procs[0], SPLIT_PHASE), 10);
@@ -189,7 +189,7 @@ static void test_region_labels(void **state)
 	assert_string_equal(frame_label(f, SPLIT_REGION, 6), "?");
 	assert_string_equal(frame_label(f, SPLIT_REGION, -1), "?");
 	assert_string_equal(frame_label(f, SPLIT_KINDS, 0), "?");
-	assert_string_equal(frame_label(f, SPLIT_PHASE, 0), "none");
+	assert_string_equal(frame_label(f, SPLIT_PHASE, 0), PHASE_OUTSIDE);
 	assert_int_equal(frame_nlabels(f, SPLIT_KINDS), 0);
 	assert_int_equal(frame_split_none(&f->procs[1], SPLIT_REGION), 30);
 	frame__free(f);
@@ -225,7 +225,7 @@ static void test_split_parts(void **state)
 	assert_int_equal(part[3].pages, 10);
 	n = frame_split_parts(f, &f->procs[0], SPLIT_PHASE, false, part); /* no phases: only none */
 	assert_int_equal(n, 1);
-	assert_string_equal(part[0].label, "none");
+	assert_string_equal(part[0].label, PHASE_OUTSIDE);
 	assert_int_equal(part[0].pages, 10);
 	frame__free(f);
 	model__free(m);

@@ -411,7 +411,7 @@ static void test_split_raises_count(void **state)
 }
 
 /* Each kind has its own labels: regions start with their fixed slots,
- * phases with "none"; a label registered twice keeps its slot; phases stop
+ * phases with "outside"; a label registered twice keeps its slot; phases stop
  * at PHASE_MAX, regions at SPLIT_SLOTS; the phase wrappers are the phase
  * kind. */
 static void test_labels_per_kind(void **state)
@@ -422,7 +422,7 @@ static void test_labels_per_kind(void **state)
 
 	(void)state;
 	assert_int_equal(model__nlabels(m, SPLIT_PHASE), 1);
-	assert_string_equal(model__label(m, SPLIT_PHASE, 0), "none");
+	assert_string_equal(model__label(m, SPLIT_PHASE, 0), PHASE_OUTSIDE);
 	assert_int_equal(model__nlabels(m, SPLIT_REGION), SPLIT_REGION_FILES);
 	assert_string_equal(model__label(m, SPLIT_REGION, 0), "other");
 	assert_string_equal(model__label(m, SPLIT_REGION, SPLIT_REGION_HEAP), "heap");

@@ -45,6 +45,38 @@ static void test_defaults(void **state)
 	assert_false(o.regions);
 }
 
+/* A number refused says why: negative, too large (an exponent too), too
+ * small; one written with an exponent but in range, hex, inf or a plus
+ * sign is no plain decimal. */
+static void test_number_words(void **state)
+{
+	static const struct {
+		const char *opt, *arg, *err;
+	} cases[] = {
+		{ "-d", "-1", "invalid delay '-1': negative (seconds, 0.1 to 86400)" },
+		{ "-n", "-3", "invalid iteration count '-3': negative (1 to 9223372036854775807)" },
+		{ "-d", "1e9", "invalid delay '1e9': too large (seconds, 0.1 to 86400)" },
+		{ "-d", "1e999", "invalid delay '1e999': too large (seconds, 0.1 to 86400)" },
+		{ "-n", "1e30", "invalid iteration count '1e30': too large (1 to 9223372036854775807)" },
+		{ "-d", "1e-9", "invalid delay '1e-9': too small (seconds, 0.1 to 86400)" },
+		{ "-p", "-5", "invalid PID '-5': negative" },
+		{ "-d", "1e3", "invalid delay '1e3': not a decimal number (seconds, 0.1 to 86400)" },
+		{ "-d", "-inf", "invalid delay '-inf': not a decimal number (seconds, 0.1 to 86400)" },
+		{ "-d", "0x10", "invalid delay '0x10': not a decimal number (seconds, 0.1 to 86400)" },
+		{ "-p", "+5", "invalid PID '+5': not a decimal number" },
+	};
+	struct options o;
+	char *argv[ARGV_MAX];
+	char err[256];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		assert_int_equal(parse(&o, argv, err, cases[i].opt, cases[i].arg, "-b", NULL), -EINVAL);
+		assert_string_equal(err, cases[i].err);
+	}
+}
+
 /* -w/--record, --record-max-mib, -r/--replay, --diff A B, --reverse. */
 static void test_record_replay_diff(void **state)
 {
@@ -347,6 +379,7 @@ int main(void)
 		cmocka_unit_test(test_sample_budget),
 		cmocka_unit_test(test_command_after_dashes),
 		cmocka_unit_test(test_bad_values),
+		cmocka_unit_test(test_number_words),
 		cmocka_unit_test(test_unknown_and_missing),
 		cmocka_unit_test(test_targets_exclusive),
 		cmocka_unit_test(test_cgroup_and_unit),

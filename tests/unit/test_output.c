@@ -245,9 +245,9 @@ static void test_usdt_parts(void **state)
 	output_text(f, fr, NULL);
 	output_json(f, fr);
 	fclose(f);
-	assert_non_null(strstr(buf, "phases 101: ruby:gc 40 none 2\n"));
+	assert_non_null(strstr(buf, "phases 101: ruby:gc 40 outside 2\n"));
 	assert_non_null(strstr(buf, "marker 12.500 101 ruby:gc__begin 7 -1\n"));
-	assert_non_null(strstr(buf, "\"cow_by_phase\":{\"ruby:gc\":40,\"none\":2}"));
+	assert_non_null(strstr(buf, "\"cow_by_phase\":{\"ruby:gc\":40,\"outside\":2}"));
 	assert_non_null(strstr(buf, "\"markers\":[{\"time\":12.500000,\"pid\":101,\"probe\":\"ruby:gc__begin\",\"args\":[7,-1]}]"));
 	free(buf);
 	frame__free(fr);

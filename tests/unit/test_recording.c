@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include "diff.h"
 #include "frame.h"
 #include "output.h"
 #include "procs.h"
@@ -249,6 +250,102 @@ static void test_objects_round_trip(void **state)
 	model__free(m);
 }
 
+/* A recording made when the copies outside every phase were "none" in
+ * JSON reads them as today's "outside", in the same slot: no third phase. */
+static void test_old_outside_word(void **state)
+{
+	struct model *m = workload();
+	struct recording *r;
+	struct frame *f;
+	char *text, *at;
+	FILE *fp;
+	long len;
+	int n = 0;
+
+	(void)state;
+	write_recording(m, 2, RECORD_SCHEMA);
+	fp = fopen(path, "r+");
+	assert_non_null(fp);
+	assert_int_equal(fseek(fp, 0, SEEK_END), 0);
+	len = ftell(fp);
+	text = calloc(1, (size_t)len + 1);
+	assert_non_null(text);
+	rewind(fp);
+	assert_int_equal(fread(text, 1, (size_t)len, fp), (size_t)len);
+	for (at = text; (at = strstr(at, "\"outside\":")); n++)
+		memcpy(at, "\"none\":   ", 10); /* the same length: JSON allows the spaces */
+	assert_true(n > 0);
+	rewind(fp);
+	assert_int_equal(fwrite(text, 1, (size_t)len, fp), (size_t)len);
+	fclose(fp);
+	free(text);
+	assert_int_equal(recording__open(&r, path, err, sizeof(err)), 0);
+	assert_int_equal(recording__frame(r, 1, &drawn, &f, err, sizeof(err)), 0);
+	assert_int_equal(frame_nlabels(f, SPLIT_PHASE), 2);
+	assert_string_equal(frame_phase_label(f, 0), PHASE_OUTSIDE);
+	assert_string_equal(frame_phase_label(f, 1), "ruby:gc");
+	assert_int_equal(proc_of(f, 101)->split[SPLIT_PHASE].v[1], 600);
+	frame__free(f);
+	recording__free(r);
+	model__free(m);
+}
+
+/* The text --diff A B prints to stdout, in buf. */
+static void diff_text(const char *a, const char *b, char *buf, size_t cap)
+{
+	struct options o = { .diff = { a, b }, .format = FORMAT_TEXT };
+	char out[4300];
+	int fd, saved;
+	ssize_t n;
+
+	snprintf(out, sizeof(out), "%s/diff.txt", dir);
+	fflush(stdout);
+	saved = dup(STDOUT_FILENO);
+	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(saved >= 0 && fd >= 0);
+	dup2(fd, STDOUT_FILENO);
+	close(fd);
+	assert_int_equal(diff_run(&o), 0);
+	fflush(stdout);
+	dup2(saved, STDOUT_FILENO);
+	close(saved);
+	fd = open(out, O_RDONLY);
+	assert_true(fd >= 0);
+	n = read(fd, buf, cap - 1);
+	close(fd);
+	assert_true(n > 0);
+	buf[n] = '\0';
+}
+
+/* --diff: a figure that is 0 in A and in B has no ratio ("-"), not 1; a
+ * figure with one keeps it. */
+static void test_diff_zero_ratio(void **state)
+{
+	struct model *m = workload();
+	char a[4300], text[16384], *root, *line;
+
+	(void)state;
+	write_recording(m, 2, RECORD_SCHEMA);
+	snprintf(a, sizeof(a), "%s/a.rec", dir);
+	assert_int_equal(rename(path, a), 0);
+	model__free(m);
+	m = workload();
+	write_recording(m, 2, RECORD_SCHEMA);
+	diff_text(a, path, text, sizeof(text));
+	root = strstr(text, "role root master");
+	assert_non_null(root);
+	line = strstr(root, "copies in ruby:gc"); /* the master copied nothing in the phase */
+	assert_non_null(line);
+	*strchrnul(line, '\n') = '\0';
+	assert_non_null(strstr(line, "  0            0          -                   -"));
+	line = strstr(line + strlen(line) + 1, "copies in ruby:gc"); /* the workers: 600 vs 600 */
+	assert_non_null(line);
+	*strchrnul(line, '\n') = '\0';
+	assert_non_null(strstr(line, "  1                1..1"));
+	unlink(a);
+	model__free(m);
+}
+
 /* A replay keeps of the histories only what the view draws: after a jump,
  * that many frames are read again; batch output (no history) reads none. */
 static void test_history_as_drawn(void **state)
@@ -322,7 +419,7 @@ static void test_truncated(void **state)
 	assert_int_equal(recording__open(&r, path, err, sizeof(err)), 0);
 	assert_int_equal(recording__frames(r), 2);
 	snprintf(want, sizeof(want),
-		 "%s: line 4 is cut short (the recorder stopped mid-line): replaying the 2 frames before it", path);
+		 "%s: line 4 is cut short (the recorder stopped mid-line): reading only the 2 frames before it", path);
 	assert_string_equal(recording__warning(r), want);
 	recording__free(r);
 	model__free(m);
@@ -625,6 +722,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_objects_round_trip, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_old_outside_word, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_diff_zero_ratio, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_history_as_drawn, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_find, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_truncated, setup, teardown),

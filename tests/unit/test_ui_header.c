@@ -98,7 +98,7 @@ static void test_fields(void **state)
 	assert_non_null(strstr(l[0].text, "kernel Linux 6.8.0 x86_64"));
 	assert_non_null(strstr(l[0].text, "mechanism fentry"));
 	assert_non_null(strstr(l[1].text, "target command ruby"));
-	assert_non_null(strstr(l[1].text, "processes 7 (5 running)"));
+	assert_non_null(strstr(l[1].text, "processes 7 (5 live)"));
 	assert_non_null(strstr(l[1].text, "refresh 1.5s"));
 	assert_non_null(strstr(l[1].text, "cowtop CPU 0.5%"));
 	assert_non_null(strstr(l[2].text, "CoW 12.3k/s"));

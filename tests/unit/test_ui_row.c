@@ -106,7 +106,7 @@ static void own(struct series *s)
 /* The layout of a view showing names (COMMAND without command lines). */
 static void row_layout_init(struct row_layout *l, int width, bool utf8)
 {
-	row_layout_split(l, width, utf8, false);
+	row_layout_split(l, width, utf8, false, 0);
 }
 
 static void test_layout_shares_width(void **state)
@@ -115,25 +115,126 @@ static void test_layout_shares_width(void **state)
 
 	(void)state;
 	row_layout_init(&l, 160, true);
-	assert_int_equal(l.keep, 2);
-	assert_int_equal(l.hist, 160 - row_columns_width(2) - 1 - 32);
+	assert_int_equal(l.keep, 10); /* every column */
+	assert_int_equal(l.hist, 160 - row_columns_width(10) - 1 - 32);
 	row_layout_init(&l, 100, false);
-	assert_int_equal(l.keep, 2);
-	assert_int_equal(l.hist, 100 - row_columns_width(2) - 1 - 16);
-	/* 95 columns: the page tables give way first, then (80) the memory
-	 * columns; the history keeps room */
-	row_layout_init(&l, 95, false);
-	assert_int_equal(l.keep, 1);
-	assert_int_equal(row_columns_width(2) - row_columns_width(1), 7); /* PTE */
-	assert_int_equal(l.hist, 95 - row_columns_width(1) - 1 - 17);
+	assert_int_equal(l.keep, 10);
+	assert_int_equal(l.hist, 100 - row_columns_width(10) - 1 - 16);
+	/* 91 columns: VSZ gives way first, then (84) the page tables, then
+	 * RSS; the history keeps ROW_HIST_KEEP columns meanwhile */
+	row_layout_init(&l, 91, false);
+	assert_int_equal(l.keep, 9);
+	assert_int_equal(row_columns_width(10) - row_columns_width(9), 7); /* VSZ */
+	row_layout_init(&l, 84, false);
+	assert_int_equal(l.keep, 8);
+	assert_int_equal(row_columns_width(9) - row_columns_width(8), 7); /* PTE */
 	row_layout_init(&l, 80, false);
-	assert_int_equal(l.keep, 0);
-	assert_int_equal(row_columns_width(1) - row_columns_width(0), 20); /* SHR% USS PSS */
-	assert_int_equal(l.hist, 80 - row_columns_width(0) - 1 - 20);
+	assert_int_equal(l.keep, 8);
+	assert_int_equal(l.hist, 80 - row_columns_width(8) - 1 - 16);
+	assert_true(l.hist >= ROW_HIST_KEEP);
+	/* 40 columns: the history, the state and the memory columns have
+	 * gone; the copy columns and COMMAND stay */
+	row_layout_init(&l, 40, false);
+	assert_int_equal(l.keep, 2);
+	assert_int_equal(l.hist, 0);
+	assert_int_equal(row_columns_width(2), 40 - 16);
 	row_layout_init(&l, 5, false);
 	assert_int_equal(l.hist, 0);
+	/* a wide screen: the history is capped, COMMAND gets the rest */
+	row_layout_init(&l, 200, false);
+	assert_int_equal(l.hist, ROW_HIST_MAX);
 	row_layout_init(&l, 2000, false);
-	assert_int_equal(l.hist, SERIES_CAP);
+	assert_int_equal(l.hist, ROW_HIST_MAX);
+}
+
+/* At 80 columns the titles show the copy and memory figures, not VSZ;
+ * at 40 the copy figures and COMMAND. */
+static void test_layout_keeps_the_figures(void **state)
+{
+	static const char *const at80[] = { "CoW/s", " COW ", "SHR%", "USS", "PSS", "RSS", "COMMAND" };
+	struct line *l = malloc(sizeof(*l));
+	struct row_layout rl;
+	size_t i;
+
+	(void)state;
+	row_layout_init(&rl, 80, false);
+	row_titles(&rl, FIELD_COW_RATE, false, l);
+	for (i = 0; i < sizeof(at80) / sizeof(*at80); i++)
+		assert_non_null(strstr(l->text, at80[i]));
+	assert_null(strstr(l->text, "VSZ"));
+	assert_null(strstr(l->text, "PTE"));
+	row_layout_init(&rl, 40, false);
+	row_titles(&rl, FIELD_COW_RATE, false, l);
+	assert_non_null(strstr(l->text, "CoW/s"));
+	assert_non_null(strstr(l->text, " COW "));
+	assert_non_null(strstr(l->text, "COMMAND"));
+	assert_null(strstr(l->text, "RSS"));
+	free(l);
+}
+
+/* Columns hidden by choice (F2) are never shown, and give their room to
+ * the others: at 80 columns without SHR%, PTE comes back. A click finds
+ * the columns where they are then. */
+static void test_layout_hidden(void **state)
+{
+	struct line *l = malloc(sizeof(*l));
+	struct row_layout rl;
+	const char *at;
+
+	(void)state;
+	row_layout_split(&rl, 80, false, false, ROW_HIDE(FIELD_SHARED));
+	row_titles(&rl, FIELD_COW_RATE, false, l);
+	assert_null(strstr(l->text, "SHR%"));
+	assert_non_null(strstr(l->text, "PTE"));
+	assert_non_null(strstr(l->text, "USS"));
+	at = strstr(l->text, "USS");
+	assert_int_equal(row_column_at(&rl, (int)(at - l->text)), FIELD_USS);
+	row_layout_split(&rl, 200, false, false, ROW_HIDE(FIELD_VSZ) | ROW_HIDE(FIELD_RSS));
+	row_titles(&rl, FIELD_COW_RATE, false, l);
+	assert_null(strstr(l->text, "VSZ"));
+	assert_null(strstr(l->text, "RSS"));
+	assert_non_null(strstr(l->text, "PTE"));
+	free(l);
+}
+
+/* A click on the titles finds the column printed there: each title's
+ * first and last column, the spaces between (none), the sparkline (none),
+ * COMMAND and what is right of it. */
+static void test_column_at(void **state)
+{
+	static const struct {
+		const char *title;
+		enum field_id id;
+	} cols[] = { { "PID", FIELD_PID }, { "CoW/s", FIELD_COW_RATE }, { "SHR%", FIELD_SHARED },
+		     { "USS", FIELD_USS }, { "PSS", FIELD_PSS }, { "RSS", FIELD_RSS }, { "COMMAND", FIELD_COMM } };
+	struct line *l = malloc(sizeof(*l));
+	struct row_layout rl;
+	const char *at;
+	int x, w;
+	size_t i;
+
+	(void)state;
+	row_layout_init(&rl, 80, false);
+	row_titles(&rl, FIELD_PID, false, l); /* ASCII: one byte a column */
+	for (i = 0; i < sizeof(cols) / sizeof(*cols); i++) {
+		at = strstr(l->text, cols[i].title);
+		assert_non_null(at);
+		x = (int)(at - l->text);
+		w = (int)strlen(cols[i].title);
+		assert_int_equal(row_column_at(&rl, x), cols[i].id);
+		assert_int_equal(row_column_at(&rl, x + w - 1), cols[i].id);
+	}
+	assert_int_equal(row_column_at(&rl, 0), FIELD_PID); /* right-aligned: its padding too */
+	assert_int_equal(row_column_at(&rl, 7), -1);         /* the space after PID */
+	assert_int_equal(row_column_at(&rl, 8), FIELD_STATE);
+	assert_int_equal(row_column_at(&rl, row_columns_width(rl.keep)), -1); /* the sparkline */
+	assert_int_equal(row_column_at(&rl, 79), FIELD_COMM);
+	assert_int_equal(row_column_at(&rl, -1), -1);
+	row_layout_init(&rl, 200, false);
+	row_titles(&rl, FIELD_PID, false, l);
+	x = (int)(strstr(l->text, "VSZ") - l->text);
+	assert_int_equal(row_column_at(&rl, x), FIELD_VSZ);
+	free(l);
 }
 
 static void test_row_exact_ascii(void **state)
@@ -160,6 +261,33 @@ static void test_row_exact_ascii(void **state)
 	free(l);
 }
 
+/* A scrolled COMMAND hides the first columns of the command line, not the
+ * tree lines; the title says how far it is scrolled. */
+static void test_row_scrolled(void **state)
+{
+	struct model *m = sample();
+	struct line *l = malloc(sizeof(*l));
+	struct row_layout rl;
+	size_t n;
+	struct row *rows = rows_of(m, true, &n);
+
+	(void)state;
+	snprintf(mut(&rows[1])->cmdline, PROC_CMDLINE_MAX, "unicorn worker[1] -c config.rb");
+	row_layout_split(&rl, 140, false, true, 0);
+	rl.scroll = 8;
+	row_format(&rows[1], &rl, l);
+	assert_non_null(strstr(l->text, "|- worker[1] -c config.rb"));
+	assert_null(strstr(l->text, "unicorn"));
+	row_titles(&rl, FIELD_COW_RATE, false, l);
+	assert_non_null(strstr(l->text, "COMMAND (scrolled 8)"));
+	rl.scroll = 1000; /* past the end: the tree lines alone */
+	row_format(&rows[1], &rl, l);
+	assert_non_null(strstr(l->text, "|- "));
+	assert_null(strstr(l->text, "config"));
+	model__free(m);
+	free(l);
+}
+
 /* p: COMMAND shows the command line, escaped like names, or the name when
  * there is none; b: copies in bytes (42 pages of 4 KiB, 21 pages/s). */
 static void test_row_cmdline_and_bytes(void **state)
@@ -172,7 +300,7 @@ static void test_row_cmdline_and_bytes(void **state)
 
 	(void)state;
 	snprintf(mut(&rows[1])->cmdline, PROC_CMDLINE_MAX, "unicorn worker[1] -c \x1b[2Jx");
-	row_layout_split(&rl, 100, false, true);
+	row_layout_split(&rl, 100, false, true, 0);
 	rl.scale = rows_scale(rows, n, rl.hist);
 	assert_int_equal(rl.hist, 100 - row_columns_width(rl.keep) - 1 - 22); /* two thirds of 33 to COMMAND */
 	row_format(&rows[1], &rl, l);
@@ -330,7 +458,7 @@ static void test_titles(void **state)
 	assert_memory_equal(l->text, "   vPID", 7);
 	row_titles(&rl, FIELD_COMM, false, l);
 	assert_non_null(strstr(l->text, "COMMAND^"));
-	row_layout_init(&rl, 70, false); /* 13 columns of history */
+	row_layout_init(&rl, 100, false); /* 16 columns of history */
 	rl.scale = 15000;
 	row_titles(&rl, FIELD_COW, false, l);
 	assert_non_null(strstr(l->text, " max 15.0k/s "));
@@ -738,6 +866,10 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_layout_shares_width),
+		cmocka_unit_test(test_layout_keeps_the_figures),
+		cmocka_unit_test(test_column_at),
+		cmocka_unit_test(test_layout_hidden),
+		cmocka_unit_test(test_row_scrolled),
 		cmocka_unit_test(test_row_exact_ascii),
 		cmocka_unit_test(test_row_cmdline_and_bytes),
 		cmocka_unit_test(test_drop_kthreads),

@@ -353,19 +353,19 @@ static void test_text_of_a_frame(void **state)
 	assert_int_equal(strlen(out), len);
 	assert_string_equal(line_at(out, 0), "cowtop 22:13:20  host h  kernel k  mechanism raw_tp");
 	assert_string_equal(line_at(out, 1),
-			    "target pid 100  processes 3 (3 running)  refresh 2.0s  cowtop CPU 0.0%");
+			    "target pid 100  processes 3 (3 live)  refresh 2.0s  cowtop CPU 0.0%");
 	assert_string_equal(line_at(out, 2),
 			    "CoW 30.0/s  copies 30  lost 2  probes 1 (1 phase)  oldest reading 1.5s");
 	assert_string_equal(line_at(out, 3), GROUP_LINE);
-	/* 80 columns: the memory columns give way to the history */
+	/* 80 columns: VSZ and the page tables give way, the memory columns stay */
 	assert_string_equal(line_at(out, 4),
-			    "   ^PID S   CoW/s     COW    RSS    VSZ max 30.0/s          COMMAND");
+			    "   ^PID S   CoW/s     COW    RSS  SHR%    USS    PSS max 30.0/s COMMAND");
 	assert_string_equal(line_at(out, 5),
-			    "    100 S     0.0       0   1.0M   4.0M                   _ master");
+			    "    100 S     0.0       0   1.0M     -      -      -          _ master");
 	assert_string_equal(line_at(out, 6),
-			    "    101 R    30.0      30   2.0M   4.0M                   @ |- busy");
+			    "    101 R    30.0      30   2.0M   75%   1.0M   3.0M          @ |- busy");
 	assert_string_equal(line_at(out, 7),
-			    "    102 ?     0.0       0      -      -                   _ `- idle");
+			    "    102 ?     0.0       0      -     -      -      -          _ `- idle");
 	assert_string_equal(line_at(out, 8), "");
 	assert_string_equal(line_at(out, 9),
 			    "copies per phase: share of each process's copies (and their number)");
@@ -391,7 +391,7 @@ static void test_text_of_a_frame(void **state)
 	assert_string_equal(line_at(out, 2), "CoW 30.0/s  copies 30  lost 2  probes 1 (1 phase)");
 	assert_string_equal(line_at(out, 3), GROUP_LINE);
 	assert_string_equal(line_at(out, 5),
-			    "    102 ?     0.0       0      -      -                   _ idle");
+			    "    102 ?     0.0       0      -     -      -      -          _ idle");
 	assert_null(strstr(out, "busy"));
 	free(out);
 	view__free(&v);
@@ -422,6 +422,13 @@ static void test_text_has_cmdlines(void **state)
 	assert_non_null(out);
 	assert_null(strstr(out, "command lines"));
 	assert_non_null(strstr(out, "|- busy worker[1]"));
+	free(out);
+	/* COMMAND scrolled on screen: the snapshot has it from its start */
+	view__hscroll(&v, 8);
+	out = snapshot_text(&v, &hi, 80, &len);
+	assert_non_null(out);
+	assert_non_null(strstr(out, "|- busy worker[1]"));
+	assert_null(strstr(out, "scrolled"));
 	free(out);
 	view__free(&v);
 }

@@ -119,6 +119,33 @@ static void test_selection_clamped(void **state)
 	model__free(m);
 }
 
+/* F3: the selection jumps to the next row whose name has the text (any
+ * case), from the selection on, round past the end; all rows stay; no
+ * match leaves the selection. */
+static void test_search_jumps(void **state)
+{
+	struct view v;
+	struct model *m = open_view(&v); /* 100 master, 101 busy, 102 mid, 104 grandkid, 103 idle */
+
+	(void)state;
+	assert_true(view__search(&v, "I", false)); /* "mId" from the selection (master has none) */
+	assert_int_equal(view__selected(&v)->pid, 102);
+	assert_true(view__search(&v, "i", false)); /* the selection itself matches: it stays */
+	assert_int_equal(view__selected(&v)->pid, 102);
+	assert_true(view__search(&v, "i", true)); /* next: grandkid */
+	assert_int_equal(view__selected(&v)->pid, 104);
+	assert_true(view__search(&v, "i", true)); /* idle */
+	assert_int_equal(view__selected(&v)->pid, 103);
+	assert_true(view__search(&v, "i", true)); /* round: mid again */
+	assert_int_equal(view__selected(&v)->pid, 102);
+	assert_false(view__search(&v, "zzz", true));
+	assert_int_equal(view__selected(&v)->pid, 102);
+	assert_false(view__search(&v, "", true));
+	assert_int_equal(v.n, 5); /* a search filters nothing */
+	view__free(&v);
+	model__free(m);
+}
+
 /* A filter typed or pasted key by key is laid out once, when settled. */
 static void test_filter_settles_once(void **state)
 {
@@ -499,6 +526,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tree_sorted_by_rate),
 		cmocka_unit_test(test_selection_clamped),
+		cmocka_unit_test(test_search_jumps),
 		cmocka_unit_test(test_filter_settles_once),
 		cmocka_unit_test(test_focus_and_back),
 		cmocka_unit_test(test_focus_left_when_gone),
