@@ -495,8 +495,9 @@ static int check_targets(const struct options *o, char *err, size_t errlen)
 			    "exclude each other");
 	if (o->regions && o->no_regions)
 		return fail(err, errlen, "--regions and --no-regions exclude each other");
-	if (files > 1 || (files && (kinds || o->record)))
-		return fail(err, errlen, "--replay and --diff read recordings: no targets, no --record, not both");
+	if (files > 1 || (files && (kinds || o->record || o->listen || o->exporter)))
+		return fail(err, errlen, "--replay and --diff read recordings: no targets, no --record, "
+			    "--listen or --exporter, not both");
 	if (o->record_max_mib > 0 && !o->record)
 		return fail(err, errlen, "--record-max-mib needs --record FILE");
 	if (o->list_usdt && (kinds || o->nusdt))

@@ -78,8 +78,13 @@ static void test_record_replay_diff(void **state)
 	assert_int_equal(parse(&o, argv, err, "-w", "", NULL), -EINVAL);
 	assert_string_equal(err, "--record needs a file name");
 	assert_int_equal(parse(&o, argv, err, "-r", "x.rec", "-p", "1", NULL), -EINVAL);
-	assert_string_equal(err, "--replay and --diff read recordings: no targets, no --record, not both");
+	assert_string_equal(err, "--replay and --diff read recordings: no targets, no --record, "
+			    "--listen or --exporter, not both");
 	assert_int_equal(parse(&o, argv, err, "-r", "x.rec", "-w", "y.rec", NULL), -EINVAL);
+	/* A replay's frames are not the machine's now: no metrics server. */
+	assert_int_equal(parse(&o, argv, err, "-r", "x.rec", "--listen", "9100", NULL), -EINVAL);
+	assert_int_equal(parse(&o, argv, err, "-r", "x.rec", "--exporter", NULL), -EINVAL);
+	assert_int_equal(parse(&o, argv, err, "--diff", "a", "b", "--exporter", NULL), -EINVAL);
 	assert_int_equal(parse(&o, argv, err, "-r", "x.rec", "--diff", "a", "b", NULL), -EINVAL);
 	assert_int_equal(parse(&o, argv, err, "-r", NULL), -EINVAL);
 	assert_string_equal(err, "option '-r' needs a value");
