@@ -3,47 +3,13 @@
  * per tick for the driver to hand to every sink (driver.c). Its own fds (the
  * ring buffer, the probe rescan timer) join the driver's loop. */
 #define _GNU_SOURCE
-#include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <signal.h>
-#include <stdio.h>
-#include <string.h>
-#include <sys/signalfd.h>
-#include <unistd.h>
 #include "app.h"
-#include "collect.h"
-#include "driver.h"
+#include "app_int.h"
 #include "frame.h"
 #include "loop.h"
-#include "output.h"
-#include "safefile.h"
-#include "sampler.h"
 #include "sink.h"
-#include "stackfeed.h"
-#include "objfeed.h"
-#include "targets.h"
-#include "tracer.h"
 #include "tui.h"
-
-struct app {
-	struct source base;             /* first: the driver's view of it */
-	struct driver *d;
-	struct options *opt;
-	struct model *model;
-	struct tracer *tracer;
-	struct collect collect;
-	struct targets targets;
-	struct sampler *sampler;        /* smaps_rollup, MemAvailable, memory cgroups */
-	struct stackfeed stacks;        /* copies by code path (--stacks, key c) */
-	struct objfeed objects;         /* copies by runtime object (--objects) */
-	int procfd;
-	char host[256];                 /* the host name frames carry */
-	double cpu_pct, cpu_prev;       /* our own CPU use: last interval, seconds at the last tick */
-	unsigned long long marks_shown; /* probe hits already in a frame */
-	double last_tick;
-	long frames;
-};
 
 static const int app_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD, SIGWINCH };
 
@@ -55,8 +21,6 @@ static void measure_cpu(struct app *a, double dt)
 	a->cpu_pct = dt > 0 ? 100.0 * (cpu - a->cpu_prev) / dt : 0;
 	a->cpu_prev = cpu;
 }
-
-static bool use_tui(const struct app *a);
 
 /* Build the frame of the model now and hand it to every sink. */
 static void present(struct app *a, double interval)
@@ -229,14 +193,6 @@ static void live_action(struct source *src, struct driver *d, enum tui_action ac
 	}
 }
 
-/* Whether to show the full-screen view: not in batch mode, not headless
- * (--exporter), and only on a terminal (otherwise frames go out as batch
- * text). */
-static bool use_tui(const struct app *a)
-{
-	return !a->opt->batch && !a->opt->exporter && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO);
-}
-
 /* Open the full-screen view, listen to the keyboard, show a first frame. */
 static int open_tui(struct app *a)
 {
@@ -265,128 +221,40 @@ static int setup_loop(struct app *a)
 	return 0;
 }
 
-/* Open the kernel side for the chosen targets; the collector takes its records. */
-static int open_tracer(struct app *a)
-{
-	struct tracer_root roots[OPT_MAX_PIDS];
-	struct tracer_opts to = {
-		.watch_all = a->targets.watch_all,
-		.roots = roots,
-		.nroots = targets__tracer_roots(&a->targets, roots),
-		.first_clone_of = a->opt->first_clone_of,
-		.cgroup = a->targets.has_cgroup ? &a->targets.cgroup.k : NULL,
-		.ringbuf_kib = a->opt->ringbuf_kib,
-		.usdt = a->targets.probes != NULL,
-		.no_regions = a->opt->no_regions,
-		.objects = a->opt->objects,
-		.on = collect__handlers(&a->collect),
-	};
-	char err[256];
-
-	const char *notes;
-
-	if (tracer__open(&a->tracer, &to, err, sizeof(err)))
-		return driver__fail(a->d, 1, "%s", err);
-	/* What this kernel lacks, a line each, before any view starts. */
-	for (notes = tracer__fallback_notes(a->tracer); *notes;) {
-		size_t n = strcspn(notes, "\n");
-
-		fprintf(stderr, "cowtop: kernel: %.*s\n", (int)n, notes);
-		notes += n + (notes[n] == '\n');
-	}
-	a->collect.tracer = a->tracer;
-	stackfeed__init(&a->stacks, a->tracer, a->model, a->opt->stacks_sample,
-			a->opt->folded != NULL);
-	if (a->opt->stacks && stackfeed__set(&a->stacks, true))
-		return driver__fail(a->d, 1, "stacks: %s", strerror(ENOMEM));
-	if (objfeed__init(&a->objects, a->tracer, a->model, a->opt->objects,
-			  a->opt->objects_sample ? a->opt->objects_sample : OBJECTS_SAMPLE_DEFAULT))
-		return driver__fail(a->d, 1, "objects: %s", strerror(ENOMEM));
-	return 0;
-}
-
-/* At exit, with --folded: the stacks of the whole run for flame graphs. */
-static void write_folded(struct source *src, struct driver *d)
-{
-	struct app *a = (struct app *)src;
-	char err[512];
-
-	if (a->opt->folded && stackfeed__write_folded(&a->stacks, a->opt->folded, err, sizeof(err)))
-		driver__fail(a->d, 1, "folded: cannot write %s: %s", a->opt->folded, err);
-}
-
-/* Before anything is attached or started: every option given does
- * something in the output chosen, the files written at the end can be
- * (--folded: a new file, in a directory that takes one), and the
- * full-screen view has a terminal it can drive. */
-static int check_output(struct app *a)
-{
-	char err[PATH_MAX + 256], why[256];
-
-	if (options_check_mode(a->opt, use_tui(a), err, sizeof(err)))
-		return driver__check(a->d, 2, err);
-	if (a->opt->folded && safefile_check_new(a->opt->folded, why, sizeof(why)))
-		return driver__fail(a->d, 1, "folded: cannot write %s: %s", a->opt->folded, why);
-	if (use_tui(a) && (tui_check_terminal(err, sizeof(err)) ||
-			   tui_check_snapshot(a->opt->snapshot, err, sizeof(err))))
-		return driver__fail(a->d, 1, "%s", err);
-	return 0;
-}
-
-/* Get ready: the model, /proc and the sampler; then parse the probes, open
- * the kernel side and the loop, start the targets, show a first frame. */
+/* Get ready: open the machine's side, the loop and the sinks, start the
+ * targets, show a first frame. */
 static int live_start(struct source *src, struct driver *d)
 {
 	struct app *a = (struct app *)src;
 	char err[512];
 
 	a->d = d;
-	if (gethostname(a->host, sizeof(a->host) - 1))
-		a->host[0] = 0;
-	a->model = model__new();
-	a->procfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	collect__init(&a->collect, a->model, a->procfd);
-	targets__init(&a->targets, a->opt, &a->collect);
-	if (!a->model || a->procfd < 0)
-		return driver__fail(d, 1, "cannot open /proc: %s", strerror(errno));
-	model__set_period(a->model, a->opt->delay);
-	a->sampler = sampler__new(a->model, a->procfd, a->opt->smaps_budget);
-	if (!a->sampler)
-		return driver__fail(d, 1, "cannot start the memory sampler: %s", strerror(errno));
-	if (check_output(a) ||
-	    driver__check(d, targets__setup_probes(&a->targets, a->model, err, sizeof(err)), err) ||
-	    driver__check(d, targets__resolve_cgroup(&a->targets, err, sizeof(err)), err) ||
-	    driver__check(d, targets__resolve_pids(&a->targets, err, sizeof(err)), err) ||
-	    open_tracer(a) ||
-	    driver__check(d, targets__attach_probes(&a->targets, err, sizeof(err)), err) ||
+	if (app__open(a) ||
 	    setup_loop(a) ||
-	    driver__open_sinks(d, use_tui(a)) ||
-	    driver__check(d, targets__start(&a->targets, use_tui(a), err, sizeof(err)), err) ||
-	    (use_tui(a) && open_tui(a)))
+	    driver__open_sinks(d, app_use_tui(a)) ||
+	    driver__check(d, targets__start(&a->targets, app_use_tui(a), err, sizeof(err)), err) ||
+	    (app_use_tui(a) && open_tui(a)))
 		return -1;
 	a->last_tick = loop_now();
 	return 0;
 }
 
-/* Let go of the machine: the feeds, the targets, the kernel side, the model. */
+/* Let go of the machine's side. */
 static void live_free(struct source *src)
 {
-	struct app *a = (struct app *)src;
+	app__close((struct app *)src);
+}
 
-	stackfeed__free(&a->stacks);
-	objfeed__free(&a->objects);
-	targets__free(&a->targets);
-	tracer__free(a->tracer);
-	sampler__free(a->sampler);
-	collect__free(&a->collect);
-	model__free(a->model);
-	if (a->procfd >= 0)
-		close(a->procfd);
+/* At exit, with --folded: the stacks of the whole run for flame graphs. */
+static void live_finish(struct source *src, struct driver *d)
+{
+	(void)d;
+	app__write_folded((struct app *)src);
 }
 
 static const struct source_ops live_ops = {
 	.start = live_start, .tick = live_tick, .action = live_action, .signal = live_signal,
-	.finish = write_folded, .free = live_free,
+	.finish = live_finish, .free = live_free,
 };
 
 /* Run until stopped; returns the exit status. */
