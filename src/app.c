@@ -242,7 +242,7 @@ static int live_start(struct source *src, struct driver *d)
 /* Let go of the machine's side. */
 static void live_free(struct source *src)
 {
-	app__close((struct app *)src);
+	app__free((struct app *)src);
 }
 
 /* At exit, with --folded: the stacks of the whole run for flame graphs. */

@@ -44,7 +44,7 @@ static inline bool app_use_tui(const struct app *a)
  * checked against the output chosen (0, or -1 with the failure said);
  * closed again, whatever was opened; the folded stacks written at the end. */
 int app__open(struct app *a);
-void app__close(struct app *a);
+void app__free(struct app *a);
 void app__write_folded(struct app *a);
 
 #endif

@@ -107,7 +107,7 @@ void app__write_folded(struct app *a)
 }
 
 /* Let go of the machine's side: the feeds, the targets, the kernel side, the model. */
-void app__close(struct app *a)
+void app__free(struct app *a)
 {
 	stackfeed__free(&a->stacks);
 	objfeed__free(&a->objects);

@@ -65,7 +65,7 @@ struct tracer {
  * read instead. */
 void tracer__tasks_open(struct tracer *t, const struct btf *vmlinux);
 void tracer__tasks_free(struct tracer *t);
-void tracer_fallback(struct tracer *t, const char *word, const char *why);
+void tracer__fallback(struct tracer *t, const char *word, const char *why);
 long btf_enum_value(const struct btf *btf, const char *name);
 /* tracer_usdt.c: how USDT probes are attached, chosen before load. */
 void tracer__usdt_prepare(struct tracer *t, bool usdt);
@@ -107,16 +107,16 @@ static inline long long kib_of(const struct tracer *t, __u64 pages)
 }
 
 /* A whole hash map as read (tracer_maps.c): n entries, keys and values in
- * two arrays. map_dump reads every entry of hash map fd (keys of ksz
+ * two arrays. dump__read reads every entry of hash map fd (keys of ksz
  * bytes, values of vsz) into d, in batches where the kernel can, key by
- * key where not; 0 or -errno. The caller frees d with dump_free. */
+ * key where not; 0 or -errno. The caller frees d with dump__free. */
 struct dump {
 	void *keys, *vals;
 	size_t n, cap;
 	size_t ksz, vsz;
 };
-int map_dump(int fd, size_t ksz, size_t vsz, struct dump *d);
-void dump_free(struct dump *d);
+int dump__read(int fd, size_t ksz, size_t vsz, struct dump *d);
+void dump__free(struct dump *d);
 
 /* tracer_pick.c: what the kernel has, chosen before load. */
 int tracer__pick_mechanism(struct tracer *t, const struct btf *vmlinux, char *err, size_t errlen);

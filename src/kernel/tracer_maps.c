@@ -67,10 +67,10 @@ static int dump_by_key(int fd, struct dump *d)
 }
 
 /* Read every entry of hash map fd (keys of ksz bytes, values of vsz) into
- * d, which the caller frees (dump_free): in batches, one system call for
+ * d, which the caller frees (dump__free): in batches, one system call for
  * as many entries as fit, where the kernel can; key by key where not.
  * 0 or -errno. */
-int map_dump(int fd, size_t ksz, size_t vsz, struct dump *d)
+int dump__read(int fd, size_t ksz, size_t vsz, struct dump *d)
 {
 	__u64 in[8], out[8]; /* a hash map's batch position: a bucket index */
 	bool first = true;
@@ -102,8 +102,8 @@ int map_dump(int fd, size_t ksz, size_t vsz, struct dump *d)
 	}
 }
 
-/* Let go of what map_dump read. */
-void dump_free(struct dump *d)
+/* Let go of what dump__read read. */
+void dump__free(struct dump *d)
 {
 	free(d->keys);
 	free(d->vals);
@@ -149,7 +149,7 @@ static long take_changed(struct tracer *t, __u32 **out, size_t max)
 }
 
 /* The entries of pids, and of the processes pending in slots, into d (to
- * free, dump_free); a pid with no entry any more is left out. */
+ * free, dump__free); a pid with no entry any more is left out. */
 static int dump_pids(struct tracer *t, const __u32 *pids, size_t n,
 		     const struct cowtop_slot *slots, int ncpus, struct dump *d)
 {
@@ -206,7 +206,7 @@ static int dump_procs(struct tracer *t, bool changed_only, struct cowtop_slot *s
 	free(pids);
 	if (n == -ENOMEM)
 		return (int)n;
-	e = map_dump(bpf_map__fd(t->skel->maps.procs), sizeof(__u32), sizeof(struct cowtop_proc), d);
+	e = dump__read(bpf_map__fd(t->skel->maps.procs), sizeof(__u32), sizeof(struct cowtop_proc), d);
 	if (!e)
 		t->nentries = d->n;
 	return e;
@@ -251,7 +251,7 @@ int tracer__for_each(struct tracer *t, bool changed_only, tracer_proc_fn fn, voi
 			p.counts.cow += pending(slots, ncpus, pid);
 		fn(&p, ctx);
 	}
-	dump_free(&d);
+	dump__free(&d);
 	free(slots);
 	return e;
 }
@@ -318,7 +318,7 @@ int tracer__for_each_phase(struct tracer *t, bool changed_only, tracer_split_fn 
 
 	if (changed_only && !dirty && t->phases_read)
 		return 0;
-	e = map_dump(bpf_map__fd(t->skel->maps.phase_cow), sizeof(struct cowtop_phase_key),
+	e = dump__read(bpf_map__fd(t->skel->maps.phase_cow), sizeof(struct cowtop_phase_key),
 		     sizeof(__u64), &d);
 	t->phases_read = !e;
 
@@ -327,7 +327,7 @@ int tracer__for_each_phase(struct tracer *t, bool changed_only, tracer_split_fn 
 
 		fn((int)k->tgid, k->start, (int)k->phase, ((const __u64 *)d.vals)[i], ctx);
 	}
-	dump_free(&d);
+	dump__free(&d);
 	return e;
 }
 
@@ -352,7 +352,7 @@ int tracer__for_each_stack(struct tracer *t, tracer_stack_fn fn, void *ctx)
 {
 	struct dump d;
 	size_t i;
-	int e = map_dump(bpf_map__fd(t->skel->maps.stack_pages), sizeof(struct cowtop_stack_key),
+	int e = dump__read(bpf_map__fd(t->skel->maps.stack_pages), sizeof(struct cowtop_stack_key),
 			 sizeof(__u64), &d);
 
 	for (i = 0; !e && i < d.n; i++) {
@@ -360,7 +360,7 @@ int tracer__for_each_stack(struct tracer *t, tracer_stack_fn fn, void *ctx)
 
 		fn((int)k->tgid, k->stack_id, ((const __u64 *)d.vals)[i], ctx);
 	}
-	dump_free(&d);
+	dump__free(&d);
 	return e;
 }
 

@@ -72,7 +72,7 @@ static int read_regions(struct tracer *t, struct regions *r, struct regions *gon
 {
 	struct dump d;
 	size_t i;
-	int e = map_dump(bpf_map__fd(t->skel->maps.region_cow), sizeof(struct cowtop_region_key),
+	int e = dump__read(bpf_map__fd(t->skel->maps.region_cow), sizeof(struct cowtop_region_key),
 			 sizeof(__u64), &d);
 
 	for (i = 0; !e && i < d.n; i++) {
@@ -83,7 +83,7 @@ static int read_regions(struct tracer *t, struct regions *r, struct regions *gon
 		if (!e && t->ndrop && bsearch(&who, t->drop, t->ndrop, sizeof(*t->drop), cmp_gone))
 			e = regions_push(gone, key, 0);
 	}
-	dump_free(&d);
+	dump__free(&d);
 	return e;
 }
 
