@@ -1,82 +1,17 @@
-/* cowtop's run: wiring only. The targets say what is watched, the tracer
- * reports it, the collector merges it into the model, a frame is built per
- * tick and handed to every sink (the screen, batch output, and whatever
- * other view the options open); signals, the refresh timer, the ring buffer,
- * the terminal and the sinks' own fds share one epoll loop. */
+/* The live source of frames: the targets say what is watched, the tracer
+ * reports it, the collector merges it into the model, and a frame is built
+ * per tick for the driver to hand to every sink (driver.c). Its own fds (the
+ * ring buffer, the probe rescan timer) join the driver's loop. */
 #define _GNU_SOURCE
-#include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <signal.h>
-#include <stdarg.h>
-#include <stdio.h>
-#include <string.h>
-#include <sys/epoll.h>
-#include <sys/signalfd.h>
-#include <unistd.h>
 #include "app.h"
-#include "collect.h"
+#include "app_int.h"
 #include "frame.h"
 #include "loop.h"
-#include "output.h"
-#include "safefile.h"
-#include "sampler.h"
 #include "sink.h"
-#include "stackfeed.h"
-#include "objfeed.h"
-#include "targets.h"
-#include "tracer.h"
 #include "tui.h"
 
-struct app {
-	struct options *opt;
-	struct model *model;
-	struct tracer *tracer;
-	struct collect collect;
-	struct targets targets;
-	struct sampler *sampler;        /* smaps_rollup, MemAvailable, memory cgroups */
-	struct stackfeed stacks;        /* copies by code path (--stacks, key c) */
-	struct objfeed objects;         /* copies by runtime object (--objects) */
-	struct loop *loop;
-	struct tui *tui;                /* NULL in batch mode */
-	struct sink *sinks;             /* the views frames go to, in order */
-	int procfd, sigfd, timerfd;
-	char host[256];                 /* the host name frames carry */
-	double cpu_pct, cpu_prev;       /* our own CPU use: last interval, seconds at the last tick */
-	unsigned long long marks_shown; /* probe hits already in a frame */
-	double last_tick;
-	long frames;
-	bool final_due;                 /* everything watched is gone: one last frame */
-	bool stop;
-	int exit_code;
-};
-
 static const int app_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD, SIGWINCH };
-
-/* Print a runtime error and remember to exit with status. */
-static int __attribute__((format(printf, 3, 4)))
-app_fail(struct app *a, int status, const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("cowtop: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	a->exit_code = status;
-	return -1;
-}
-
-/* Report a step's failure (status, message in err); 0 passes through. */
-static int app_check(struct app *a, int status, const char *err)
-{
-	if (!status)
-		return 0;
-	if (status == 2)
-		return app_fail(a, 2, "%s; see 'cowtop --help'", err);
-	return app_fail(a, status, "%s", err);
-}
 
 /* Our own CPU use over the last dt seconds, in percent. */
 static void measure_cpu(struct app *a, double dt)
@@ -85,36 +20,6 @@ static void measure_cpu(struct app *a, double dt)
 
 	a->cpu_pct = dt > 0 ? 100.0 * (cpu - a->cpu_prev) / dt : 0;
 	a->cpu_prev = cpu;
-}
-
-static bool use_tui(const struct app *a);
-
-/* The views that frames go to, each opened when the options ask for it. */
-static const sink_open_fn sink_makers[] = {
-	batch_sink_open,
-	exporter_sink_open,
-	record_sink_open,
-};
-
-/* A sink's notice: on the status line of the full-screen view, else stderr. */
-static void app_notice(void *ctx, const char *msg)
-{
-	struct app *a = ctx;
-
-	if (a->tui)
-		tui__notice(a->tui, msg);
-	else
-		fprintf(stderr, "cowtop: %s\n", msg);
-}
-
-/* Act on a sink's answer: a failure ends the run with status 1, a reader
- * gone ends it quietly. */
-static void sink_answer(struct app *a, enum sink_status st, const char *err)
-{
-	if (st == SINK_FAILED)
-		app_fail(a, 1, "%s", err);
-	if (st != SINK_OK)
-		a->stop = true;
 }
 
 /* Build the frame of the model now and hand it to every sink. */
@@ -135,58 +40,14 @@ static void present(struct app *a, double interval)
 		.objects = a->objects.objects,
 	};
 	struct frame *f;
-	struct sink *s;
-	char err[512];
 
 	st.bpf_stats = tracer__bpf_run_seconds(a->tracer, &st.bpf_run_seconds) == 0;
-	vo.no_rows = vo.no_groups = true;
-	for (s = a->sinks; s; s = s->next) {
-		if (s->history > vo.hist)
-			vo.hist = s->history;
-		vo.no_rows = vo.no_rows && s->own_rows;
-		vo.no_groups = vo.no_groups && s->own_groups;
-	}
+	driver__view_opts(a->d, &vo);
 	f = frame__build(a->model, &st, &vo, &a->marks_shown);
 	if (!f)
 		return;
-	for (s = a->sinks; s && !a->stop; s = s->next)
-		sink_answer(a, s->ops->frame(s, f, err, sizeof(err)), err);
+	driver__present(a->d, f);
 	frame__free(f);
-}
-
-/* Open the sinks the options ask for, in the makers' order. */
-static int open_sinks(struct app *a)
-{
-	struct sink_env env = { .opt = a->opt, .loop = a->loop, .tui = use_tui(a),
-				.notice = app_notice, .notice_ctx = a };
-	struct sink **tail = &a->sinks;
-	char err[512];
-	size_t i;
-
-	for (i = 0; i < sizeof(sink_makers) / sizeof(*sink_makers); i++) {
-		int status = 1;
-
-		if (sink_makers[i](&env, tail, &status, err, sizeof(err)))
-			return app_check(a, status, err);
-		if (*tail)
-			tail = &(*tail)->next;
-	}
-	return 0;
-}
-
-/* The run ends: let each sink write what it owes, then free them all. */
-static void close_sinks(struct app *a, bool flush)
-{
-	struct sink *s, *next;
-	char err[512];
-
-	for (s = a->sinks; s; s = next) {
-		next = s->next;
-		if (flush && s->ops->close)
-			sink_answer(a, s->ops->close(s, err, sizeof(err)), err);
-		s->ops->free(s);
-	}
-	a->sinks = NULL;
 }
 
 /* Whether every process needs reading from source (TUI_SOURCE_STAT: /proc
@@ -196,10 +57,10 @@ static bool needs_every_proc(const struct app *a, unsigned source)
 {
 	const struct sink *s;
 
-	for (s = a->sinks; s; s = s->next)
+	for (s = a->d->sinks; s; s = s->next)
 		if (!s->screen_only)
 			return true;
-	return a->tui && (tui__sort_sources(a->tui) & source);
+	return a->d->tui && (tui__sort_sources(a->d->tui) & source);
 }
 
 /* Tell the collector and the sampler what the views show: the rows on
@@ -207,7 +68,7 @@ static bool needs_every_proc(const struct app *a, unsigned source)
 static void want(struct app *a)
 {
 	int pids[COLLECT_WANT_MAX];
-	size_t n = a->tui ? tui__visible(a->tui, pids, COLLECT_WANT_MAX) : 0;
+	size_t n = a->d->tui ? tui__visible(a->d->tui, pids, COLLECT_WANT_MAX) : 0;
 
 	collect__want(&a->collect, pids, n, needs_every_proc(a, TUI_SOURCE_STAT));
 	sampler__want(a->sampler, pids, n, needs_every_proc(a, TUI_SOURCE_SMAPS));
@@ -219,9 +80,9 @@ static void end_batch(struct app *a)
 {
 	char err[256];
 
-	a->stop = true;
+	a->d->stop = true;
 	if (targets__missing_probes(&a->targets, err, sizeof(err)))
-		app_fail(a, 1, "%s", err);
+		driver__fail(a->d, 1, "%s", err);
 }
 
 /* Close an interval: collect, sample, present, forget what was shown exited. */
@@ -229,7 +90,7 @@ static void tick(struct app *a)
 {
 	double now = loop_now(), dt = now - a->last_tick, interval;
 
-	a->final_due = false;
+	a->d->due = false;
 	want(a);
 	interval = collect__tick(&a->collect, dt);
 	targets__tick(&a->targets);
@@ -240,18 +101,18 @@ static void tick(struct app *a)
 	present(a, interval);
 	a->last_tick = now;
 	a->frames++;
-	collect__forget_exited(&a->collect, a->tui != NULL, a->opt->linger);
+	collect__forget_exited(&a->collect, a->d->tui != NULL, a->opt->linger);
 	if (a->opt->iterations && a->frames >= a->opt->iterations)
-		a->stop = true;
-	if (!a->tui && targets__done(&a->targets))
+		a->d->stop = true;
+	if (!a->d->tui && targets__done(&a->targets))
 		end_batch(a);
 }
 
-/* The refresh timer fired. */
-static void on_timer(int fd, unsigned events, void *ctx)
+/* The refresh timer fired, or a last frame is due. */
+static void live_tick(struct source *src, struct driver *d)
 {
-	loop_timer_expirations(fd);
-	tick(ctx);
+	(void)d;
+	tick((struct app *)src);
 }
 
 /* Take the kernel's records; when nothing is left to watch, a last frame,
@@ -263,10 +124,10 @@ static void drain(struct app *a)
 	collect__drain(&a->collect);
 	if (!targets__done(&a->targets))
 		return;
-	if (!a->tui && a->frames > 0 && model__count(a->model) == 0)
+	if (!a->d->tui && a->frames > 0 && model__count(a->model) == 0)
 		end_batch(a);
 	else
-		a->final_due = true;
+		a->d->due = true;
 }
 
 /* Ring-buffer records are ready. */
@@ -281,38 +142,29 @@ static void on_ringbuf(int fd, unsigned events, void *ctx)
  * becomes cowtop's. */
 static void end_by_signal(struct app *a)
 {
-	if (!a->tui && !a->stop) {
+	if (!a->d->tui && !a->d->stop) {
 		targets__end_command(&a->targets);
 		if (a->targets.cmd_reaped)
-			a->exit_code = a->targets.cmd_status;
+			a->d->exit_code = a->targets.cmd_status;
 		collect__drain(&a->collect);
 		tick(a);
 	}
-	a->stop = true;
+	a->d->stop = true;
 }
 
-/* A signal arrived through the signalfd. */
-static void on_signal(int fd, unsigned events, void *ctx)
+/* A signal arrived: a child changed state, or the run ends. */
+static void live_signal(struct source *src, struct driver *d, int signo)
 {
-	struct app *a = ctx;
-	struct signalfd_siginfo si;
+	struct app *a = (struct app *)src;
 
-	while (read(fd, &si, sizeof(si)) == sizeof(si)) {
-		switch (si.ssi_signo) {
-		case SIGCHLD:
-			targets__reap(&a->targets);
-			if (a->targets.cmd_reaped)
-				a->exit_code = a->targets.cmd_status;
-			drain(a);
-			break;
-		case SIGWINCH:
-			if (a->tui)
-				tui__resize(a->tui);
-			break;
-		default:
-			end_by_signal(a);
-		}
+	if (signo != SIGCHLD) {
+		end_by_signal(a);
+		return;
 	}
+	targets__reap(&a->targets);
+	if (a->targets.cmd_reaped)
+		d->exit_code = a->targets.cmd_status;
+	drain(a);
 }
 
 /* The probe rescan timer fired. */
@@ -323,38 +175,23 @@ static void on_scan_timer(int fd, unsigned events, void *ctx)
 	targets__rescan(&a->targets);
 }
 
-/* Keys (or a hang-up) on the terminal. */
-static void on_stdin(int fd, unsigned events, void *ctx)
+/* A key that acts on the machine: copy stacks on or off, a new refresh interval. */
+static void live_action(struct source *src, struct driver *d, enum tui_action act)
 {
-	struct app *a = ctx;
+	struct app *a = (struct app *)src;
 
-	if (events & (EPOLLHUP | EPOLLERR)) {
-		a->stop = true; /* the terminal went away: nobody to show anything to */
-		return;
-	}
-	switch (tui__input(a->tui)) {
-	case TUI_QUIT:
-		a->stop = true;
-		break;
+	switch (act) {
 	case TUI_STACKS_TOGGLE:
-		if (stackfeed__set(&a->stacks, tui__stacks(a->tui)))
-			a->stop = true; /* out of memory */
+		if (stackfeed__set(&a->stacks, tui__stacks(d->tui)))
+			d->stop = true; /* out of memory */
 		break;
 	case TUI_DELAY_CHANGED:
-		loop_timer_set(a->timerfd, tui__delay(a->tui), tui__delay(a->tui));
-		model__set_period(a->model, tui__delay(a->tui));
+		loop_timer_set(d->timerfd, tui__delay(d->tui), tui__delay(d->tui));
+		model__set_period(a->model, tui__delay(d->tui));
 		break;
 	default:
 		break;
 	}
-}
-
-/* Whether to show the full-screen view: not in batch mode, not headless
- * (--exporter), and only on a terminal (otherwise frames go out as batch
- * text). */
-static bool use_tui(const struct app *a)
-{
-	return !a->opt->batch && !a->opt->exporter && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO);
 }
 
 /* Open the full-screen view, listen to the keyboard, show a first frame. */
@@ -366,14 +203,9 @@ static int open_tui(struct app *a)
 		.delay = a->opt->delay, .stacks = a->opt->stacks,
 		.allow = ACTIONS_LIVE, /* signals, refresh, stacks: the machine is here */
 	};
-	int e = tui__open(&a->tui, &to);
 
-	if (e)
-		return app_fail(a, 1, "cannot start the full-screen view: %s", strerror(-e));
-	if (loop__add(a->loop, STDIN_FILENO, on_stdin, a))
-		return app_fail(a, 1, "cannot read the terminal");
-	tui__sink(a->tui)->next = a->sinks; /* the screen first */
-	a->sinks = tui__sink(a->tui);
+	if (driver__open_tui(a->d, &to))
+		return -1;
 	present(a, 0);
 	return 0;
 }
@@ -381,159 +213,55 @@ static int open_tui(struct app *a)
 /* Set up the loop: signals, timers, ring buffer. */
 static int setup_loop(struct app *a)
 {
-	a->loop = loop__new();
-	if (!a->loop)
-		return app_fail(a, 1, "cannot create the event loop: %s", strerror(errno));
-	a->sigfd = loop_signalfd(app_signals, sizeof(app_signals) / sizeof(*app_signals), NULL);
-	a->timerfd = loop_timerfd(a->opt->delay);
-	if (a->sigfd < 0 || a->timerfd < 0)
-		return app_fail(a, 1, "cannot set up signals and timer: %s", strerror(errno));
-	if ((a->targets.scanfd >= 0 && loop__add(a->loop, a->targets.scanfd, on_scan_timer, a)) ||
-	    loop__add(a->loop, a->sigfd, on_signal, a) ||
-	    loop__add(a->loop, a->timerfd, on_timer, a) ||
-	    loop__add(a->loop, tracer__epoll_fd(a->tracer), on_ringbuf, a))
-		return app_fail(a, 1, "cannot set up the event loop");
+	if (driver__setup_loop(a->d, app_signals, sizeof(app_signals) / sizeof(*app_signals),
+			       a->opt->delay))
+		return -1;
+	if ((a->targets.scanfd >= 0 && loop__add(a->d->loop, a->targets.scanfd, on_scan_timer, a)) ||
+	    loop__add(a->d->loop, tracer__epoll_fd(a->tracer), on_ringbuf, a))
+		return driver__fail(a->d, 1, "cannot set up the event loop");
 	return 0;
 }
 
-/* Open the kernel side for the chosen targets; the collector takes its records. */
-static int open_tracer(struct app *a)
+/* Get ready: open the machine's side, the loop and the sinks, start the
+ * targets, show a first frame. */
+static int live_start(struct source *src, struct driver *d)
 {
-	struct tracer_root roots[OPT_MAX_PIDS];
-	struct tracer_opts to = {
-		.watch_all = a->targets.watch_all,
-		.roots = roots,
-		.nroots = targets__tracer_roots(&a->targets, roots),
-		.first_clone_of = a->opt->first_clone_of,
-		.cgroup = a->targets.has_cgroup ? &a->targets.cgroup.k : NULL,
-		.ringbuf_kib = a->opt->ringbuf_kib,
-		.usdt = a->targets.probes != NULL,
-		.no_regions = a->opt->no_regions,
-		.objects = a->opt->objects,
-		.on = collect__handlers(&a->collect),
-	};
-	char err[256];
+	struct app *a = (struct app *)src;
+	char err[512];
 
-	const char *notes;
-
-	if (tracer__open(&a->tracer, &to, err, sizeof(err)))
-		return app_fail(a, 1, "%s", err);
-	/* What this kernel lacks, a line each, before any view starts. */
-	for (notes = tracer__fallback_notes(a->tracer); *notes;) {
-		size_t n = strcspn(notes, "\n");
-
-		fprintf(stderr, "cowtop: kernel: %.*s\n", (int)n, notes);
-		notes += n + (notes[n] == '\n');
-	}
-	a->collect.tracer = a->tracer;
-	stackfeed__init(&a->stacks, a->tracer, a->model, a->opt->stacks_sample, a->opt->sample_budget,
-			a->opt->folded != NULL);
-	if (a->opt->stacks && stackfeed__set(&a->stacks, true))
-		return app_fail(a, 1, "stacks: %s", strerror(ENOMEM));
-	if (objfeed__init(&a->objects, a->tracer, a->model, a->opt->objects,
-			  a->opt->objects_sample ? a->opt->objects_sample : OBJECTS_SAMPLE_DEFAULT,
-			  a->opt->sample_budget))
-		return app_fail(a, 1, "objects: %s", strerror(ENOMEM));
+	a->d = d;
+	if (app__open(a) ||
+	    setup_loop(a) ||
+	    driver__open_sinks(d, app_use_tui(a)) ||
+	    driver__check(d, targets__start(&a->targets, app_use_tui(a), err, sizeof(err)), err) ||
+	    (app_use_tui(a) && open_tui(a)))
+		return -1;
+	a->last_tick = loop_now();
 	return 0;
+}
+
+/* Let go of the machine's side. */
+static void live_free(struct source *src)
+{
+	app__free((struct app *)src);
 }
 
 /* At exit, with --folded: the stacks of the whole run for flame graphs. */
-static void write_folded(struct app *a)
+static void live_finish(struct source *src, struct driver *d)
 {
-	char err[512];
-
-	if (a->opt->folded && stackfeed__write_folded(&a->stacks, a->opt->folded, err, sizeof(err)))
-		app_fail(a, 1, "folded: cannot write %s: %s", a->opt->folded, err);
+	(void)d;
+	app__write_folded((struct app *)src);
 }
 
-/* Before anything is attached or started: every option given does
- * something in the output chosen, the files written at the end can be
- * (--folded: a new file, in a directory that takes one), and the
- * full-screen view has a terminal it can drive. */
-static int check_output(struct app *a)
-{
-	char err[PATH_MAX + 256], why[256];
-
-	if (options_check_mode(a->opt, use_tui(a), err, sizeof(err)))
-		return app_check(a, 2, err);
-	if (a->opt->folded && safefile_check_new(a->opt->folded, why, sizeof(why)))
-		return app_fail(a, 1, "folded: cannot write %s: %s", a->opt->folded, why);
-	if (use_tui(a) && (tui_check_terminal(err, sizeof(err)) ||
-			   tui_check_snapshot(a->opt->snapshot, err, sizeof(err))))
-		return app_fail(a, 1, "%s", err);
-	return 0;
-}
-
-/* Parse the probes, open the kernel side and the loop, start the targets. */
-static int start(struct app *a)
-{
-	char err[512];
-
-	if (check_output(a) ||
-	    app_check(a, targets__setup_probes(&a->targets, a->model, err, sizeof(err)), err) ||
-	    app_check(a, targets__resolve_cgroup(&a->targets, err, sizeof(err)), err) ||
-	    app_check(a, targets__resolve_pids(&a->targets, err, sizeof(err)), err) ||
-	    open_tracer(a) ||
-	    app_check(a, targets__attach_probes(&a->targets, err, sizeof(err)), err) ||
-	    setup_loop(a) ||
-	    open_sinks(a) ||
-	    app_check(a, targets__start(&a->targets, use_tui(a), err, sizeof(err)), err))
-		return -1;
-	return use_tui(a) ? open_tui(a) : 0;
-}
+static const struct source_ops live_ops = {
+	.start = live_start, .tick = live_tick, .action = live_action, .signal = live_signal,
+	.finish = live_finish, .free = live_free,
+};
 
 /* Run until stopped; returns the exit status. */
 int app_run(struct options *opt)
 {
-	struct app a = { .opt = opt, .sigfd = -1, .timerfd = -1 };
+	struct app a = { .base.ops = &live_ops, .opt = opt, .procfd = -1 };
 
-	signal(SIGPIPE, SIG_IGN);
-	if (gethostname(a.host, sizeof(a.host) - 1))
-		a.host[0] = 0;
-	a.model = model__new();
-	a.procfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	collect__init(&a.collect, a.model, a.procfd);
-	targets__init(&a.targets, opt, &a.collect);
-	if (!a.model || a.procfd < 0) {
-		app_fail(&a, 1, "cannot open /proc: %s", strerror(errno));
-		goto cleanup;
-	}
-	model__set_period(a.model, opt->delay);
-	a.sampler = sampler__new(a.model, a.procfd, opt->smaps_budget);
-	if (!a.sampler) {
-		app_fail(&a, 1, "cannot start the memory sampler: %s", strerror(errno));
-		goto cleanup;
-	}
-	if (start(&a))
-		goto cleanup;
-	a.last_tick = loop_now();
-	while (!a.stop) {
-		if (a.final_due) {
-			tick(&a);
-			continue;
-		}
-		if (loop__run_once(a.loop, -1) < 0)
-			break;
-	}
-	write_folded(&a);
-	close_sinks(&a, true);
-cleanup:
-	close_sinks(&a, false);
-	tui__free(a.tui);
-	stackfeed__free(&a.stacks);
-	objfeed__free(&a.objects);
-	targets__free(&a.targets);
-	loop__free(a.loop);
-	if (a.sigfd >= 0)
-		close(a.sigfd);
-	if (a.timerfd >= 0)
-		close(a.timerfd);
-	tracer__free(a.tracer);
-	sampler__free(a.sampler);
-	collect__free(&a.collect);
-	model__free(a.model);
-	frame__free_spare();
-	if (a.procfd >= 0)
-		close(a.procfd);
-	return a.exit_code;
+	return driver_run(opt, &a.base);
 }

@@ -83,6 +83,32 @@ static const struct option long_opts[] = {
 	{ 0 },
 };
 
+#define SORT_DEFAULT FIELD_COW_RATE
+#define USAGE_COL 28   /* where the help's descriptions start */
+#define USAGE_WIDTH 80 /* ... and where the sort keys' line wraps */
+
+/* The help's -s line: the sort keys of the field table, the default first,
+ * wrapped under the descriptions. */
+static void usage_sort(FILE *f)
+{
+	char names[512], *name, *save = NULL;
+	int at = fprintf(f, "  -s, --sort KEY            ");
+	bool first = true;
+
+	fields_sort_names(SORT_DEFAULT, names, sizeof(names));
+	for (name = strtok_r(names, ", ", &save); name; name = strtok_r(NULL, ", ", &save)) {
+		int w = (int)strlen(name) + (first ? (int)strlen(" (default)") : 0) + 1;
+
+		if (!first && at + 1 + w > USAGE_WIDTH)
+			at = fprintf(f, "\n%*s", USAGE_COL, "") - 1;
+		else if (!first)
+			at += fprintf(f, " ");
+		at += fprintf(f, "%s%s%s", name, first ? " (default)" : "", save && *save ? "," : "");
+		first = false;
+	}
+	fputc('\n', f);
+}
+
 /* Print the help text. */
 void options_usage(FILE *f)
 {
@@ -103,10 +129,9 @@ void options_usage(FILE *f)
 	      "  -b, --batch               print frames as text instead of the full-screen view\n"
 	      "  -f, --format text|json    batch format, with -b (json: one object per line per frame)\n"
 	      "  -d, --delay SECONDS       refresh interval (default 1, minimum 0.1)\n"
-	      "  -n, --iterations N        stop after N frames\n"
-	      "  -s, --sort KEY            cow-rate (default), cow, rss, shared, uss,\n"
-	      "                            pss, vsz, pte, pid, comm\n"
-	      "      --reverse             reverse the sort order\n"
+	      "  -n, --iterations N        stop after N frames\n", f);
+	usage_sort(f);
+	fputs("      --reverse             reverse the sort order\n"
 	      "      --flat                a flat list instead of the tree\n"
 	      "      --linger SECONDS      full screen: keep exited processes this long (default 10)\n"
 	      "      --regions             batch text: each process's copies by memory region\n"
@@ -364,7 +389,7 @@ static void options_defaults(struct options *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->delay = 1.0;
-	o->sort = FIELD_COW_RATE;
+	o->sort = SORT_DEFAULT;
 	o->format = FORMAT_TEXT;
 	o->linger = 10.0;
 	o->smaps_budget = 1.0;
@@ -515,8 +540,12 @@ static int apply(struct options *o, int c, const char *arg, char *err, size_t er
 			return fail(err, errlen, "invalid format '%s' (text or json)", arg);
 		return 0;
 	case 's':
-		if (sort_key_parse(arg, &o->sort))
-			return fail(err, errlen, "invalid sort key '%s' (cow-rate, cow, rss, shared, uss, pss, vsz, pte, pid, comm)", arg);
+		if (sort_key_parse(arg, &o->sort)) {
+			char names[512];
+
+			fields_sort_names(SORT_DEFAULT, names, sizeof(names));
+			return fail(err, errlen, "invalid sort key '%s' (%s)", arg, names);
+		}
 		return 0;
 	}
 	return fail(err, errlen, "invalid option");
@@ -544,8 +573,9 @@ static int check_targets(const struct options *o, char *err, size_t errlen)
 			    "exclude each other");
 	if (o->regions && o->no_regions)
 		return fail(err, errlen, "--regions and --no-regions exclude each other");
-	if (files > 1 || (files && (kinds || o->record)))
-		return fail(err, errlen, "--replay and --diff read recordings: no targets, no --record, not both");
+	if (files > 1 || (files && (kinds || o->record || o->listen || o->exporter)))
+		return fail(err, errlen, "--replay and --diff read recordings: no targets, no --record, "
+			    "--listen or --exporter, not both");
 	if (o->record_max_mib > 0 && !o->record)
 		return fail(err, errlen, "--record-max-mib needs --record FILE");
 	if (o->list_usdt && (kinds || o->nusdt))

@@ -69,6 +69,16 @@ void collect__drain(struct collect *c);
 double collect__tick(struct collect *c, double dt);
 /* collect_regions.c: the copies per region into the model. */
 void collect__regions(struct collect *c, bool changed_only);
+/* collect_proc.c: what the task walk and /proc say of each process.
+ * collect__read_stat reads /proc/PID/stat through a kept file;
+ * collect__refresh_proc updates p from /proc, false when the process there
+ * is not p any more; collect__refresh_all brings the processes due at this
+ * tick up to date; collect__whole_tick says whether this tick reads every
+ * process the kernel side holds, not only those that changed. */
+int collect__read_stat(struct collect *c, int pid, struct proc_stat *st);
+bool collect__refresh_proc(struct collect *c, struct proc *p);
+void collect__refresh_all(struct collect *c);
+bool collect__whole_tick(const struct collect *c);
 void collect__forget_exited(struct collect *c, bool screen, double linger);
 bool collect__is_live(struct collect *c, int pid);
 

@@ -216,7 +216,7 @@ static bool leave_out_rejected(struct tracer *t)
 		*out = true;
 		snprintf(why, sizeof(why), "the kernel rejected the program %s: %s", o->prog,
 			 o->what);
-		tracer_fallback(t, o->word, why);
+		tracer__fallback(t, o->word, why);
 		return true;
 	}
 	return false;

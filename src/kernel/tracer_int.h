@@ -1,6 +1,6 @@
 /* What the tracer's own files share, and nobody else sees: the tracer's
  * state and the conversions of the kernel's units to cowtop's. Included
- * only by tracer.c, tracer_maps.c and tracer_tasks.c (the only users of
+ * only by the tracer's own files (tracer*.c, the only users of
  * bpf/cowtop.h);
  * tracer.h is the public API. */
 #ifndef COWTOP_TRACER_INT_H
@@ -65,7 +65,7 @@ struct tracer {
  * read instead. */
 void tracer__tasks_open(struct tracer *t, const struct btf *vmlinux);
 void tracer__tasks_free(struct tracer *t);
-void tracer_fallback(struct tracer *t, const char *word, const char *why);
+void tracer__fallback(struct tracer *t, const char *word, const char *why);
 long btf_enum_value(const struct btf *btf, const char *name);
 /* tracer_usdt.c: how USDT probes are attached, chosen before load. */
 void tracer__usdt_prepare(struct tracer *t, bool usdt);
@@ -105,6 +105,18 @@ static inline long long kib_of(const struct tracer *t, __u64 pages)
 {
 	return pages == COWTOP_INHERITED_UNKNOWN ? -1 : (long long)(pages * t->page_kib);
 }
+
+/* A whole hash map as read (tracer_maps.c): n entries, keys and values in
+ * two arrays. dump__read reads every entry of hash map fd (keys of ksz
+ * bytes, values of vsz) into d, in batches where the kernel can, key by
+ * key where not; 0 or -errno. The caller frees d with dump__free. */
+struct dump {
+	void *keys, *vals;
+	size_t n, cap;
+	size_t ksz, vsz;
+};
+int dump__read(int fd, size_t ksz, size_t vsz, struct dump *d);
+void dump__free(struct dump *d);
 
 /* tracer_pick.c: what the kernel has, chosen before load. */
 int tracer__pick_mechanism(struct tracer *t, const struct btf *vmlinux, char *err, size_t errlen);

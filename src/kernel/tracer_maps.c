@@ -1,10 +1,9 @@
 /* Readers of the kernel's maps: the process counters, pending per-CPU
- * copies, the per-region, per-phase and per-stack counters, and the loss
- * and capture statistics, handed out in cowtop's own types. */
+ * copies, the per-phase and per-stack counters, and the loss and capture
+ * statistics, handed out in cowtop's own types (the region counters are
+ * in tracer_regions.c). */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <stdio.h>
-#include <sys/sysmacros.h>
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
@@ -31,13 +30,6 @@ static int cmp_u32(const void *x, const void *y)
 
 	return (a > b) - (a < b);
 }
-
-/* A whole hash map as read: n entries, keys and values in two arrays. */
-struct dump {
-	void *keys, *vals;
-	size_t n, cap;
-	size_t ksz, vsz;
-};
 
 /* Make room for more entries in d: at least twice as many. */
 static int dump_grow(struct dump *d)
@@ -75,10 +67,10 @@ static int dump_by_key(int fd, struct dump *d)
 }
 
 /* Read every entry of hash map fd (keys of ksz bytes, values of vsz) into
- * d, which the caller frees (dump_free): in batches, one system call for
+ * d, which the caller frees (dump__free): in batches, one system call for
  * as many entries as fit, where the kernel can; key by key where not.
  * 0 or -errno. */
-static int map_dump(int fd, size_t ksz, size_t vsz, struct dump *d)
+int dump__read(int fd, size_t ksz, size_t vsz, struct dump *d)
 {
 	__u64 in[8], out[8]; /* a hash map's batch position: a bucket index */
 	bool first = true;
@@ -110,7 +102,8 @@ static int map_dump(int fd, size_t ksz, size_t vsz, struct dump *d)
 	}
 }
 
-static void dump_free(struct dump *d)
+/* Let go of what dump__read read. */
+void dump__free(struct dump *d)
 {
 	free(d->keys);
 	free(d->vals);
@@ -156,7 +149,7 @@ static long take_changed(struct tracer *t, __u32 **out, size_t max)
 }
 
 /* The entries of pids, and of the processes pending in slots, into d (to
- * free, dump_free); a pid with no entry any more is left out. */
+ * free, dump__free); a pid with no entry any more is left out. */
 static int dump_pids(struct tracer *t, const __u32 *pids, size_t n,
 		     const struct cowtop_slot *slots, int ncpus, struct dump *d)
 {
@@ -213,7 +206,7 @@ static int dump_procs(struct tracer *t, bool changed_only, struct cowtop_slot *s
 	free(pids);
 	if (n == -ENOMEM)
 		return (int)n;
-	e = map_dump(bpf_map__fd(t->skel->maps.procs), sizeof(__u32), sizeof(struct cowtop_proc), d);
+	e = dump__read(bpf_map__fd(t->skel->maps.procs), sizeof(__u32), sizeof(struct cowtop_proc), d);
 	if (!e)
 		t->nentries = d->n;
 	return e;
@@ -258,252 +251,9 @@ int tracer__for_each(struct tracer *t, bool changed_only, tracer_proc_fn fn, voi
 			p.counts.cow += pending(slots, ncpus, pid);
 		fn(&p, ctx);
 	}
-	dump_free(&d);
+	dump__free(&d);
 	free(slots);
 	return e;
-}
-
-/* One region counter as read, pending per-CPU counts added. */
-struct region_count {
-	struct cowtop_region_key key; /* first: compared as the whole entry's key */
-	__u64 pages;
-};
-
-/* Region counters read at a walk. */
-struct regions {
-	struct region_count *v;
-	size_t n, cap;
-};
-
-/* Append one counter; -ENOMEM when it does not fit. */
-static int regions_push(struct regions *r, const struct cowtop_region_key *k, __u64 pages)
-{
-	if (r->n == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 256;
-		struct region_count *v = realloc(r->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		r->v = v;
-		r->cap = cap;
-	}
-	r->v[r->n].key = *k;
-	r->v[r->n++].pages = pages;
-	return 0;
-}
-
-/* Order forgotten processes by pid, then start time. */
-static int cmp_gone(const void *x, const void *y)
-{
-	const struct tracer_gone *a = x, *b = y;
-
-	if (a->pid != b->pid)
-		return a->pid < b->pid ? -1 : 1;
-	return (a->start > b->start) - (a->start < b->start);
-}
-
-/* Order region counters by every field of their key. */
-static int cmp_region(const void *x, const void *y)
-{
-	const struct cowtop_region_key *a = x, *b = y;
-
-	if (a->tgid != b->tgid)
-		return a->tgid < b->tgid ? -1 : 1;
-	if (a->start != b->start)
-		return a->start < b->start ? -1 : 1;
-	if (a->kind != b->kind)
-		return a->kind < b->kind ? -1 : 1;
-	if (a->dev != b->dev)
-		return a->dev < b->dev ? -1 : 1;
-	return (a->ino > b->ino) - (a->ino < b->ino);
-}
-
-
-/* Read the region map; keys of queued (forgotten) processes go to *gone too. */
-static int read_regions(struct tracer *t, struct regions *r, struct regions *gone)
-{
-	struct dump d;
-	size_t i;
-	int e = map_dump(bpf_map__fd(t->skel->maps.region_cow), sizeof(struct cowtop_region_key),
-			 sizeof(__u64), &d);
-
-	for (i = 0; !e && i < d.n; i++) {
-		const struct cowtop_region_key *key = &((const struct cowtop_region_key *)d.keys)[i];
-		struct tracer_gone who = { key->tgid, key->start };
-
-		e = regions_push(r, key, ((const __u64 *)d.vals)[i]);
-		if (!e && t->ndrop && bsearch(&who, t->drop, t->ndrop, sizeof(*t->drop), cmp_gone))
-			e = regions_push(gone, key, 0);
-	}
-	dump_free(&d);
-	return e;
-}
-
-/* Whether the pending region count of a slot belongs to the process the
- * map counts under its tgid now (not to an exited one of a reused pid). */
-static bool pending_is_current(struct tracer *t, const struct cowtop_slot *s)
-{
-	struct cowtop_proc p;
-	__u32 key = s->rkey.tgid;
-
-	return bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.procs), &key, &p) == 0 &&
-	       ticks_of(t, p.start_ns) == ticks_of(t, s->rstart);
-}
-
-/* Add the region counts pending in the slots, read after the map (a flush
- * in between makes a frame short, never counts twice). The slots are read
- * twice: a CPU whose pending key was changing, or changed between the
- * reads, is left out rather than its count put under the wrong key. */
-static int add_pending_regions(struct tracer *t, struct regions *r)
-{
-	int ncpus = t->ncpus > 0 ? t->ncpus : 1, fd = bpf_map__fd(t->skel->maps.slots), c, e = 0;
-	struct cowtop_slot *a = calloc(ncpus, sizeof(*a)), *b = calloc(ncpus, sizeof(*b));
-	size_t sorted = r->n;
-	__u32 zero = 0;
-
-	if (!a || !b || bpf_map_lookup_elem(fd, &zero, a) || bpf_map_lookup_elem(fd, &zero, b)) {
-		free(t->region_slots); /* pending counts left out: the next call reads again */
-		t->region_slots = NULL;
-		goto out;
-	}
-	if (r->n > 1)
-		qsort(r->v, r->n, sizeof(*r->v), cmp_region);
-	for (c = 0; c < ncpus && !e; c++) {
-		struct region_count *hit;
-
-		if (!a[c].rcount || (a[c].rgen & 1) || a[c].rgen != b[c].rgen ||
-		    !pending_is_current(t, &a[c]))
-			continue;
-		hit = sorted ? bsearch(&a[c].rkey, r->v, sorted, sizeof(*r->v), cmp_region) : NULL;
-		if (hit)
-			hit->pages += a[c].rcount;
-		else
-			e = regions_push(r, &a[c].rkey, a[c].rcount);
-	}
-	if (!e) { /* what the next call compares with (a CPU left out differs) */
-		free(t->region_slots);
-		t->region_slots = a;
-		a = NULL;
-	}
-out:
-	free(a);
-	free(b);
-	return e;
-}
-
-/* Whether the region counts pending in the slots are those the last read
- * added (a flush from a slot to the map sets regions_dirty). */
-static bool pending_regions_same(struct tracer *t)
-{
-	int ncpus = t->ncpus > 0 ? t->ncpus : 1, c;
-	struct cowtop_slot now[ncpus];
-	__u32 zero = 0;
-
-	if (!t->region_slots ||
-	    bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.slots), &zero, now))
-		return false;
-	for (c = 0; c < ncpus; c++) {
-		const struct cowtop_slot *x = &now[c], *y = &t->region_slots[c];
-
-		if (x->rgen != y->rgen || x->rcount != y->rcount || x->rstart != y->rstart ||
-		    memcmp(&x->rkey, &y->rkey, sizeof(x->rkey)))
-			return false;
-	}
-	return true;
-}
-
-/* A region kind of the kernel's in cowtop's own type. */
-static enum region_kind kind_of(__u32 k)
-{
-	switch (k) {
-	case COWTOP_REGION_HEAP: return REGION_HEAP;
-	case COWTOP_REGION_STACK: return REGION_STACK;
-	case COWTOP_REGION_ANON: return REGION_ANON;
-	case COWTOP_REGION_FILE: return REGION_FILE;
-	default: return REGION_OTHER;
-	}
-}
-
-/* Delete the keys of r from region map fd: in one system call where the
- * kernel can (exited processes leave several counters each, and a busy
- * machine has exits every tick), key by key where not. */
-static void delete_keys(int fd, const struct regions *r)
-{
-	struct cowtop_region_key *keys;
-	__u32 count = (__u32)r->n;
-	size_t i;
-
-	if (!r->n)
-		return;
-	keys = malloc(r->n * sizeof(*keys));
-	if (keys) {
-		for (i = 0; i < r->n; i++)
-			keys[i] = r->v[i].key;
-		/* ENOENT stops a batch: a key gone meanwhile leaves the rest */
-		if (bpf_map_delete_batch(fd, keys, &count, NULL) == 0) {
-			free(keys);
-			return;
-		}
-		free(keys);
-	}
-	for (i = 0; i < r->n; i++)
-		bpf_map_delete_elem(fd, &r->v[i].key);
-}
-
-/* Call fn for every (process, region) counter, pending copies included,
- * then drop the counters of the pids forgotten since the last walk. */
-int tracer__for_each_region(struct tracer *t, bool changed_only, tracer_region_fn fn, void *ctx)
-{
-	int fd = bpf_map__fd(t->skel->maps.region_cow), e;
-	struct regions r = { 0 }, gone = { 0 };
-	/* Cleared before the map is read: an add during the read sets it
-	 * again, and the next call reads the map again. */
-	bool dirty = __atomic_exchange_n(&t->skel->bss->regions_dirty, 0, __ATOMIC_SEQ_CST);
-	size_t i;
-
-	if (changed_only && !dirty && !t->ndrop && t->regions_read && pending_regions_same(t))
-		return 0;
-	t->regions_read = false;
-	if (t->ndrop > 1) /* qsort wants an array, even an empty one */
-		qsort(t->drop, t->ndrop, sizeof(*t->drop), cmp_gone);
-	e = read_regions(t, &r, &gone);
-	if (!e)
-		e = add_pending_regions(t, &r);
-	for (i = 0; i < r.n; i++) {
-		const struct cowtop_region_key *k = &r.v[i].key;
-		/* The kernel's dev_t: major << 20 | minor. */
-		struct tracer_region tr = {
-			.pid = (int)k->tgid, .start = k->start, .kind = kind_of(k->kind),
-			.dev = k->kind == COWTOP_REGION_FILE ? makedev(k->dev >> 20, k->dev & 0xfffff) : 0,
-			.ino = k->kind == COWTOP_REGION_FILE ? k->ino : 0, .pages = r.v[i].pages,
-		};
-
-		fn(&tr, ctx);
-	}
-	delete_keys(fd, &gone);
-	if (!e) {
-		t->ndrop = 0; /* else a pid's counters may have been missed: try again */
-		t->regions_read = true;
-	}
-	free(r.v);
-	free(gone.v);
-	return e;
-}
-
-int tracer__file_name(struct tracer *t, unsigned long long dev, unsigned long long ino, char *buf,
-		      size_t len)
-{
-	/* The kernel's dev_t: major << 20 | minor. */
-	struct cowtop_file_key key = { .dev = ((__u64)major(dev) << 20) | minor(dev), .ino = ino };
-	struct cowtop_file_name v;
-
-	if (!len)
-		return -EINVAL;
-	if (bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.file_names), &key, &v))
-		return -errno;
-	v.name[sizeof(v.name) - 1] = '\0';
-	snprintf(buf, len, "%s", v.name);
-	return 0;
 }
 
 _Static_assert((int)COWTOP_STAT_RINGBUF_LOST == (int)LOST_RINGBUF &&
@@ -568,7 +318,7 @@ int tracer__for_each_phase(struct tracer *t, bool changed_only, tracer_split_fn 
 
 	if (changed_only && !dirty && t->phases_read)
 		return 0;
-	e = map_dump(bpf_map__fd(t->skel->maps.phase_cow), sizeof(struct cowtop_phase_key),
+	e = dump__read(bpf_map__fd(t->skel->maps.phase_cow), sizeof(struct cowtop_phase_key),
 		     sizeof(__u64), &d);
 	t->phases_read = !e;
 
@@ -577,7 +327,7 @@ int tracer__for_each_phase(struct tracer *t, bool changed_only, tracer_split_fn 
 
 		fn((int)k->tgid, k->start, (int)k->phase, ((const __u64 *)d.vals)[i], ctx);
 	}
-	dump_free(&d);
+	dump__free(&d);
 	return e;
 }
 
@@ -602,7 +352,7 @@ int tracer__for_each_stack(struct tracer *t, tracer_stack_fn fn, void *ctx)
 {
 	struct dump d;
 	size_t i;
-	int e = map_dump(bpf_map__fd(t->skel->maps.stack_pages), sizeof(struct cowtop_stack_key),
+	int e = dump__read(bpf_map__fd(t->skel->maps.stack_pages), sizeof(struct cowtop_stack_key),
 			 sizeof(__u64), &d);
 
 	for (i = 0; !e && i < d.n; i++) {
@@ -610,7 +360,7 @@ int tracer__for_each_stack(struct tracer *t, tracer_stack_fn fn, void *ctx)
 
 		fn((int)k->tgid, k->stack_id, ((const __u64 *)d.vals)[i], ctx);
 	}
-	dump_free(&d);
+	dump__free(&d);
 	return e;
 }
 

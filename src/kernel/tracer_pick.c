@@ -125,7 +125,7 @@ static enum cowtop_rss_layout rss_layout_of(const struct btf *btf)
 
 /* Add a fallback in use: word goes in the header and the JSON's
  * "fallbacks", why in one line on stderr at start. */
-void tracer_fallback(struct tracer *t, const char *word, const char *why)
+void tracer__fallback(struct tracer *t, const char *word, const char *why)
 {
 	size_t n = strlen(t->fallbacks);
 
@@ -144,14 +144,14 @@ void tracer__pick_fallbacks(struct tracer *t, const struct btf *vmlinux)
 
 	t->rss = rss_layout_of(vmlinux);
 	if (t->rss == COWTOP_RSS_ATOMIC)
-		tracer_fallback(t, "rss:atomic", "RSS read from mm_struct's atomic counters "
+		tracer__fallback(t, "rss:atomic", "RSS read from mm_struct's atomic counters "
 				"(the layout before 6.2)");
 	else if (t->rss == COWTOP_RSS_NONE)
-		tracer_fallback(t, "rss:/proc", "this kernel's mm_struct.rss_stat layout is not "
+		tracer__fallback(t, "rss:/proc", "this kernel's mm_struct.rss_stat layout is not "
 				"known: RSS comes from /proc, fork baselines (inherited, SHR%) are unknown");
 	t->fault_end = flag ? COWTOP_FAULT_END_FLAG : COWTOP_FAULT_END_COUNT;
 	if (!flag)
-		tracer_fallback(t, "fault-end:count", "no task_struct.in_user_fault (a kernel without "
+		tracer__fallback(t, "fault-end:count", "no task_struct.in_user_fault (a kernel without "
 				"cgroup-v1 memory): a copy's fault is followed by the task's count of "
 				"ended faults");
 }
@@ -169,10 +169,10 @@ void tracer__pick_memory_programs(struct tracer *t, const struct btf *vmlinux)
 		       has_tracepoint(vmlinux, "mm_vmscan_memcg_reclaim_end");
 
 	if (!oom && !t->oom_out)
-		tracer_fallback(t, "no-oom", "the kernel has no oom:mark_victim tracepoint: "
+		tracer__fallback(t, "no-oom", "the kernel has no oom:mark_victim tracepoint: "
 				"OOM kills are not seen");
 	if (!reclaim && !t->reclaim_out)
-		tracer_fallback(t, "no-reclaim", "the kernel lacks vmscan's reclaim tracepoints: "
+		tracer__fallback(t, "no-reclaim", "the kernel lacks vmscan's reclaim tracepoints: "
 				"reclaim stalls are not seen");
 	t->oom_out = t->oom_out || !oom;
 	t->reclaim_out = t->reclaim_out || !reclaim;

@@ -29,7 +29,7 @@ static void set_counters(struct iter_bpf *it, const struct btf *vmlinux)
 static void tasks_from_proc(struct tracer *t, struct iter_bpf *it, const char *why)
 {
 	iter_bpf__destroy(it);
-	tracer_fallback(t, "tasks:/proc", why);
+	tracer__fallback(t, "tasks:/proc", why);
 }
 
 void tracer__tasks_open(struct tracer *t, const struct btf *vmlinux)

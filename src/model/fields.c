@@ -1,5 +1,6 @@
 /* The field table (see fields.h): one row per per-process figure. */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include "fields.h"
 #include "frame.h"
@@ -289,6 +290,26 @@ int sort_key_parse(const char *s, enum field_id *out)
 		}
 	}
 	return -EINVAL;
+}
+
+/* The command-line names of the sort keys, joined by ", " into buf (cut
+ * short if it is too small): first, then the figures in the order of the
+ * sort cycle, then the identities (pid, command). What --help and a bad -s
+ * list. */
+void fields_sort_names(enum field_id first, char *buf, size_t len)
+{
+	enum field_id cycle[FIELD_N];
+	size_t n = fields_sort_cycle(cycle), i, at;
+	int pass;
+
+	if (!len)
+		return;
+	at = (size_t)snprintf(buf, len, "%s", sort_key_name(first));
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < n && at < len; i++)
+			if (cycle[i] != first && (fields[cycle[i]].type == FIELD_IDENTITY) == pass)
+				at += (size_t)snprintf(buf + at, len - at, ", %s",
+						       sort_key_name(cycle[i]));
 }
 
 /* The command-line name of a sort key. */

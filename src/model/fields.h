@@ -120,6 +120,8 @@ int field_by_sort_key(int ch);
 /* The sort keys, in the order of the columns (then the command): what the
  * sort cycle walks. Returns how many (at most FIELD_N). */
 size_t fields_sort_cycle(enum field_id *out);
+/* The sort keys' names, first one first, joined by ", " (--help, errors). */
+void fields_sort_names(enum field_id first, char *buf, size_t len);
 /* The columns left to right. Returns how many. */
 size_t fields_columns(enum field_id *out);
 

@@ -1,83 +1,57 @@
-/* Replay: frames come from a recording (recording.c) instead of the tracer
- * and go to the same views. Its own small run loop: the terminal, signals
- * and one timer that moves to the next frame when the recorded time between
- * them has passed (divided by the speed). In batch mode every frame is
- * printed at once, as batch output printed it live. */
+/* Replay: a source of frames (driver.h) that reads them from a recording
+ * (recording.c) instead of the tracer; they go to the same sinks and the
+ * same view. One timer moves to the next frame when the recorded time
+ * between them has passed (divided by the speed). In batch mode every frame
+ * is printed at once, as batch output printed it live. A replay allows the
+ * time keys only: the recorded processes are not here to act on. */
 #define _GNU_SOURCE
-#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/epoll.h>
-#include <sys/signalfd.h>
 #include <unistd.h>
+#include "driver.h"
 #include "keys.h"
 #include "loop.h"
 #include "recording.h"
 #include "replay.h"
 #include "sink.h"
-#include "tui.h"
 
 #define SPEED_MAX 64.0
 #define SPEED_MIN (1.0 / 64)
 #define STEP_MIN 0.01 /* seconds: the fastest frames go by */
 
 struct replay {
+	struct source base; /* first: the driver's view of it */
+	struct driver *d;
 	struct options *opt;
 	struct recording *rec;
 	struct view_opts vo;
-	struct loop *loop;
-	struct tui *tui;
-	int sigfd, timerfd;
-	size_t at;        /* frame shown */
+	size_t at;        /* frame shown; in batch mode, the next one to print */
+	size_t nbatch;    /* frames batch mode prints */
 	bool playing;
 	double speed;
-	bool stop;
-	int exit_code;
 };
 
 static const int replay_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGWINCH };
 
-/* Print an error and remember to exit with status 1. */
-static int replay_fail(struct replay *r, const char *msg)
+/* Batch: the next frame to stdout, as batch output writes it; another is
+ * due until the last. */
+static void batch_next(struct replay *r)
 {
-	fprintf(stderr, "cowtop: %s\n", msg);
-	r->exit_code = 1;
-	r->stop = true;
-	return -1;
-}
-
-/* Batch: every frame to stdout, as batch output writes it. */
-static int replay_batch(struct replay *r)
-{
-	struct sink_env env = { .opt = r->opt };
-	struct sink *out;
 	struct frame *f;
 	char err[1024];
-	int status = 1;
-	size_t k, n = recording__frames(r->rec);
 
-	if (r->opt->iterations && (size_t)r->opt->iterations < n)
-		n = (size_t)r->opt->iterations;
-	if (batch_sink_open(&env, &out, &status, err, sizeof(err)))
-		return replay_fail(r, err);
-	for (k = 0; k < n && !r->stop; k++) {
-		enum sink_status st;
-
-		if (recording__frame(r->rec, k, &r->vo, &f, err, sizeof(err))) {
-			replay_fail(r, err);
-			break;
-		}
-		st = out->ops->frame(out, f, err, sizeof(err));
-		frame__free(f);
-		if (st == SINK_FAILED)
-			replay_fail(r, err);
-		if (st != SINK_OK)
-			break;
+	if (r->at >= r->nbatch) {
+		r->d->stop = true;
+		return;
 	}
-	out->ops->free(out);
-	return 0;
+	if (recording__frame(r->rec, r->at, &r->vo, &f, err, sizeof(err))) {
+		driver__fail(r->d, 1, "%s", err);
+		return;
+	}
+	driver__present(r->d, f);
+	frame__free(f);
+	r->at++;
+	r->d->due = true;
 }
 
 /* The header's "REPLAY" text: where we are, how fast, playing or not. */
@@ -87,7 +61,7 @@ static void status_text(struct replay *r)
 
 	snprintf(buf, sizeof(buf), "%zu/%zu x%g %s", r->at + 1, recording__frames(r->rec), r->speed,
 		 r->playing ? "playing" : "paused");
-	tui__replay_status(r->tui, buf);
+	tui__replay_status(r->d->tui, buf);
 }
 
 /* Arm the timer for the next frame, when playing. */
@@ -96,11 +70,11 @@ static void arm(struct replay *r)
 	double gap;
 
 	if (!r->playing || r->at + 1 >= recording__frames(r->rec)) {
-		loop_timer_stop(r->timerfd);
+		loop_timer_stop(r->d->timerfd);
 		return;
 	}
 	gap = (recording__time(r->rec, r->at + 1) - recording__time(r->rec, r->at)) / r->speed;
-	loop_timer_set(r->timerfd, gap > STEP_MIN ? gap : STEP_MIN, 0);
+	loop_timer_set(r->d->timerfd, gap > STEP_MIN ? gap : STEP_MIN, 0);
 }
 
 /* Show frame k; a line that cannot be read is said and the view stays. */
@@ -109,22 +83,22 @@ static void go(struct replay *r, size_t k)
 	struct frame *f = NULL;
 	char err[1024];
 
-	r->vo.hist = tui__sink(r->tui)->history; /* as much history as the screen draws */
+	r->vo.hist = tui__sink(r->d->tui)->history; /* as much history as the screen draws */
 	if (recording__frame(r->rec, k, &r->vo, &f, err, sizeof(err))) {
 		r->playing = false;
-		tui__notice(r->tui, err);
+		tui__notice(r->d->tui, err);
 	} else {
 		r->at = k;
 	}
 	if (r->playing && r->at + 1 >= recording__frames(r->rec)) {
 		r->playing = false;
-		tui__notice(r->tui, "end of the recording");
+		tui__notice(r->d->tui, "end of the recording");
 	}
 	status_text(r);
 	if (f)
-		tui__frame(r->tui, f);
+		driver__present(r->d, f);
 	else
-		tui__resize(r->tui); /* redraw with the message */
+		tui__resize(r->d->tui); /* redraw with the message */
 	frame__free(f);
 	arm(r);
 }
@@ -141,18 +115,21 @@ static void to_marker(struct replay *r, int d)
 			return;
 		}
 	}
-	tui__notice(r->tui, d < 0 ? "no probe hit or exit before this frame"
+	tui__notice(r->d->tui, d < 0 ? "no probe hit or exit before this frame"
 				  : "no probe hit or exit after this frame");
 	go(r, r->at);
 }
 
-/* Act on a time key. */
-static void time_key(struct replay *r)
+/* Act on a time key (the only action a replay allows). */
+static void replay_action(struct source *src, struct driver *d, enum tui_action act)
 {
+	struct replay *r = (struct replay *)src;
 	const char *arg;
 	long k;
 
-	switch (tui__time_cmd(r->tui, &arg)) {
+	if (act != TUI_TIME)
+		return;
+	switch (tui__time_cmd(r->d->tui, &arg)) {
 	case CMD_PAUSE:
 		r->playing = !r->playing && r->at + 1 < recording__frames(r->rec);
 		break;
@@ -168,7 +145,7 @@ static void time_key(struct replay *r)
 	case CMD_JUMP:
 		k = recording__find(r->rec, arg);
 		if (k < 0) {
-			tui__notice(r->tui, "jump to HH:MM:SS, HH:MM, +SECONDS from the start or #FRAME");
+			tui__notice(r->d->tui, "jump to HH:MM:SS, HH:MM, +SECONDS from the start or #FRAME");
 			break;
 		}
 		go(r, (size_t)k);
@@ -177,51 +154,28 @@ static void time_key(struct replay *r)
 		break;
 	}
 	status_text(r);
-	tui__resize(r->tui); /* redraw */
+	tui__resize(r->d->tui); /* redraw */
 	arm(r);
 }
 
-/* Keys (or a hang-up) on the terminal. */
-static void on_stdin(int fd, unsigned events, void *ctx)
+/* The recorded time between two frames has passed (at this speed); in
+ * batch mode, the next frame is due. */
+static void replay_tick(struct source *src, struct driver *d)
 {
-	struct replay *r = ctx;
+	struct replay *r = (struct replay *)src;
 
-	(void)fd;
-	if (events & (EPOLLHUP | EPOLLERR)) {
-		r->stop = true;
-		return;
-	}
-	switch (tui__input(r->tui)) {
-	case TUI_QUIT: r->stop = true; break;
-	case TUI_TIME: time_key(r); break;
-	default: break;
-	}
-}
-
-/* The recorded time between two frames has passed (at this speed). */
-static void on_timer(int fd, unsigned events, void *ctx)
-{
-	struct replay *r = ctx;
-
-	(void)events;
-	loop_timer_expirations(fd);
-	if (r->playing && r->at + 1 < recording__frames(r->rec))
+	if (!d->tui)
+		batch_next(r);
+	else if (r->playing && r->at + 1 < recording__frames(r->rec))
 		go(r, r->at + 1);
 }
 
-/* A signal through the signalfd: a resize, or the end. */
-static void on_signal(int fd, unsigned events, void *ctx)
+/* SIGINT, SIGTERM, SIGHUP or SIGQUIT: the end. */
+static void replay_signal(struct source *src, struct driver *d, int signo)
 {
-	struct replay *r = ctx;
-	struct signalfd_siginfo si;
-
-	(void)events;
-	while (read(fd, &si, sizeof(si)) == sizeof(si)) {
-		if (si.ssi_signo == SIGWINCH)
-			tui__resize(r->tui);
-		else
-			r->stop = true;
-	}
+	(void)src;
+	(void)signo;
+	d->stop = true;
 }
 
 /* The full-screen view over the recording, playing from its first frame. */
@@ -237,59 +191,59 @@ static int replay_tui(struct replay *r)
 		.allow = ACTIONS_REPLAY, /* time only: the recorded processes are not here */
 	};
 	char err[256];
-	int e;
 
 	if (tui_check_terminal(err, sizeof(err)) || tui_check_snapshot(r->opt->snapshot, err, sizeof(err)))
-		return replay_fail(r, err);
-	r->loop = loop__new();
-	r->sigfd = loop_signalfd(replay_signals, sizeof(replay_signals) / sizeof(*replay_signals), NULL);
-	r->timerfd = loop_timerfd(0);
-	if (!r->loop || r->sigfd < 0 || r->timerfd < 0 ||
-	    loop__add(r->loop, r->sigfd, on_signal, r) || loop__add(r->loop, r->timerfd, on_timer, r))
-		return replay_fail(r, "cannot set up the event loop");
-	e = tui__open(&r->tui, &to);
-	if (e) {
-		snprintf(err, sizeof(err), "cannot start the full-screen view: %s", strerror(-e));
-		return replay_fail(r, err);
-	}
-	if (loop__add(r->loop, STDIN_FILENO, on_stdin, r))
-		return replay_fail(r, "cannot read the terminal");
+		return driver__fail(r->d, 1, "%s", err);
+	if (driver__setup_loop(r->d, replay_signals, sizeof(replay_signals) / sizeof(*replay_signals), 0) ||
+	    driver__open_sinks(r->d, true) || driver__open_tui(r->d, &to))
+		return -1;
 	r->playing = true;
 	go(r, 0);
 	if (recording__warning(r->rec)[0])
-		tui__notice(r->tui, recording__warning(r->rec));
-	tui__resize(r->tui);
-	while (!r->stop)
-		if (loop__run_once(r->loop, -1) < 0)
-			break;
+		tui__notice(r->d->tui, recording__warning(r->rec));
+	tui__resize(r->d->tui);
 	return 0;
 }
+
+/* Open the recording; the full-screen view on a terminal, else batch
+ * output of every frame (no loop: nothing to wait for). */
+static int replay_start(struct source *src, struct driver *d)
+{
+	struct replay *r = (struct replay *)src;
+	struct options *opt = r->opt;
+	char err[1024];
+
+	r->d = d;
+	r->vo = (struct view_opts){ .sort = opt->sort, .reverse = opt->reverse, .tree = !opt->flat };
+	if (recording__open(&r->rec, opt->replay, err, sizeof(err)))
+		return driver__fail(d, 1, "%s", err);
+	if (!opt->batch && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO))
+		return replay_tui(r);
+	if (recording__warning(r->rec)[0])
+		fprintf(stderr, "cowtop: warning: %s\n", recording__warning(r->rec));
+	r->nbatch = recording__frames(r->rec);
+	if (opt->iterations && (size_t)opt->iterations < r->nbatch)
+		r->nbatch = (size_t)opt->iterations;
+	if (driver__open_sinks(d, false))
+		return -1;
+	d->due = true;
+	return 0;
+}
+
+static void replay_free(struct source *src)
+{
+	recording__free(((struct replay *)src)->rec);
+}
+
+static const struct source_ops replay_ops = {
+	.start = replay_start, .tick = replay_tick, .action = replay_action,
+	.signal = replay_signal, .free = replay_free,
+};
 
 /* Replay opt->replay; returns the exit status. */
 int replay_run(struct options *opt)
 {
-	struct replay r = { .opt = opt, .sigfd = -1, .timerfd = -1, .speed = 1 };
-	char err[1024];
+	struct replay r = { .base.ops = &replay_ops, .opt = opt, .speed = 1 };
 
-	signal(SIGPIPE, SIG_IGN);
-	r.vo = (struct view_opts){ .sort = opt->sort, .reverse = opt->reverse, .tree = !opt->flat };
-	if (recording__open(&r.rec, opt->replay, err, sizeof(err))) {
-		fprintf(stderr, "cowtop: %s\n", err);
-		return 1;
-	}
-	if (!opt->batch && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO)) {
-		replay_tui(&r);
-	} else {
-		if (recording__warning(r.rec)[0])
-			fprintf(stderr, "cowtop: warning: %s\n", recording__warning(r.rec));
-		replay_batch(&r);
-	}
-	tui__free(r.tui);
-	loop__free(r.loop);
-	if (r.sigfd >= 0)
-		close(r.sigfd);
-	if (r.timerfd >= 0)
-		close(r.timerfd);
-	recording__free(r.rec);
-	return r.exit_code;
+	return driver_run(opt, &r.base);
 }

@@ -1,7 +1,8 @@
 /* Where frames go: each view of the frame (the full-screen view, batch text
- * or JSON, and any other output) is a sink. The app builds one frame a tick
- * and hands it to every sink it opened, in order; it knows nothing of what a
- * sink does with it. A sink that needs the event loop (a server, a file
+ * or JSON, and any other output) is a sink. The source of the frames (live
+ * or a recording) makes one frame a tick and the driver (driver.c) hands it
+ * to every sink it opened, in order, whatever the source; it knows nothing
+ * of what a sink does with it. A sink that needs the event loop (a server, a file
  * watcher) adds its own fds when it is opened. */
 #ifndef COWTOP_SINK_H
 #define COWTOP_SINK_H
@@ -31,7 +32,7 @@ struct sink_ops {
 
 struct sink {
 	const struct sink_ops *ops;
-	struct sink *next; /* the app's list */
+	struct sink *next; /* the driver's list */
 	/* It shows /proc's figures (RSS, VSZ, state, and smaps_rollup's
 	 * shared, USS, PSS) only of the rows on screen: the others may be
 	 * read less often, or their smaps_rollup not at all. */

@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 #include "options.h"
@@ -110,8 +111,13 @@ static void test_record_replay_diff(void **state)
 	assert_int_equal(parse(&o, argv, err, "-w", "", NULL), -EINVAL);
 	assert_string_equal(err, "--record needs a file name");
 	assert_int_equal(parse(&o, argv, err, "-r", "x.rec", "-p", "1", NULL), -EINVAL);
-	assert_string_equal(err, "--replay and --diff read recordings: no targets, no --record, not both");
+	assert_string_equal(err, "--replay and --diff read recordings: no targets, no --record, "
+			    "--listen or --exporter, not both");
 	assert_int_equal(parse(&o, argv, err, "-r", "x.rec", "-w", "y.rec", NULL), -EINVAL);
+	/* A replay's frames are not the machine's now: no metrics server. */
+	assert_int_equal(parse(&o, argv, err, "-r", "x.rec", "--listen", "9100", NULL), -EINVAL);
+	assert_int_equal(parse(&o, argv, err, "-r", "x.rec", "--exporter", NULL), -EINVAL);
+	assert_int_equal(parse(&o, argv, err, "--diff", "a", "b", "--exporter", NULL), -EINVAL);
 	assert_int_equal(parse(&o, argv, err, "-r", "x.rec", "--diff", "a", "b", NULL), -EINVAL);
 	assert_int_equal(parse(&o, argv, err, "-r", NULL), -EINVAL);
 	assert_string_equal(err, "option '-r' needs a value");
@@ -368,6 +374,57 @@ static void test_exporter(void **state)
 	assert_non_null(strstr(err, "need --listen"));
 }
 
+/* Whether text has name after a space or an opening parenthesis, followed by after. */
+static bool has_word(const char *text, const char *name, const char *after)
+{
+	char w[80];
+
+	snprintf(w, sizeof(w), " %s%s", name, after);
+	if (strstr(text, w))
+		return true;
+	snprintf(w, sizeof(w), "(%s%s", name, after);
+	return strstr(text, w) != NULL;
+}
+
+/* --help lists every sort key of the field table, the default first, and
+ * a bad -s names the same keys: both come from the table. */
+static void test_help_sort_keys(void **state)
+{
+	struct options o;
+	char *argv[ARGV_MAX];
+	char err[256], *text = NULL, *line, *end, keys[512] = "";
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	int k, listed = 0;
+
+	(void)state;
+	assert_non_null(f);
+	options_usage(f);
+	assert_int_equal(fclose(f), 0);
+	line = strstr(text, "  -s, --sort KEY");
+	assert_non_null(line);
+	/* the key line and its continuation lines (indented past the options) */
+	for (end = strchr(line, '\n'); end && strncmp(end + 1, "                            ", 28) == 0;)
+		end = strchr(end + 1, '\n');
+	assert_non_null(end);
+	snprintf(keys, sizeof(keys), "%.*s", (int)(end - line + 1), line);
+	assert_non_null(strstr(keys, "KEY            cow-rate (default), "));
+	for (k = 0; k < FIELD_N; k++) {
+		const char *name = sort_key_name((enum field_id)k);
+		enum field_id back;
+
+		if (sort_key_parse(name, &back) || back != (enum field_id)k)
+			continue; /* not a sort key */
+		listed++;
+		assert_true(has_word(keys, name, " (default),") || has_word(keys, name, ",") ||
+			    has_word(keys, name, "\n"));
+		assert_int_equal(parse(&o, argv, err, "-s", "nope", NULL), -EINVAL);
+		assert_true(has_word(err, name, ",") || has_word(err, name, ")"));
+	}
+	assert_true(listed >= 10);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -386,6 +443,7 @@ int main(void)
 		cmocka_unit_test(test_listen),
 		cmocka_unit_test(test_exporter),
 		cmocka_unit_test(test_record_replay_diff),
+		cmocka_unit_test(test_help_sort_keys),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

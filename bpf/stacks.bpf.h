@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Copies by code path: the user stack of 1 copy in stacks_every, and the
+ * pages copied per (process, stack), scaled by the sampling. Included by
+ * cowtop.bpf.c after watch.bpf.h. */
+#ifndef COWTOP_STACKS_BPF_H
+#define COWTOP_STACKS_BPF_H
+
+/* Copies by code path: 0 off, else capture the user stack of 1 copy in
+ * stacks_every. Writable (.bss), so it is turned on and off while running. */
+__u32 stacks_every = 0;
+
+/* User stacks of sampled copies, and pages copied per (process, stack). */
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, COWTOP_STACKS);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, COWTOP_STACK_DEPTH * sizeof(__u64));
+} stack_map SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4 * COWTOP_STACKS);
+	__type(key, struct cowtop_stack_key);
+	__type(value, __u64);
+} stack_pages SEC(".maps");
+
+/* Stack captures: taken, failed, time spent (cowtop.h); and the per-CPU
+ * count of copies since the last sample, at index COWTOP_STACK_STAT_MAX. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, COWTOP_STACK_STAT_MAX + 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} stack_stats SEC(".maps");
+
+/* Add v to the stack counter idx of this CPU. */
+static __always_inline void stack_stat_add(__u32 idx, __u64 v)
+{
+	__u64 *n = bpf_map_lookup_elem(&stack_stats, &idx);
+
+	if (n)
+		*n += v;
+}
+
+/* Whether this copy is the 1 in every that gets its stack taken. */
+static __always_inline bool stack_sampled(__u32 every)
+{
+	__u32 idx = COWTOP_STACK_STAT_MAX;
+	__u64 *n;
+
+	if (every <= 1)
+		return true;
+	n = bpf_map_lookup_elem(&stack_stats, &idx);
+	if (!n)
+		return false;
+	if (++*n < every)
+		return false;
+	*n = 0;
+	return true;
+}
+
+/* Count pages copied by tgid under the current user stack. A sample of 1
+ * in every counts every pages, so totals estimate all copies. */
+static __noinline int stack_count(void *ctx, __u32 tgid, __u64 pages, __u32 every)
+{
+	struct cowtop_stack_key key = { .tgid = tgid };
+	__u64 t0 = bpf_ktime_get_ns(), zero = 0, *n;
+	long id;
+
+	id = bpf_get_stackid(ctx, &stack_map, BPF_F_USER_STACK);
+	if (id < 0) {
+		stack_stat_add(COWTOP_STACK_FAILED, 1);
+		goto out;
+	}
+	key.stack_id = id;
+	n = bpf_map_lookup_elem(&stack_pages, &key);
+	if (!n) {
+		bpf_map_update_elem(&stack_pages, &key, &zero, BPF_NOEXIST);
+		n = bpf_map_lookup_elem(&stack_pages, &key);
+	}
+	if (n) {
+		__sync_fetch_and_add(n, pages * (every ? every : 1));
+		stack_stat_add(COWTOP_STACK_TAKEN, 1);
+	} else {
+		stack_stat_add(COWTOP_STACK_FAILED, 1);
+	}
+out:
+	stack_stat_add(COWTOP_STACK_NS, bpf_ktime_get_ns() - t0);
+	return 0;
+}
+
+#endif
