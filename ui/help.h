@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include "line.h"
 
-#define HELP_LINES 96 /* room enough for the whole help */
+#define HELP_LINES 128 /* room enough for the whole help */
 
 size_t help_build(struct line *out, size_t max, bool utf8, unsigned allow);
 
