@@ -40,7 +40,7 @@ check_run() {
 		"$(report_sum "$child" attached)" 1
 	expect_phase "$child" dlprobe:work "$(report_sum "$child" inside)" \
 		$(($(report_sum "$child" inside) + SLACK)) "$name child"
-	expect_phase "$child" none "$(report_sum "$child" outside)" \
+	expect_phase "$child" outside "$(report_sum "$child" outside)" \
 		$(($(report_sum "$child" outside) + DLOPEN_SLACK)) "$name child"
 	expect_eq "$name: one begin marker" "$(marker_count "$child" dlprobe:work__begin)" 1
 	expect_eq "$name: one end marker" "$(marker_count "$child" dlprobe:work__end)" 1
