@@ -101,8 +101,8 @@ void options_usage(FILE *f)
 	      "  -f, --format text|json    batch format, with -b (json: one object per line per frame)\n"
 	      "  -d, --delay SECONDS       refresh interval (default 1, minimum 0.1)\n"
 	      "  -n, --iterations N        stop after N frames\n"
-	      "  -s, --sort KEY            cow-rate (default), cow, rss, shared, uss,\n"
-	      "                            pss, vsz, pte, pid, comm\n"
+	      "  -s, --sort KEY            cow-rate (default), cow, rss, shared, family,\n"
+	      "                            uss, pss, vsz, pte, pid, comm\n"
 	      "      --reverse             reverse the sort order\n"
 	      "      --flat                a flat list instead of the tree\n"
 	      "      --linger SECONDS      full screen: keep exited processes this long (default 10)\n"
@@ -467,7 +467,7 @@ static int apply(struct options *o, int c, const char *arg, char *err, size_t er
 		return 0;
 	case 's':
 		if (sort_key_parse(arg, &o->sort))
-			return fail(err, errlen, "invalid sort key '%s' (cow-rate, cow, rss, shared, uss, pss, vsz, pte, pid, comm)", arg);
+			return fail(err, errlen, "invalid sort key '%s' (cow-rate, cow, rss, shared, family, uss, pss, vsz, pte, pid, comm)", arg);
 		return 0;
 	}
 	return fail(err, errlen, "invalid option");

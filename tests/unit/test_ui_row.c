@@ -117,18 +117,18 @@ static void test_layout_shares_width(void **state)
 	row_layout_init(&l, 160, true);
 	assert_int_equal(l.keep, 2);
 	assert_int_equal(l.hist, 160 - row_columns_width(2) - 1 - 32);
-	row_layout_init(&l, 100, false);
+	row_layout_init(&l, 106, false);
 	assert_int_equal(l.keep, 2);
-	assert_int_equal(l.hist, 100 - row_columns_width(2) - 1 - 16);
-	/* 95 columns: the page tables give way first, then (80) the memory
+	assert_int_equal(l.hist, 106 - row_columns_width(2) - 1 - 16);
+	/* 101 columns: the page tables give way first, then (80) the memory
 	 * columns; the history keeps room */
-	row_layout_init(&l, 95, false);
+	row_layout_init(&l, 101, false);
 	assert_int_equal(l.keep, 1);
 	assert_int_equal(row_columns_width(2) - row_columns_width(1), 7); /* PTE */
-	assert_int_equal(l.hist, 95 - row_columns_width(1) - 1 - 17);
+	assert_int_equal(l.hist, 101 - row_columns_width(1) - 1 - 17);
 	row_layout_init(&l, 80, false);
 	assert_int_equal(l.keep, 0);
-	assert_int_equal(row_columns_width(1) - row_columns_width(0), 20); /* SHR% USS PSS */
+	assert_int_equal(row_columns_width(1) - row_columns_width(0), 26); /* SHR% FAM% USS PSS */
 	assert_int_equal(l.hist, 80 - row_columns_width(0) - 1 - 20);
 	row_layout_init(&l, 5, false);
 	assert_int_equal(l.hist, 0);
@@ -146,16 +146,16 @@ static void test_row_exact_ascii(void **state)
 
 	(void)state;
 	assert_int_equal(n, 4);
-	row_layout_init(&rl, 100, false);
+	row_layout_init(&rl, 106, false);
 	rl.scale = rows_scale(rows, n, rl.hist);
 	assert_true(rl.scale == 42);
 	row_format(&rows[1], &rl, l);
 	assert_string_equal(l->text,
-		"    101 R    21.0      42   1.0M     -      -      -   2.0M      -               @+ |- worker");
+		"    101 R    21.0      42   1.0M     -     -      -      -   2.0M      -               @+ |- worker");
 	assert_int_equal(l->base, ROLE_PLAIN);
 	row_format(&rows[0], &rl, l);
 	assert_string_equal(l->text,
-		"    100 S     0.0       0     0K     -      -      -     0K      -               __ master");
+		"    100 S     0.0       0     0K     -     -      -      -     0K      -               __ master");
 	model__free(m);
 	free(l);
 }
@@ -222,11 +222,11 @@ static void test_row_exact_utf8(void **state)
 	struct row *rows = rows_of(m, true, &n);
 
 	(void)state;
-	row_layout_init(&rl, 100, true);
+	row_layout_init(&rl, 106, true);
 	rl.scale = 42;
 	row_format(&rows[3], &rl, l);
 	assert_string_equal(l->text,
-		"    103 X     0.0       7      -     -      -      -      -      -               ▃▁   └─ gone [?]");
+		"    103 X     0.0       7      -     -     -      -      -      -      -               ▃▁   └─ gone [?]");
 	/* gone never had its stat read: RSS and VSZ unknown, not 0K (master's
 	 * were read, as 0) */
 	assert_int_equal(l->base, ROLE_DIM); /* exited: dimmed, final counts */
@@ -320,7 +320,7 @@ static void test_titles(void **state)
 	row_layout_init(&rl, 120, false);
 	rl.scale = 1234;
 	row_titles(&rl, FIELD_COW_RATE, false, l);
-	assert_non_null(strstr(l->text, "    PID S  vCoW/s     COW    RSS  SHR%    USS    PSS    VSZ    PTE history (max 1234.0/s)"));
+	assert_non_null(strstr(l->text, "    PID S  vCoW/s     COW    RSS  SHR%  FAM%    USS    PSS    VSZ    PTE history (max 1234.0/s)"));
 	assert_non_null(strstr(l->text, " COMMAND"));
 	assert_int_equal(l->base, ROLE_COLHDR);
 	assert_int_equal(l->nspan >= 1, 1);
@@ -363,27 +363,27 @@ static void test_memory_cells_and_metric(void **state)
 
 	(void)state;
 	read_worker(&rows[1]);
-	row_layout_init(&rl, 100, false);
+	row_layout_init(&rl, 106, false);
 	row_layout_scale(&rl, METRIC_COW_RATE, rows, n);
 	assert_true(rl.scale == 42);
 	row_format(&rows[1], &rl, l);
 	assert_string_equal(l->text,
-		"    101 R    21.0      42   1.0M   75%   1.0M   3.0M   2.0M    24K               @+ |- worker");
+		"    101 R    21.0      42   1.0M   75%     -   1.0M   3.0M   2.0M    24K               @+ |- worker");
 	row_layout_scale(&rl, METRIC_SHARED, rows, n);
 	assert_true(rl.scale == 100);
 	row_format(&rows[1], &rl, l);
 	assert_string_equal(l->text,
-		"    101 R    21.0      42   1.0M   75%   1.0M   3.0M   2.0M    24K              _+@ |- worker");
+		"    101 R    21.0      42   1.0M   75%     -   1.0M   3.0M   2.0M    24K              _+@ |- worker");
 	row_format(&rows[0], &rl, l); /* never read: no history drawn */
 	assert_string_equal(l->text,
-		"    100 S     0.0       0     0K     -      -      -     0K      -                  master");
+		"    100 S     0.0       0     0K     -     -      -      -     0K      -                  master");
 	row_titles(&rl, FIELD_SHARED, false, l);
-	assert_non_null(strstr(l->text, "    RSS ^SHR%    USS    PSS    VSZ    PTE SHR% history     COMMAND"));
+	assert_non_null(strstr(l->text, "    RSS ^SHR%  FAM%    USS    PSS    VSZ    PTE SHR% history     COMMAND"));
 	row_titles(&rl, FIELD_PTE, false, l);
 	assert_non_null(strstr(l->text, "    VSZ   vPTE SHR% history "));
 	row_titles(&rl, FIELD_USS, false, l);
-	assert_non_null(strstr(l->text, " SHR%   vUSS    PSS "));
-	row_layout_init(&rl, 120, false);
+	assert_non_null(strstr(l->text, " FAM%   vUSS    PSS "));
+	row_layout_init(&rl, 126, false);
 	row_layout_scale(&rl, METRIC_SHARED, rows, n);
 	row_titles(&rl, FIELD_PSS, false, l);
 	assert_non_null(strstr(l->text, "   vPSS    VSZ    PTE SHR% history (full 100%) "));
@@ -527,17 +527,17 @@ static void test_marks_in_their_colour(void **state)
 	own(&mut(&rows[1])->rate);
 	series__push_marked(&mut(&rows[1])->rate, 0, 1);
 	series__push_marked(&mut(&rows[1])->rate, 42, 0);
-	row_layout_init(&rl, 100, false);
+	row_layout_init(&rl, 106, false);
 	rl.scale = 42;
 	row_format(&rows[1], &rl, l);
 	assert_string_equal(l->text,
-		"    101 R    21.0      42   1.0M     -      -      -   2.0M      -             @+|@ |- worker");
+		"    101 R    21.0      42   1.0M     -     -      -      -   2.0M      -             @+|@ |- worker");
 	at = strchr(l->text, '|');
 	assert_int_equal(role_of(l, (size_t)(at - l->text)), ROLE_MARK);
 	assert_int_equal(role_of(l, (size_t)(at - l->text) - 1), ROLE_SPARK);
 	assert_int_equal(role_of(l, (size_t)(at - l->text) + 1), ROLE_SPARK);
 	assert_int_equal(role_of(l, (size_t)(strstr(l->text, "|- ") - l->text)), ROLE_TREE);
-	row_layout_init(&rl, 100, true);
+	row_layout_init(&rl, 106, true);
 	row_format(&rows[1], &rl, l);
 	at = strstr(l->text, "◇");
 	assert_non_null(at);
