@@ -116,6 +116,8 @@ static void json_group(struct jbuf *b, const struct frame_group *g)
 	jbuf_fixed(b, g->rate, 1);
 	jbuf_count(b, "headroom", g->headroom >= 0, (unsigned long long)g->headroom);
 	jbuf_count(b, "headroom_cgroup", g->headroom_cgroup >= 0, (unsigned long long)g->headroom_cgroup);
+	jbuf_puts(b, ",\"headroom_settled\":");
+	jbuf_bool(b, g->settled);
 	jbuf_count(b, "cgroup_limit_kib", g->memcg.limit_kib, g->memcg.limit_kib);
 	jbuf_count(b, "cgroup_usage_kib", g->memcg.limit_kib, g->memcg.usage_kib);
 	jbuf_real(b, "smaps_age", g->smaps_age, 3);
@@ -282,6 +284,16 @@ static const char *text_count(bool known, unsigned long long v, char *buf, size_
 	return buf;
 }
 
+/* Headroom as the group line says it: "N workers", or "- workers" unknown. */
+static const char *text_headroom(long long headroom, char *buf, size_t cap)
+{
+	if (headroom < 0)
+		snprintf(buf, cap, "- workers");
+	else
+		snprintf(buf, cap, "%lld workers", headroom);
+	return buf;
+}
+
 /* Under the table, a line per group: its footprint, its workers' USS, how
  * many more fit, and how old its oldest reading is. */
 static void text_groups(FILE *f, const struct frame *fr)
@@ -291,17 +303,17 @@ static void text_groups(FILE *f, const struct frame *fr)
 
 	for (i = 0; i < fr->ngroups; i++) {
 		const struct frame_group *g = &fr->groups[i];
-		bool read = g->smaps_age >= 0;
+		bool read = g->smaps_age >= 0, settling = g->headroom >= 0 && !g->settled;
 
 		fprintf(f, "group %d: workers %zu  footprint %s KiB (PSS)  USS sum %s KiB  mean %s KiB"
-			"  max %s KiB  %s%s workers (MemAvailable)", g->root_pid, g->workers,
+			"  max %s KiB  %s%s (MemAvailable)", g->root_pid, g->workers,
 			text_count(read, g->pss_kib, pss, sizeof(pss)),
 			text_count(read, g->uss_kib, uss, sizeof(uss)),
 			text_count(g->workers_read, g->worker_uss_mean_kib, mean, sizeof(mean)),
 			text_count(g->workers_read, g->worker_uss_max_kib, max, sizeof(max)),
-			g->headroom >= 0 ? "+" : "",
-			text_count(g->headroom >= 0, (unsigned long long)g->headroom, room, sizeof(room)));
-		if (g->headroom_cgroup >= 0)
+			settling ? "" : g->headroom >= 0 ? "+" : "",
+			settling ? "settling" : text_headroom(g->headroom, room, sizeof(room)));
+		if (g->headroom_cgroup >= 0 && !settling)
 			fprintf(f, " +%lld in cgroup", g->headroom_cgroup);
 		if (read)
 			fprintf(f, "  age %.1fs", g->smaps_age);

@@ -30,7 +30,7 @@ DIR=
 PANE_PID=
 COWTOP_PID=
 # The sharing view's group line: three workers, footprint, worker USS,
-# headroom ("+N workers", or "-" when not known).
+# headroom ("+N workers", "settling" until settled, or "-" when not known).
 GROUP_RE=
 ESC=$'\e'
 # shellcheck source=tests/tui/tmux.sh
@@ -550,7 +550,7 @@ test_sharing() {
 	BUSY=$(report_pid child 12000)
 	MID=$(report_pid child 1000)
 	IDLE=$(report_pid child 100)
-	GROUP_RE="^group $MAIN cowload: 3 workers  footprint [0-9.]+[KMG]  USS mean [0-9.]+[KMG] max [0-9.]+[KMG]  headroom (\+[0-9]+ workers|-)"
+	GROUP_RE="^group $MAIN cowload: 3 workers  footprint [0-9.]+[KMG]  USS mean [0-9.]+[KMG] max [0-9.]+[KMG]  headroom (\+[0-9]+ workers|settling|-)"
 	GROUP_RE+="( |$)"
 	expect "160 columns: SHR%, USS and PSS titles" mem_titles_shown
 	expect "each worker shows its share and sizes" workers_read
