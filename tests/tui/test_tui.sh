@@ -450,9 +450,9 @@ title_line() {
 	screen | grep -m 1 -E '^ +PID S '
 }
 
-# SHR%, USS and PSS between RSS and VSZ in the titles of file or screen.
+# SHR%, FAM%, USS and PSS between RSS and VSZ in the titles of file or screen.
 mem_titles_in() {
-	grep -qE ' RSS +[^ ]*SHR% +[^ ]*USS +[^ ]*PSS +[^ ]*VSZ '
+	grep -qE ' RSS +[^ ]*SHR% +[^ ]*FAM% +[^ ]*USS +[^ ]*PSS +[^ ]*VSZ '
 }
 mem_titles_shown() { title_line | mem_titles_in; }
 
@@ -464,10 +464,10 @@ mem_titles_absent() {
 		grep -qE ' VSZ +(CoW/s history |history )?\(?max ' <<<"$l" && rows | grep -q '[▁▂▃▄▅▆▇█]'
 }
 
-# One row on input, with a percentage, then two sizes, in the SHR%, USS and
-# PSS fields.
+# One row on input, with two percentages, then two sizes, in the SHR%,
+# FAM%, USS and PSS fields.
 row_mem_read() {
-	awk '{ n++; ok = $6 ~ /^[0-9]+%$/ && $7 ~ /^[0-9.]+[KMG]$/ && $8 ~ /^[0-9.]+[KMG]$/ }
+	awk '{ n++; ok = $6 ~ /^[0-9]+%$/ && $7 ~ /^[0-9]+%$/ && $8 ~ /^[0-9.]+[KMG]$/ && $9 ~ /^[0-9.]+[KMG]$/ }
 		END { exit !(n == 1 && ok) }'
 }
 
@@ -552,7 +552,7 @@ test_sharing() {
 	IDLE=$(report_pid child 100)
 	GROUP_RE="^group $MAIN cowload: 3 workers  footprint [0-9.]+[KMG]  USS mean [0-9.]+[KMG] max [0-9.]+[KMG]  headroom (\+[0-9]+ workers|settling|-)"
 	GROUP_RE+="( |$)"
-	expect "160 columns: SHR%, USS and PSS titles" mem_titles_shown
+	expect "160 columns: SHR%, FAM%, USS and PSS titles" mem_titles_shown
 	expect "each worker shows its share and sizes" workers_read
 	expect "the group line: workers, footprint, headroom" group_shown
 	expect "the header shows the age of the oldest reading" line_has 3 "oldest reading "
@@ -566,21 +566,24 @@ test_sharing() {
 	keys t S
 	expect "S marks SHR% as the sort column" sort_mark_on "SHR%"
 	expect "S: least shared first, unknown last" col_ordered 6 asc
+	keys Y
+	expect "Y marks FAM% as the sort column" sort_mark_on "FAM%"
+	expect "Y: least shared with the family first" col_ordered 7 asc
 	keys U
 	expect "U marks USS as the sort column" sort_mark_on USS
-	expect "U: largest USS first" col_ordered 7 desc
+	expect "U: largest USS first" col_ordered 8 desc
 	keys P
 	expect "P marks PSS as the sort column" sort_mark_on PSS
-	expect "P: largest PSS first" col_ordered 8 desc
+	expect "P: largest PSS first" col_ordered 9 desc
 	keys C t
 	expect "back to the tree by CoW rate" sort_mark_on "CoW/s"
 	keys w
 	expect "the snapshot goes to the -o file" screen_has "snapshot written to $DIR/snapshot.txt"
 	expect "the snapshot has the memory columns and the group" snapshot_sharing
-	t resize-window -t "$SESSION" -x 93 -y 40
-	expect "93 columns: the memory columns stay" mem_titles_shown
-	t resize-window -t "$SESSION" -x 92 -y 40
-	expect "92 columns: the history replaces the memory columns" mem_titles_absent
+	t resize-window -t "$SESSION" -x 99 -y 40
+	expect "99 columns: the memory columns stay" mem_titles_shown
+	t resize-window -t "$SESSION" -x 98 -y 40
+	expect "98 columns: the history replaces the memory columns" mem_titles_absent
 	t resize-window -t "$SESSION" -x 80 -y 40
 	expect "80 columns: the history replaces the memory columns" mem_titles_absent
 	t resize-window -t "$SESSION" -x 160 -y 40
