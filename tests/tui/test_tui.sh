@@ -425,13 +425,22 @@ row_field_at_least() {
 	[[ $f =~ ^[0-9]+$ ]] && ((f >= $3))
 }
 
-# Exited processes stay on screen, dimmed, with their final counts.
+# The marker log's line of PID's exit, with its cause: log_exit PID CAUSE.
+log_exit() {
+	screen | grep -qE "^[0-9:.]+ +$1 .* $2 *$"
+}
+
+# Exited processes stay on screen, dimmed, with their final counts; the
+# command's output goes to --command-output's file (not to the screen),
+# and the exit is in the marker log with its cause.
 test_exited() {
 	local lang=$1 opts=$2 short
 	DIR=$WORK/$MODE-exited
 	mkdir -p "$DIR"
 	t new-session -d -s "$SESSION" -x 120 -y 40 \
-		"cd '$DIR' && LANG=$lang LC_ALL= '$COWTOP' $opts -d 0.5 --linger 120 -- '$COWLOAD' \
+		"cd '$DIR' && LANG=$lang LC_ALL= '$COWTOP' $opts -d 0.5 --linger 120 \
+		--command-output '$DIR/command.out' -- sh -c 'echo said-by-the-command; echo and-on-stderr >&2; \
+		exec \"\$0\" \"\$@\"' '$COWLOAD' \
 		--short 1 --short-writes 300 --child-writes 10 --rounds 600 \
 		--report '$DIR/report'; echo COWTOP-EXIT=\$?; sleep 600"
 	eventually 10 grep -q 'role short' "$DIR/report" || die "the workload did not fork"
@@ -440,6 +449,12 @@ test_exited() {
 	expect "with its final count of copies" row_field_at_least "$short" 4 300
 	expect "drawn dimmed" dimmed "$short"
 	expect "a running process is not dimmed" not_dimmed "$(main_pid)"
+	expect "the command's output went to its file" grep -qx said-by-the-command "$DIR/command.out"
+	expect "... its standard error too" grep -qx and-on-stderr "$DIR/command.out"
+	expect "... and not to the screen" screen_lacks said-by-the-command
+	keys l
+	expect "the marker log shows the exit with its cause" log_exit "$short" "exit 0"
+	keys l
 	keys q
 	expect "quits" screen_has "COWTOP-EXIT=0"
 	stop
