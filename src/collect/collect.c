@@ -229,7 +229,7 @@ static double unix_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Log p's exit with its cause in the marker log: "exit" with the exit
+/* Log p's exit with its cause in the marker log: "exit:code" with the exit
  * code, "exit:SIGNAME" when a signal killed it, "exit:oom" when the OOM
  * killer chose it. Watching everything, only exits that are not a plain
  * "exit 0" are logged (a busy machine ends processes by the thousand). */
@@ -250,7 +250,7 @@ static void exit_marker(struct collect *c, const struct proc *p)
 			mk.args[0] = sig;
 		}
 	} else {
-		snprintf(label, sizeof(label), "exit");
+		snprintf(label, sizeof(label), "exit:code");
 		mk.nargs = 1;
 		mk.args[0] = (p->exit.status >> 8) & 0xff;
 		mk.unavail = !p->exit.known; /* the kernel did not say: "-" */

@@ -181,6 +181,21 @@ static void set_family_age(struct proc *p, const struct fval *v, double time)
 	model__set_family(p, &fam, time - v->d > 0 ? time - v->d : 1e-9);
 }
 
+/* Pages copied since the memory reading: how far it may be behind (the
+ * settled rule of headroom reads it); put back after the copies. */
+static void get_cow_since_reading(const struct frame *fr, const struct proc *p, struct fval *v)
+{
+	(void)fr;
+	v->known = p->smaps_time != 0;
+	v->u = p->counts.cow > p->smaps_cow ? p->counts.cow - p->smaps_cow : 0;
+}
+
+static void set_cow_since_reading(struct proc *p, const struct fval *v, double time)
+{
+	(void)time;
+	p->smaps_cow = p->counts.cow > v->u ? p->counts.cow - v->u : 0;
+}
+
 /* The sort value of the identities (the tree sorts them itself). */
 static void get_pid(const struct frame *fr, const struct proc *p, struct fval *v)
 {
@@ -348,6 +363,10 @@ const struct field fields[FIELD_N] = {
 	[FIELD_FAMILY_AGE] = {
 		.type = FIELD_REAL, .json = "family_age", .decimals = 3, .source = FIELD_SMAPS, .unit = FIELD_SECONDS,
 		.get = get_family_age, .set = set_family_age, .late = true,
+	},
+	[FIELD_COW_SINCE_READING] = {
+		.type = FIELD_U64, .json = "cow_since_reading", .source = FIELD_SMAPS, .unit = FIELD_PAGES,
+		.get = get_cow_since_reading, .set = set_cow_since_reading, .late = true,
 	},
 };
 

@@ -193,6 +193,9 @@ int model__add_probe(struct model *m, const char *label);
  * found or registered like a probe, but not counted as one. */
 int model__kernel_probe(struct model *m, const char *label);
 int model__nkernel_probes(const struct model *m);
+/* Whether label names a kind of kernel marker (oom:kill, reclaim:*,
+ * exit:*), not a USDT probe: what a recording's reader tells them by. */
+bool model_kernel_label(const char *label);
 int model__nprobes(const struct model *m);
 const char *model__probe_label(const struct model *m, int probe);
 int model__add_label(struct model *m, enum split_kind k, const char *label); /* slot (>= 1) or -ENOSPC */

@@ -231,14 +231,14 @@ test_command_output() {
 	expect_eq "output: the file's mode" "$(stat -c %a "$out")" 600
 	expect_eq "output: none of it in cowtop's output" "$(cat "$FRAMES" "$WORK/output.err" | grep -c to-std)" 0
 	check "output: a marker for the child's exit 7" jq_true \
-		'[inputs.markers[]? | select(.pid == $p) | {probe, args}] == [{probe: "exit", args: [7]}]' \
+		'[inputs.markers[]? | select(.pid == $p) | {probe, args}] == [{probe: "exit:code", args: [7]}]' \
 		--argjson p "$(cat "$child_exit")"
 	check "output: a marker for the child killed by SIGSEGV" jq_true \
 		'[inputs.markers[]? | select(.pid == $p) | .probe] == ["exit:SIGSEGV"]' \
 		--argjson p "$(cat "$child_sig")"
 	check "output: a marker for the command's exit 0" jq_true \
 		'[inputs] as $f | ($f[0].processes[] | select(.depth == 0) | .pid) as $root
-		 | [$f[].markers[]? | select(.pid == $root) | {probe, args}] == [{probe: "exit", args: [0]}]'
+		 | [$f[].markers[]? | select(.pid == $root) | {probe, args}] == [{probe: "exit:code", args: [0]}]'
 	echo "someone else's" >"$taken"
 	run_cowtop taken --command-output "$taken" -- sh -c ": >$ran"
 	expect_error taken 1 "it exists"

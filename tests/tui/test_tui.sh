@@ -453,7 +453,7 @@ test_exited() {
 	expect "... its standard error too" grep -qx and-on-stderr "$DIR/command.out"
 	expect "... and not to the screen" screen_lacks said-by-the-command
 	keys l
-	expect "the marker log shows the exit with its cause" log_exit "$short" "exit 0"
+	expect "the marker log shows the exit with its cause" log_exit "$short" "exit:code 0"
 	keys l
 	keys q
 	expect "quits" screen_has "COWTOP-EXIT=0"

@@ -750,7 +750,7 @@ static void test_exit_causes_and_respawns(void **state)
 	assert_string_equal(model__probe_label(f->m, mk[1]->probe), "oom:kill");
 	assert_int_equal(mk[1]->args[0], 4096);
 	/* the exits, with their cause; none for the one that left the cgroup */
-	assert_string_equal(model__probe_label(f->m, mk[2]->probe), "exit");
+	assert_string_equal(model__probe_label(f->m, mk[2]->probe), "exit:code");
 	assert_int_equal(mk[2]->pid, 51);
 	assert_int_equal(mk[2]->nargs, 1);
 	assert_int_equal(mk[2]->args[0], 3);
@@ -785,7 +785,7 @@ static void test_exit_markers_clean(void **state)
 	queue(f, TRACER_EXIT, 53, 50, 602, 0, "w3")->exit_status = 64 | 0x80; /* unnamed signal, core */
 	collect__tick(&f->c, 1.0);
 	assert_int_equal(model__markers_take(f->m, &cursor, mk, 8), 2);
-	assert_string_equal(model__probe_label(f->m, mk[0]->probe), "exit");
+	assert_string_equal(model__probe_label(f->m, mk[0]->probe), "exit:code");
 	assert_int_equal(mk[0]->args[0], 0);
 	assert_string_equal(model__probe_label(f->m, mk[1]->probe), "exit:signal");
 	assert_int_equal(mk[1]->args[0], 64);
