@@ -327,11 +327,9 @@ static void text_groups(FILE *f, const struct frame *fr)
 	}
 }
 
-/* p's shared% in buf ("-" when unknown); returns buf. */
-static const char *text_shared(const struct proc *p, char *buf, size_t cap)
+/* A percentage in buf, one decimal ("-" when unknown, below 0); returns buf. */
+static const char *text_pct(double pct, char *buf, size_t cap)
 {
-	double pct = proc_shared_pct(p);
-
 	if (pct < 0)
 		snprintf(buf, cap, "-");
 	else
@@ -361,7 +359,7 @@ static void text_cmdlines(FILE *f, const struct frame *fr)
 void output_text(FILE *f, const struct frame *fr, const struct output_opts *oo)
 {
 	char when[32], interval[32], prefix[256], name[4 * PROC_COMM_MAX + 1];
-	char shr[16], uss[32], pss[32], rss[32], vsz[32], why[32];
+	char shr[16], fam[16], uss[32], pss[32], rss[32], vsz[32], why[32];
 	time_t secs = (time_t)fr->time;
 	struct tm tm;
 	size_t i;
@@ -378,8 +376,8 @@ void output_text(FILE *f, const struct frame *fr, const struct output_opts *oo)
 			fr->psi.full_avg10 >= 0 ? fr->psi.full_avg10 : 0);
 	fprintf(f, "  [%s%s%s]\n", fr->mechanism, fr->fallbacks[0] ? "; fallbacks " : "",
 		fr->fallbacks);
-	fprintf(f, "%7s %7s %-6s %9s %9s %8s %8s %9s %6s %9s %9s %9s  %s\n", "PID", "PPID", "S",
-		"COW/s", "COW", "REUSE", "ZFILL", "RSS_KiB", "SHR%", "USS_KiB", "PSS_KiB", "VSZ_KiB",
+	fprintf(f, "%7s %7s %-6s %9s %9s %8s %8s %9s %6s %6s %9s %9s %9s  %s\n", "PID", "PPID", "S",
+		"COW/s", "COW", "REUSE", "ZFILL", "RSS_KiB", "SHR%", "FAM%", "USS_KiB", "PSS_KiB", "VSZ_KiB",
 		"COMMAND");
 	for (i = 0; i < fr->nrows; i++) {
 		const struct row *r = &fr->rows[i];
@@ -391,12 +389,13 @@ void output_text(FILE *f, const struct frame *fr, const struct output_opts *oo)
 		else
 			text_sanitize_ascii(p->comm, strnlen(p->comm, sizeof(p->comm)), name, sizeof(name));
 		proc_exit_reason(p, why, sizeof(why));
-		fprintf(f, "%7d %7d %-6s %9.1f %9llu %8llu %8llu %9s %6s %9s %9s %9s  %s%s%s%s%s\n",
+		fprintf(f, "%7d %7d %-6s %9.1f %9llu %8llu %8llu %9s %6s %6s %9s %9s %9s  %s%s%s%s%s\n",
 			p->pid, p->ppid, output_state(p), p->cow_rate,
 			(unsigned long long)p->counts.cow, (unsigned long long)p->counts.reuse,
 			(unsigned long long)p->counts.zero_fill,
 			text_count(proc_mem_known(p), p->rss_kib, rss, sizeof(rss)),
-			text_shared(p, shr, sizeof(shr)),
+			text_pct(proc_shared_pct(p), shr, sizeof(shr)),
+			text_pct(proc_family_pct(p), fam, sizeof(fam)),
 			text_count(p->smaps_time != 0, proc_uss_kib(p), uss, sizeof(uss)),
 			text_count(p->smaps_time != 0, p->smaps.pss, pss, sizeof(pss)),
 			text_count(proc_mem_known(p), p->vsz_kib, vsz, sizeof(vsz)), prefix, name,

@@ -217,7 +217,7 @@ static void test_rss_vsz_unknown_until_read(void **state)
 				  "\"zero_fill\":0,\"rss_kib\":null,\"vsz_kib\":null,"));
 	free(s);
 	s = render(m, text);
-	assert_non_null(strstr(s, " exited       0.0         0        0        0         -      -"
+	assert_non_null(strstr(s, " exited       0.0         0        0        0         -      -      -"
 				  "         -         -         -    `- gone [?]\n"));
 	free(s);
 	model__free(m);
@@ -384,22 +384,28 @@ static void test_json_memory_figures(void **state)
 	model__free(m);
 }
 
-/* SHR% USS PSS after RSS, "-" until known; a line per group under the table. */
+/* SHR% FAM% USS PSS after RSS, "-" until known; a line per group under the table. */
 static void test_text_memory_columns_and_group(void **state)
 {
 	struct model *m = sample();
 	char *s = render(m, text);
 
 	(void)state;
-	assert_non_null(strstr(s, "RSS_KiB   SHR%   USS_KiB   PSS_KiB   VSZ_KiB  COMMAND\n"));
-	assert_non_null(strstr(s, "      0      -         -         -         0  master\n"));
+	assert_non_null(strstr(s, "RSS_KiB   SHR%   FAM%   USS_KiB   PSS_KiB   VSZ_KiB  COMMAND\n"));
+	assert_non_null(strstr(s, "      0      -      -         -         -         0  master\n"));
 	assert_non_null(strstr(s, "group 100: workers 1  footprint - KiB (PSS)  USS sum - KiB  mean - KiB"
 				  "  max - KiB  - workers (MemAvailable)  age -  unread 2\n"));
 	free(s);
 	model__free(m);
 	m = sample_read();
 	s = render(m, text);
-	assert_non_null(strstr(s, "      0   75.0      1024      2500         0  "));
+	assert_non_null(strstr(s, "      0   75.0      -      1024      2500         0  "));
+	free(s);
+	/* FAM% from the pagemap reading, with no fork baseline needed */
+	model__set_family(model__find(m, 101, 0), &(struct family_mem){ .anon_kib = 4000, .shared_kib = 1000 },
+			  NOW - 1);
+	s = render(m, text);
+	assert_non_null(strstr(s, "      0   75.0   25.0      1024      2500         0  "));
 	assert_non_null(strstr(s, "group 100: workers 1  footprint 7500 KiB (PSS)  USS sum 2024 KiB"
 				  "  mean 1024 KiB  max 1024 KiB  +1000 workers (MemAvailable) +48 in cgroup"
 				  "  age 2.0s\n"));
