@@ -40,6 +40,7 @@ enum {
 	OPT_REVERSE,
 	OPT_RECORD_MAX,
 	OPT_DIFF,
+	OPT_COMMAND_OUTPUT,
 };
 
 static const struct option long_opts[] = {
@@ -78,6 +79,7 @@ static const struct option long_opts[] = {
 	{ "record-max-mib", required_argument, NULL, OPT_RECORD_MAX },
 	{ "replay", required_argument, NULL, 'r' },
 	{ "diff", required_argument, NULL, OPT_DIFF },
+	{ "command-output", required_argument, NULL, OPT_COMMAND_OUTPUT },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ 0 },
@@ -118,6 +120,8 @@ void options_usage(FILE *f)
 	      "Targets (default: every process):\n"
 	      "  -p, --pid PID[,PID...]    watch each PID and all its descendants (repeatable)\n"
 	      "  -- COMMAND [ARG]...       run COMMAND traced from its first instruction\n"
+	      "      --command-output FILE  its stdout and stderr into FILE, a new file\n"
+	      "                            (default: the terminal with -b, else /dev/null)\n"
 	      "      --track-first-clone PID  watch only the first child PID forks\n"
 	      "      --demo                run a small built-in preforking workload\n"
 	      "      --cgroup PATH         every process in a cgroup subtree, as they come and go\n"
@@ -489,6 +493,11 @@ static int apply(struct options *o, int c, const char *arg, char *err, size_t er
 		o->objects_sample = (unsigned)v;
 		return 0;
 	case OPT_NO_REGIONS: o->no_regions = true; return 0;
+	case OPT_COMMAND_OUTPUT:
+		if (!*arg)
+			return fail(err, errlen, "--command-output needs a file name");
+		o->command_output = arg;
+		return 0;
 	case OPT_FOLDED:
 		if (!*arg)
 			return fail(err, errlen, "--folded needs a file name");
@@ -576,6 +585,9 @@ static int check_targets(const struct options *o, char *err, size_t errlen)
 	if (files > 1 || (files && (kinds || o->record || o->listen || o->exporter)))
 		return fail(err, errlen, "--replay and --diff read recordings: no targets, no --record, "
 			    "--listen or --exporter, not both");
+	if (o->command_output && !o->command)
+		return fail(err, errlen, "--command-output is where the output of -- COMMAND goes: "
+			    "give a command");
 	if (o->record_max_mib > 0 && !o->record)
 		return fail(err, errlen, "--record-max-mib needs --record FILE");
 	if (o->list_usdt && (kinds || o->nusdt))

@@ -58,6 +58,7 @@ struct options {
 	const char *replay;   /* -r FILE: show a recording instead of tracing */
 	const char *diff[2];  /* --diff A B: compare two recordings */
 	char **command;       /* after "--", NULL when none */
+	const char *command_output; /* --command-output FILE: the command's stdout and stderr */
 	bool help, version;
 };
 

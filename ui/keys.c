@@ -34,7 +34,7 @@ static const struct keybind keymap[] = {
 	{ CMD_PAUSE, { ' ', 'z', 'Z' }, "Space z Z", "pause / resume the display" },
 	{ CMD_DELAY, { 'd', 's' }, "d s", "change the refresh interval (seconds)" },
 	{ CMD_SNAPSHOT, { 'w' }, "w", "write the view as text to ./cowtop-DATE-TIME.txt (or -o FILE)" },
-	{ CMD_LOG, { 'l' }, "l", "show / hide the marker log: USDT probe hits (-u), OOM kills, reclaim stalls" },
+	{ CMD_LOG, { 'l' }, "l", "show / hide the marker log: USDT probe hits (-u), OOM kills, reclaim stalls, exits" },
 	{ CMD_REGIONS, { 'r' }, "r", "the selected process's copies by memory region (r again: back)" },
 	{ CMD_OBJECTS, { 'o' }, "o",
 	  "the selected process's copies by runtime object and kind of write (--objects; o again: back)" },

@@ -75,10 +75,15 @@ static void put_kib(struct line *l, const char *label, bool known, unsigned long
 	line_add(l, ROLE_VALUE, "%s", buf);
 }
 
-/* Append how many more workers fit, in MemAvailable and in the cgroup. */
+/* Append how many more workers fit, in MemAvailable and in the cgroup;
+ * "settling" until the mean they come from is settled. */
 static void put_headroom(struct line *l, const struct frame_group *g)
 {
 	line_add(l, ROLE_LABEL, "  headroom ");
+	if (g->headroom >= 0 && !g->settled) {
+		line_add(l, ROLE_VALUE, "settling");
+		return;
+	}
 	if (g->headroom >= 0)
 		line_add(l, ROLE_VALUE, "+%lld workers", g->headroom);
 	else

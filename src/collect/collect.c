@@ -1,8 +1,10 @@
 /* Records and counters into the model, once per tick (what /proc says of
  * each process is read in collect_proc.c); exits, reaping and linger. */
 #define _GNU_SOURCE
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "collect.h"
 #include "loop.h"
 
@@ -141,12 +143,58 @@ static void on_exec(struct collect *c, struct proc *p, const struct tracer_event
 	}
 }
 
+/* Unix time now, seconds. */
+static double unix_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Log p's exit with its cause in the marker log: "exit:code" with the exit
+ * code, "exit:SIGNAME" when a signal killed it, "exit:oom" when the OOM
+ * killer chose it. Watching everything, only exits that are not a plain
+ * "exit 0" are logged (a busy machine ends processes by the thousand). */
+static void exit_marker(struct collect *c, const struct proc *p)
+{
+	int sig = p->exit.status & 0x7f;
+	char label[LABEL_MAX];
+	struct marker mk = { .time = unix_now(), .pid = p->pid };
+
+	if (!c->log_clean_exits && p->exit.known && p->exit.status == 0 && !p->exit.oom)
+		return;
+	if (p->exit.oom) {
+		snprintf(label, sizeof(label), "exit:oom");
+	} else if (p->exit.known && sig) {
+		snprintf(label, sizeof(label), "exit:%s", proc_signal_name(sig) ? proc_signal_name(sig) : "signal");
+		if (!proc_signal_name(sig)) {
+			mk.nargs = 1;
+			mk.args[0] = sig;
+		}
+	} else {
+		snprintf(label, sizeof(label), "exit:code");
+		mk.nargs = 1;
+		mk.args[0] = (p->exit.status >> 8) & 0xff;
+		mk.unavail = !p->exit.known; /* the kernel did not say: "-" */
+	}
+	mk.probe = model__kernel_probe(c->model, label);
+	if (mk.probe < 0 && sig && p->exit.known) { /* no room for one more name */
+		mk.probe = model__kernel_probe(c->model, "exit:signal");
+		mk.nargs = 1;
+		mk.args[0] = sig;
+	}
+	if (mk.probe >= 0)
+		model__add_marker(c->model, &mk);
+}
+
 /* p exited, or left the --cgroup target: how, and its final figures. */
 static void on_end(struct collect *c, struct proc *p, const struct tracer_event *e)
 {
-	if (e->kind == TRACER_EXIT)
+	if (e->kind == TRACER_EXIT) {
 		model__set_exit(p, e->exit_status, e->oom);
-	else
+		exit_marker(c, p);
+	} else
 		p->exit.left = true;
 	model__set_reclaim(p, e->reclaims, e->reclaim_s);
 	end_proc(c, p);

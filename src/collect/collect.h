@@ -43,6 +43,7 @@ struct collect {
 	int launched;             /* pid of the launched command, 0 when none */
 	bool launched_execd;      /* ... and it has exec'd */
 	bool saw_fork;            /* a watched process forked */
+	bool log_clean_exits;     /* log exits with status 0 too (not when watching everything) */
 	unsigned ticks;
 	bool walks;               /* the last task walk worked: an iterator is there */
 	struct statfds *statfds;  /* kept /proc/PID/stat files; NULL before the first read */

@@ -33,9 +33,30 @@ static void silence_stdio(void)
 	close(fd);
 }
 
+/* Point stdout and stderr at out_fd (stdin at /dev/null when quiet), else
+ * all three at /dev/null when quiet. */
+static void redirect_stdio(int out_fd, int quiet)
+{
+	int fd;
+
+	if (out_fd <= 0) {
+		if (quiet)
+			silence_stdio();
+		return;
+	}
+	fd = quiet ? open("/dev/null", O_RDONLY | O_CLOEXEC) : -1;
+	if (fd >= 0) {
+		dup2(fd, 0);
+		close(fd);
+	}
+	dup2(out_fd, 1);
+	dup2(out_fd, 2);
+}
+
 /* In the child: restore what cowtop changed for itself, wait at the gate,
  * then run fn; report its errno through err_w and die like a shell would. */
-static void child_main(pid_t parent, int gate_r, int err_w, int quiet, int (*fn)(void *), void *arg)
+static void child_main(pid_t parent, int gate_r, int err_w, const struct launch *l,
+		       int (*fn)(void *), void *arg)
 {
 	sigset_t none;
 	ssize_t n;
@@ -66,8 +87,7 @@ static void child_main(pid_t parent, int gate_r, int err_w, int quiet, int (*fn)
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
 	if (getppid() != parent)
 		_exit(127);
-	if (quiet)
-		silence_stdio();
+	redirect_stdio(l->out_fd, l->quiet);
 	e = fn(arg);
 	if (write(err_w, &e, sizeof(e)) < 0)
 		_exit(127);
@@ -102,7 +122,7 @@ int launch__start(struct launch *l, int (*fn)(void *arg), void *arg)
 	if (l->pid == 0) {
 		close(gate[1]);
 		close(err[0]);
-		child_main(parent, gate[0], err[1], l->quiet, fn, arg);
+		child_main(parent, gate[0], err[1], l, fn, arg);
 	}
 	setpgid(l->pid, l->pid);
 	close(gate[0]);

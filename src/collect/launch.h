@@ -11,6 +11,8 @@ struct launch {
 		     * makes the child exit 127 without running anything */
 	int err_fd;  /* read end: the child's exec errno, EOF on success */
 	int quiet;   /* set before start: the child's stdio goes to /dev/null */
+	int out_fd;  /* set before start: the child's stdout and stderr go there
+		      * (stdin still to /dev/null when quiet); 0 or -1: none */
 	int tty_fd;  /* set before release: a terminal whose foreground cowtop
 		     * holds and hands to the command (batch mode), or -1 */
 	int foreground; /* the command's group holds tty_fd's foreground now */

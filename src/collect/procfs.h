@@ -162,6 +162,23 @@ struct objset;
 int procfs_for_each_new_object_at(int procfd, int pid, struct objset *known,
     int (*fn)(const char *path, const char *at, void *arg), void *arg);
 
+/* Walk pid's anonymous memory page by page (see struct family_mem): for each
+ * private mapping in /proc/PID/maps that may hold some, its entries in
+ * /proc/PID/pagemap; a present page that is no file's page nor the zero
+ * page (zero_pfn; 0: the kernel has none) is anonymous, and shared unless
+ * pagemap marks it mapped by this process alone. Pages on swap are not
+ * counted. The cost grows with the size of the mappings (8 bytes of
+ * pagemap per page mapped, present or not). Returns 0, -EPERM when
+ * pagemap hides frame numbers (without CAP_SYS_ADMIN: the zero page
+ * cannot be told apart), -ENOENT or -ESRCH when the process is gone, or
+ * -errno. */
+int procfs_read_family(int procfd, int pid, unsigned long long zero_pfn, struct family_mem *out);
+/* The frame number of the kernel's shared zero page, as this process sees
+ * two fresh pages it only read; *pfn 0 when the kernel maps none (each page
+ * gets a frame of its own). Returns 0, -EPERM when frame numbers are
+ * hidden, or -errno. */
+int procfs_zero_pfn(int procfd, unsigned long long *pfn);
+
 /* Find "some avg10=X" and "full avg10=Y" in the text of a PSI file
  * (/proc/pressure/memory). Returns 0 (a missing "full" line reads as -1),
  * or -EINVAL when there is no "some" line or a value is malformed. */

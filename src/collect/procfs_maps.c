@@ -1,13 +1,17 @@
-/* The walker of /proc/PID/maps: every executable file a process maps,
- * each once, read through a fixed buffer. */
+/* The walkers of /proc/PID/maps, read through a fixed buffer: every
+ * executable file a process maps, each once; and its anonymous memory page
+ * by page in /proc/PID/pagemap, shared or its own. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
 #endif
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include "objset.h"
 #include "procfs.h"
@@ -165,5 +169,134 @@ int procfs_for_each_new_object_at(int procfd, int pid, struct objset *seen,
 	close(r->fd);
 out:
 	free(r);
+	return ret;
+}
+
+/* Bits of a /proc/PID/pagemap entry (Documentation/admin-guide/mm/pagemap.rst). */
+#define PM_PRESENT (1ULL << 63)
+#define PM_FILE (1ULL << 61)      /* a file's page, or shared anonymous (shmem) */
+#define PM_EXCLUSIVE (1ULL << 56) /* mapped by this process alone */
+#define PM_PFN ((1ULL << 55) - 1)
+#define PM_CHUNK 4096             /* entries read at a time: 32 KiB */
+
+/* What a family walk counts, in pages. */
+struct family_walk {
+	int fd;
+	unsigned long long zero_pfn;
+	unsigned long long anon, shared;
+	uint64_t buf[PM_CHUNK];
+};
+
+/* Whether a maps line's mapping may hold anonymous pages worth walking: a
+ * private one that can be read or written (a PROT_NONE reservation holds
+ * none), with no special kernel name ([vdso], [vvar]: not memory of the
+ * process's own) but the heap, the stack and named anonymous memory. */
+static bool family_mapping(const char *line, unsigned long long *start, unsigned long long *end)
+{
+	char perms[5];
+	int n = -1;
+
+	if (sscanf(line, "%llx-%llx %4s %*x %*x:%*x %*u%n", start, end, perms, &n) != 3 || n < 0)
+		return false;
+	if (perms[3] != 'p' || (perms[0] == '-' && perms[1] == '-' && perms[2] == '-'))
+		return false;
+	line += n;
+	while (*line == ' ' || *line == '\t')
+		line++;
+	return line[0] != '[' || strcmp(line, "[heap]") == 0 || strcmp(line, "[stack]") == 0 ||
+	       strncmp(line, "[anon:", 6) == 0;
+}
+
+/* Count the anonymous pages of [start, end) and the shared ones among them.
+ * Returns 0, -EPERM when frame numbers are hidden, or -errno. */
+static int family_range(struct family_walk *w, unsigned long long start, unsigned long long end)
+{
+	unsigned long long page = (unsigned long long)sysconf(_SC_PAGESIZE), pfn;
+	unsigned long long at = start / page, stop = end / page;
+	size_t want, i, got;
+	ssize_t n;
+
+	while (at < stop) {
+		want = stop - at < PM_CHUNK ? (size_t)(stop - at) : PM_CHUNK;
+		n = pread(w->fd, w->buf, want * sizeof(w->buf[0]), (off_t)(at * sizeof(w->buf[0])));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		got = (size_t)n / sizeof(w->buf[0]);
+		if (!got)
+			return 0; /* the mapping went away under the walk */
+		for (i = 0; i < got; i++) {
+			if ((w->buf[i] & (PM_PRESENT | PM_FILE)) != PM_PRESENT)
+				continue;
+			pfn = w->buf[i] & PM_PFN;
+			if (!pfn)
+				return -EPERM;
+			if (pfn == w->zero_pfn)
+				continue;
+			w->anon++;
+			w->shared += !(w->buf[i] & PM_EXCLUSIVE);
+		}
+		at += got;
+	}
+	return 0;
+}
+
+/* Walk pid's anonymous memory in its pagemap; see procfs.h. */
+int procfs_read_family(int procfd, int pid, unsigned long long zero_pfn, struct family_mem *out)
+{
+	unsigned long long start, end, kib = (unsigned long long)sysconf(_SC_PAGESIZE) / 1024;
+	struct maps_reader *r = calloc(1, sizeof(*r));
+	struct family_walk *w = calloc(1, sizeof(*w));
+	char *line;
+	int ret;
+
+	ret = r && w ? procfs_pid_open(procfd, pid, "maps") : -ENOMEM;
+	if (ret < 0)
+		goto out;
+	r->fd = ret;
+	w->zero_pfn = zero_pfn;
+	w->fd = procfs_pid_open(procfd, pid, "pagemap");
+	ret = w->fd;
+	while (w->fd >= 0 && (ret = maps_next(r, &line)) > 0) {
+		if (family_mapping(line, &start, &end) && (ret = family_range(w, start, end)) < 0)
+			break;
+	}
+	if (ret == 0)
+		*out = (struct family_mem){ w->anon * kib, w->shared * kib };
+	if (w->fd >= 0)
+		close(w->fd);
+	close(r->fd);
+out:
+	free(w);
+	free(r);
+	return ret;
+}
+
+/* The frame of the shared zero page; see procfs.h. */
+int procfs_zero_pfn(int procfd, unsigned long long *pfn)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	volatile unsigned char *m;
+	uint64_t e[2];
+	int fd, ret = 0;
+
+	m = mmap(NULL, 2 * (size_t)page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return -errno;
+	(void)m[0];
+	(void)m[page];
+	fd = openat(procfd, "self/pagemap", O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || pread(fd, e, sizeof(e), (off_t)((uintptr_t)m / (uintptr_t)page * sizeof(e[0]))) != sizeof(e))
+		ret = fd < 0 ? -errno : -EIO;
+	else if (!(e[0] & PM_PRESENT) || !(e[1] & PM_PRESENT) || (e[0] & PM_PFN) != (e[1] & PM_PFN))
+		*pfn = 0; /* each fresh page a frame of its own: no zero page */
+	else if (!(e[0] & PM_PFN))
+		ret = -EPERM;
+	else
+		*pfn = e[0] & PM_PFN;
+	if (fd >= 0)
+		close(fd);
+	munmap((void *)m, 2 * (size_t)page);
 	return ret;
 }

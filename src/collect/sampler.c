@@ -36,6 +36,8 @@ struct sampler {
 	double credit;          /* CPU seconds left to spend; below 0: debt */
 	double mark;            /* CPU clock when the last cost was charged */
 	struct sampler_clock clock;
+	unsigned long long zero_pfn; /* of the shared zero page; 0: none */
+	int zero_err;           /* finding it failed: -EPERM, frame numbers hidden */
 	struct want *want;      /* by position, one per pid */
 	struct want *want_pid;  /* the same, by pid, for lookups */
 	size_t nwant;
@@ -88,6 +90,7 @@ struct sampler *sampler__new_opts(struct model *m, int procfd, const struct samp
 	s->budget = o->budget_pct / 100;
 	s->want_all = true;
 	s->clock = o->clock ? *o->clock : real_clock;
+	s->zero_err = procfs_zero_pfn(procfd, &s->zero_pfn);
 	return s;
 }
 
@@ -210,19 +213,45 @@ static bool has_memory(const struct proc *p)
 	return !(p->state && p->vsz_kib == 0);
 }
 
-/* Read and store p's smaps_rollup and page tables (status), unless p is
- * gone or its pid now names another process: stat is read after them, so
- * if it still shows p's start time, p was alive (and the reading its own) all along. */
+/* Walk p's anonymous memory in pagemap (sm: its smaps reading; none
+ * present, nothing to walk). Returns 0 or -errno. */
+static int read_family(struct sampler *s, const struct proc *p, const struct smaps *sm,
+		       struct family_mem *fam)
+{
+	if (s->zero_err)
+		return s->zero_err;
+	if (!sm->anon) {
+		*fam = (struct family_mem){ 0 };
+		return 0;
+	}
+	return procfs_read_family(s->procfd, p->pid, s->zero_pfn, fam);
+}
+
+/* Read and store p's smaps_rollup, page tables (status) and anonymous
+ * memory (pagemap), unless p is gone or its pid now names another
+ * process: stat is read after them, so if it still shows p's start time,
+ * p was alive (and the reading its own) all along. */
 static void read_smaps(struct sampler *s, struct proc *p)
 {
 	struct proc_stat st;
+	struct family_mem fam;
 	struct smaps sm;
+	double now;
+	int err;
 
 	if (procfs_read_smaps_rollup(s->procfd, p->pid, &sm) == 0 &&
-	    procfs_read_pte(s->procfd, p->pid, &sm.pte) == 0 &&
-	    procfs_read_stat(s->procfd, p->pid, &st) == 0 &&
-	    (!p->start_time || st.start_time == p->start_time))
-		model__set_smaps(p, &sm, s->clock.wall(s->clock.arg));
+	    procfs_read_pte(s->procfd, p->pid, &sm.pte) == 0) {
+		err = read_family(s, p, &sm, &fam);
+		if (procfs_read_stat(s->procfd, p->pid, &st) == 0 &&
+		    (!p->start_time || st.start_time == p->start_time)) {
+			now = s->clock.wall(s->clock.arg);
+			model__set_smaps(p, &sm, now);
+			if (err == 0)
+				model__set_family(p, &fam, now);
+			else
+				model__family_unknown(p, err == -EPERM ? FAMILY_NO_PFN : FAMILY_FAILED);
+		}
+	}
 	charge(s);
 }
 

@@ -5,7 +5,10 @@
  * screen, the selection), then, when a view needs every process's reading,
  * of the ones with the oldest reading, until the budget is spent. A smaps_rollup read walks every page table of the
  * process: about 36 us of CPU for a small process, about 10 ms for one with
- * 1 GiB resident, on the machines cowtop was measured on. */
+ * 1 GiB resident, on the machines cowtop was measured on. Each reading also
+ * walks the process's anonymous memory in pagemap (the family figures, see
+ * struct family_mem): about as costly again (1 ms against 0.7 ms for a
+ * unicorn worker of 48 MiB resident, 110 MiB mapped). */
 #ifndef COWTOP_SAMPLER_H
 #define COWTOP_SAMPLER_H
 

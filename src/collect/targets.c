@@ -1,6 +1,7 @@
 /* Choosing and starting what is watched. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include "demo.h"
 #include "loop.h"
 #include "probes.h"
+#include "safefile.h"
 #include "targets.h"
 
 #define SCAN_PASSES 16       /* /proc walks to find descendants forked meanwhile */
@@ -58,10 +60,11 @@ void targets__init(struct targets *tg, const struct options *opt, struct collect
 	tg->collect = c;
 	tg->scanfd = -1;
 	tg->launch.pid = -1;
-	tg->launch.gate_fd = tg->launch.err_fd = tg->launch.tty_fd = -1;
+	tg->launch.gate_fd = tg->launch.err_fd = tg->launch.tty_fd = tg->launch.out_fd = -1;
 	tg->has_cgroup = opt->cgroup || opt->unit;
 	tg->watch_all = !opt->npids && !opt->command && !opt->demo && !opt->first_clone_of &&
 			!tg->has_cgroup;
+	c->log_clean_exits = !tg->watch_all;
 	describe(tg);
 }
 
@@ -261,7 +264,26 @@ static int launch_command(struct targets *tg, bool quiet, char *err, size_t errl
 	int e;
 
 	tg->launch.quiet = quiet;
+	if (tg->opt->command_output) {
+		char why[256];
+
+		e = safefile_open_new(tg->opt->command_output, why, sizeof(why));
+		if (e < 0)
+			return fail(1, err, errlen, "--command-output %s: %s", tg->opt->command_output, why);
+		if (e == 0) { /* stdin was closed: 0 means none to the launcher */
+			tg->launch.out_fd = fcntl(e, F_DUPFD_CLOEXEC, 3);
+			close(e);
+			if (tg->launch.out_fd < 0)
+				return fail(1, err, errlen, "--command-output %s: %s", tg->opt->command_output,
+					    strerror(errno));
+		} else {
+			tg->launch.out_fd = e;
+		}
+	}
 	e = launch__start(&tg->launch, launch_exec_argv, argv);
+	if (tg->launch.out_fd >= 0) /* the child has it */
+		close(tg->launch.out_fd);
+	tg->launch.out_fd = -1;
 	tg->launch.tty_fd = foreground_tty(quiet);
 	if (e)
 		return fail(1, err, errlen, "cannot start '%s': %s", argv[0], strerror(-e));

@@ -128,6 +128,75 @@ static void get_shared(const struct frame *fr, const struct proc *p, struct fval
 	v->known = v->d >= 0;
 }
 
+/* The family reading (pagemap): its two sizes, known when it was read. */
+static void get_family_shared(const struct frame *fr, const struct proc *p, struct fval *v)
+{
+	(void)fr;
+	v->known = p->family_time != 0;
+	v->u = p->family.shared_kib;
+}
+
+static void set_family_shared(struct proc *p, const struct fval *v, double time)
+{
+	(void)time;
+	p->family.shared_kib = v->u;
+}
+
+static void get_family_anon(const struct frame *fr, const struct proc *p, struct fval *v)
+{
+	(void)fr;
+	v->known = p->family_time != 0;
+	v->u = p->family.anon_kib;
+}
+
+static void set_family_anon(struct proc *p, const struct fval *v, double time)
+{
+	(void)time;
+	p->family.anon_kib = v->u;
+}
+
+/* FAM%: derived from the two sizes. */
+static void get_family(const struct frame *fr, const struct proc *p, struct fval *v)
+{
+	(void)fr;
+	v->d = proc_family_pct(p);
+	v->known = v->d >= 0;
+}
+
+/* The age of the family reading at the frame's time; null: none, and the
+ * sizes put back before it are dropped. */
+static void get_family_age(const struct frame *fr, const struct proc *p, struct fval *v)
+{
+	v->known = fr && p->family_time;
+	v->d = v->known ? (fr->time > p->family_time ? fr->time - p->family_time : 0) : -1;
+}
+
+static void set_family_age(struct proc *p, const struct fval *v, double time)
+{
+	struct family_mem fam = p->family;
+
+	if (!v->known) {
+		model__family_unknown(p, FAMILY_UNREAD);
+		return;
+	}
+	model__set_family(p, &fam, time - v->d > 0 ? time - v->d : 1e-9);
+}
+
+/* Pages copied since the memory reading: how far it may be behind (the
+ * settled rule of headroom reads it); put back after the copies. */
+static void get_cow_since_reading(const struct frame *fr, const struct proc *p, struct fval *v)
+{
+	(void)fr;
+	v->known = p->smaps_time != 0;
+	v->u = p->counts.cow > p->smaps_cow ? p->counts.cow - p->smaps_cow : 0;
+}
+
+static void set_cow_since_reading(struct proc *p, const struct fval *v, double time)
+{
+	(void)time;
+	p->smaps_cow = p->counts.cow > v->u ? p->counts.cow - v->u : 0;
+}
+
 /* The sort value of the identities (the tree sorts them itself). */
 static void get_pid(const struct frame *fr, const struct proc *p, struct fval *v)
 {
@@ -202,13 +271,13 @@ const struct field fields[FIELD_N] = {
 	},
 	[FIELD_VSZ] = {
 		.type = FIELD_U64, .json = "vsz_kib", .source = FIELD_STAT, .unit = FIELD_KIB,
-		.title = "VSZ", .width = 6, .column = 9, .drop = 10, .desc = "virtual memory size",
+		.title = "VSZ", .width = 6, .column = 10, .drop = 10, .desc = "virtual memory size",
 		.sort_name = "vsz", .sort_key = "V", .sort_help = "sort by VSZ, virtual memory",
 		.get = get_vsz, .set = set_vsz,
 	},
 	[FIELD_PTE] = {
 		.type = FIELD_U64, .json = "pte_kib", .source = FIELD_SMAPS, .unit = FIELD_KIB,
-		.title = "PTE", .width = 6, .column = 10, .drop = 9,
+		.title = "PTE", .width = 6, .column = 11, .drop = 9,
 		.desc = "page tables (VmPTE): never shared after fork, each worker pays its own",
 		.sort_name = "pte", .sort_key = "E", .sort_help = "sort by PTE, the size of its page tables",
 		.metric = "pte_bytes",
@@ -218,7 +287,7 @@ const struct field fields[FIELD_N] = {
 	},
 	[FIELD_PSS] = {
 		.type = FIELD_U64, .json = "pss_kib", .source = FIELD_SMAPS, .unit = FIELD_KIB,
-		.title = "PSS", .width = 6, .column = 8, .drop = 5,
+		.title = "PSS", .width = 6, .column = 9, .drop = 5,
 		.desc = "its fair share: each page divided among the processes mapping it",
 		.sort_name = "pss", .sort_key = "P", .sort_help = "sort by PSS, its share of all the memory it maps",
 		.metric = "pss_bytes",
@@ -232,7 +301,7 @@ const struct field fields[FIELD_N] = {
 	},
 	[FIELD_USS] = {
 		.type = FIELD_U64, .json = "uss_kib", .source = FIELD_SMAPS, .unit = FIELD_KIB,
-		.title = "USS", .width = 6, .column = 7, .drop = 4,
+		.title = "USS", .width = 6, .column = 8, .drop = 4,
 		.desc = "memory the process alone holds (its private pages)",
 		.sort_name = "uss", .sort_key = "U", .sort_help = "sort by USS, memory the process alone holds",
 		.metric = "uss_bytes",
@@ -275,6 +344,31 @@ const struct field fields[FIELD_N] = {
 		.sort_name = "shared", .sort_key = "S", .sort_help = "sort by SHR%, least shared first",
 		.order = FIELD_LEAST,
 		.get = get_shared,
+	},
+	[FIELD_FAMILY_SHARED] = {
+		.type = FIELD_U64, .json = "family_shared_kib", .source = FIELD_SMAPS, .unit = FIELD_KIB,
+		.get = get_family_shared, .set = set_family_shared,
+	},
+	[FIELD_FAMILY_ANON] = {
+		.type = FIELD_U64, .json = "family_anon_kib", .source = FIELD_SMAPS, .unit = FIELD_KIB,
+		.get = get_family_anon, .set = set_family_anon,
+	},
+	[FIELD_FAMILY] = {
+		.type = FIELD_REAL, .json = "family_pct", .decimals = 2, .source = FIELD_DERIVED,
+		.unit = FIELD_PERCENT, .title = "FAM%", .width = 5, .column = 7, .drop = 6,
+		.desc = "share of its anonymous memory still shared with its family (parent,\n"
+			"siblings, children), page by page from pagemap: no fork baseline needed",
+		.sort_name = "family", .sort_key = "Y", .sort_help = "sort by FAM%, least shared with its family first",
+		.order = FIELD_LEAST,
+		.get = get_family,
+	},
+	[FIELD_FAMILY_AGE] = {
+		.type = FIELD_REAL, .json = "family_age", .decimals = 3, .source = FIELD_SMAPS, .unit = FIELD_SECONDS,
+		.get = get_family_age, .set = set_family_age, .late = true,
+	},
+	[FIELD_COW_SINCE_READING] = {
+		.type = FIELD_U64, .json = "cow_since_reading", .source = FIELD_SMAPS, .unit = FIELD_PAGES,
+		.get = get_cow_since_reading, .set = set_cow_since_reading, .late = true,
 	},
 };
 

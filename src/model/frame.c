@@ -189,10 +189,23 @@ static void group_member(const struct frame *f, const struct proc *p, bool worke
 		*oldest = frame_smaps_age(f, p);
 	if (!worker)
 		return;
+	if (g->worker_age < 0 || frame_smaps_age(f, p) > g->worker_age)
+		g->worker_age = frame_smaps_age(f, p);
+	/* copies are 4 KiB base pages */
+	if (p->counts.cow > p->smaps_cow && (p->counts.cow - p->smaps_cow) * 4 * FRAME_SETTLE_COPIED > uss)
+		g->copying++;
 	g->workers_read++;
 	g->worker_uss_mean_kib += uss; /* a sum until the end */
 	if (uss > g->worker_uss_max_kib)
 		g->worker_uss_max_kib = uss;
+}
+
+/* Whether the mean worker USS of g is settled; see FRAME_SETTLE_SAMPLE. */
+bool frame_group_settled(const struct frame_group *g)
+{
+	if (!g->workers_read || (g->workers_read < g->workers && g->workers_read < FRAME_SETTLE_SAMPLE))
+		return false;
+	return g->worker_age <= FRAME_SETTLE_AGE && !g->copying;
 }
 
 /* The figures of a subtree laid out as rows, rows[0] its root. */
@@ -205,7 +218,7 @@ static void group_sum(const struct frame *f, const struct row *rows, size_t n, s
 
 	*g = (struct frame_group){ .root_pid = root->pid, .root_start = root->start_time,
 				   .root_rss_kib = root->rss_kib, .root_mem_known = proc_mem_known(root),
-				   .forked = root->forked, .reaped = root->reaped };
+				   .forked = root->forked, .reaped = root->reaped, .worker_age = -1 };
 	for (i = 0; i < n; i++) {
 		g->cow += rows[i].p->counts.cow;
 		g->rate += rows[i].p->cow_rate;
@@ -221,6 +234,7 @@ static void group_sum(const struct frame *f, const struct row *rows, size_t n, s
 		g->headroom_cgroup = fit(cg->limit_kib > cg->usage_kib ? cg->limit_kib - cg->usage_kib : 0,
 					 g->worker_uss_mean_kib);
 	g->smaps_age = oldest;
+	g->settled = frame_group_settled(g);
 }
 
 /* The frame's processes laid out as a tree by pid, only the subtree of

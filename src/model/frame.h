@@ -66,12 +66,27 @@ struct frame_group {
 	unsigned long long cow;         /* copies of all members, exited ones still held included */
 	double rate;
 	long long headroom;             /* more workers of mean USS that fit in MemAvailable; -1 unknown */
+	bool settled;                   /* the mean behind headroom can be trusted (see FRAME_SETTLE_*) */
+	size_t copying;                 /* workers read that copied much since their reading */
+	double worker_age;              /* seconds since the oldest reading of a live worker; -1 none */
 	long long headroom_cgroup;      /* ... in the root's memory cgroup limit; -1 none */
 	struct memcg memcg;             /* the root's memory cgroup (limit 0: none) */
 	double smaps_age;               /* seconds since the oldest reading of a live member; -1 none */
 	unsigned long long forked;      /* children the root forked since watched */
 	unsigned long long reaped;      /* ... and of its children, those that exited */
 };
+
+/* When a group's headroom is settled, and shown: its workers' mean USS
+ * is over enough of them (every live worker, or at least
+ * FRAME_SETTLE_SAMPLE), every reading behind it is at most
+ * FRAME_SETTLE_AGE seconds old (twice the age at which the sampler reads an
+ * idle process again), and no worker read has copied more than
+ * 1/FRAME_SETTLE_COPIED of its USS since its reading (right after a fork
+ * workers copy fast: a reading then is already too small). Else the views
+ * say "settling". */
+#define FRAME_SETTLE_SAMPLE 8
+#define FRAME_SETTLE_AGE 10.0
+#define FRAME_SETTLE_COPIED 100
 
 struct frame {
 	int refs;
@@ -145,6 +160,8 @@ int frame_nlabels(const struct frame *f, enum split_kind k); /* slots 0..n-1 exi
 int frame_group_of(const struct frame *f, int focus_pid, const struct proc *member,
 		   struct frame_group *out);
 double frame_smaps_age(const struct frame *f, const struct proc *p); /* -1 never read */
+/* Whether g's headroom is settled (see FRAME_SETTLE_SAMPLE); sets nothing. */
+bool frame_group_settled(const struct frame_group *g);
 unsigned long long frame_split_none(const struct proc *p, enum split_kind k); /* copies outside every slot */
 
 /* One part of a process's copies split by one kind, as the views show it. */

@@ -15,6 +15,24 @@ struct smaps {
 	unsigned long long pte;
 };
 
+/* A process's anonymous memory, page by page from /proc/PID/pagemap, KiB:
+ * the pages present in its private mappings that are no file's page (nor
+ * the shared zero page), and of them those another process maps too. A
+ * private anonymous page is shared only after a fork (or KSM merged it),
+ * so that is what is still shared with the process's family: its parent,
+ * siblings and children. No baseline at fork is needed. */
+struct family_mem {
+	unsigned long long anon_kib, shared_kib;
+};
+
+/* Why a process's family reading is unknown. */
+enum family_why {
+	FAMILY_UNREAD,  /* not read yet (the sampler's turn has not come) */
+	FAMILY_NO_PFN,  /* pagemap hides frame numbers: not CAP_SYS_ADMIN */
+	FAMILY_FAILED,  /* pagemap could not be read */
+	FAMILY_KNOWN,
+};
+
 /* Memory pressure (PSI) over the last 10 s, percent of time some or all
  * non-idle tasks stalled on memory; negative when not known. */
 struct psi {

@@ -339,6 +339,22 @@ void model__set_inherited(struct proc *p, unsigned long long kib)
 	p->inherited_kib = (long long)kib;
 }
 
+/* Take a pagemap reading of p's anonymous memory made at unix time when. */
+void model__set_family(struct proc *p, const struct family_mem *f, double when)
+{
+	p->family = *f;
+	p->family_time = when;
+	p->family_why = FAMILY_KNOWN;
+}
+
+/* Say why p's family reading is unknown, dropping the one it had. */
+void model__family_unknown(struct proc *p, enum family_why why)
+{
+	p->family = (struct family_mem){ 0 };
+	p->family_time = 0;
+	p->family_why = why == FAMILY_KNOWN ? FAMILY_FAILED : why;
+}
+
 /* Take the memory cgroup limit and usage of p. */
 void model__set_memcg(struct proc *p, const struct memcg *cg)
 {
@@ -394,6 +410,30 @@ double proc_shared_pct(const struct proc *p)
 		return -1;
 	pct = 100.0 * (double)(anon > priv ? anon - priv : 0) / (double)p->inherited_kib;
 	return pct < 100.0 ? pct : 100.0;
+}
+
+/* The share of p's anonymous memory still shared with its family; see
+ * model.h. */
+double proc_family_pct(const struct proc *p)
+{
+	if (!p->family_time || !p->family.anon_kib)
+		return -1;
+	return 100.0 * (double)p->family.shared_kib / (double)p->family.anon_kib;
+}
+
+/* Why p's family reading is unknown; see model.h. */
+const char *proc_family_why(const struct proc *p)
+{
+	if (p->family_time)
+		return p->family.anon_kib ? NULL : "no anonymous memory present";
+	switch (p->family_why) {
+	case FAMILY_NO_PFN:
+		return "pagemap hides frame numbers (needs CAP_SYS_ADMIN)";
+	case FAMILY_FAILED:
+		return "pagemap could not be read";
+	default:
+		return p->exited ? "exited before it was read" : "not read yet";
+	}
 }
 
 /* Close one process's interval of span seconds; merged: the interval

@@ -99,6 +99,9 @@ struct proc {
 	unsigned long long smaps_rss_kib, smaps_cow; /* rss_kib and counts.cow at the reading */
 	long long inherited_kib;       /* anonymous RSS of the parent at fork, KiB; -1 unknown
 	                                  (found already running, or not told yet) */
+	struct family_mem family;          /* its anonymous memory still shared, from pagemap */
+	double family_time;            /* unix seconds of that reading; 0: none */
+	unsigned char family_why;      /* enum family_why: FAMILY_KNOWN, or why none */
 	struct memcg memcg;            /* read for group roots only */
 	struct series shared;          /* proc_shared_pct history, one value a tick (-1: unknown) */
 	struct proc_exit exit;         /* how it ended (when exited) */
@@ -142,6 +145,8 @@ void model__set_reclaim(struct proc *p, unsigned long long n, double secs); /* k
 /* Writers used by the memory sampler and the kernel side. */
 void model__set_smaps(struct proc *p, const struct smaps *s, double when); /* when: unix s */
 void model__set_inherited(struct proc *p, unsigned long long kib);
+void model__set_family(struct proc *p, const struct family_mem *f, double when); /* when: unix s */
+void model__family_unknown(struct proc *p, enum family_why why);     /* drops the reading */
 void model__set_memcg(struct proc *p, const struct memcg *cg);
 void model__set_mem_available(struct model *m, unsigned long long kib); /* /proc/meminfo; 0 unknown */
 unsigned long long model__mem_available(const struct model *m);
@@ -164,6 +169,14 @@ unsigned long long proc_uss_kib(const struct proc *p);
  * less than one refresh never was, and its figures are unknown, not 0. */
 bool proc_mem_known(const struct proc *p);
 double proc_shared_pct(const struct proc *p);
+/* The share of p's anonymous memory still shared with its family (another
+ * process maps the page: after a fork, its parent, a sibling or a child),
+ * 0..100, from its pagemap reading; -1 when unknown (no reading, or no
+ * anonymous memory present). Unlike proc_shared_pct it needs no baseline
+ * at fork, so it is known for processes found already running. */
+double proc_family_pct(const struct proc *p);
+/* Why p's family reading is unknown, in a few words; NULL when known. */
+const char *proc_family_why(const struct proc *p);
 /* Close an interval of dt seconds: rates and histories. An interval shorter
  * than MODEL_MERGE_RATIO of the refresh period (of the interval before when
  * no period was set) is never rated alone: a final frame right after a
@@ -186,6 +199,9 @@ int model__add_probe(struct model *m, const char *label);
  * found or registered like a probe, but not counted as one. */
 int model__kernel_probe(struct model *m, const char *label);
 int model__nkernel_probes(const struct model *m);
+/* Whether label names a kind of kernel marker (oom:kill, reclaim:*,
+ * exit:*), not a USDT probe: what a recording's reader tells them by. */
+bool model_kernel_label(const char *label);
 int model__nprobes(const struct model *m);
 const char *model__probe_label(const struct model *m, int probe);
 int model__add_label(struct model *m, enum split_kind k, const char *label); /* slot (>= 1) or -ENOSPC */

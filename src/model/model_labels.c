@@ -28,6 +28,18 @@ int model__kernel_probe(struct model *m, const char *label)
 	return id;
 }
 
+/* Whether label names a kind of kernel marker; see model.h. */
+bool model_kernel_label(const char *label)
+{
+	static const char *const kinds[] = { "oom:", "reclaim:", "exit:" };
+	size_t i;
+
+	for (i = 0; i < sizeof(kinds) / sizeof(*kinds); i++)
+		if (strncmp(label, kinds[i], strlen(kinds[i])) == 0)
+			return true;
+	return false;
+}
+
 /* Number of kernel marker labels among the probes. */
 int model__nkernel_probes(const struct model *m)
 {

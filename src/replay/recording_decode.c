@@ -63,15 +63,18 @@ static int take_proc(struct recording *r, json_object *o, double time, struct fr
 	return e ? e : take_objects(r, o, f, p);
 }
 
-/* The probe hits of a frame line, in order. */
-static int take_marks(struct recording *r, json_object *o, struct frame *f)
+/* The probe hits of a frame line, in order. Whether the frame was written
+ * with -u (phases: 1 its processes carry their copies per phase, 0 they do
+ * not, -1 it has none): markers alone do not say, the kernel's markers (OOM
+ * kills, exits) come without -u too. */
+static int take_marks(struct recording *r, json_object *o, struct frame *f, int phases)
 {
 	json_object *a = jread_get(o, "markers"), *m, *args;
 	size_t i, n;
 	bool known;
 	int k;
 
-	f->usdt = a != NULL;
+	f->usdt = phases >= 0 ? phases : a != NULL;
 	f->marks_lost = jread_count(&r->jr, o, "markers_lost", NULL);
 	n = a && json_object_is_type(a, json_type_array) ? json_object_array_length(a) : 0;
 	f->marks = calloc(n ? n : 1, sizeof(*f->marks));
@@ -181,7 +184,7 @@ static int take_body(struct recording *r, json_object *o, struct frame *f)
 		f->nprocs++;
 	}
 	take_groups(r, o, f);
-	return take_marks(r, o, f);
+	return take_marks(r, o, f, n ? jread_get(json_object_array_get_idx(a, 0), "cow_by_phase") != NULL : -1);
 }
 
 /* Where json-c stands after some text of a line: how deep, whether in a
@@ -308,6 +311,8 @@ static int take_procs(struct recording *r, const char *p, size_t len, size_t *at
 	}
 }
 
+#define PHASES_KEY "\"cow_by_phase\":"
+
 /* The line without its processes: the text up to the array's '[', then
  * from its ']' on, fed to the parser in two pieces (no copy); NULL when
  * that is not one JSON object whose "processes" is that empty array. */
@@ -368,7 +373,8 @@ static int take_line_procs_apart(struct recording *r, size_t k, struct frame *f)
 	}
 	take_head(r, o, f);
 	take_groups(r, o, f);
-	e = take_marks(r, o, f);
+	/* the key as the writer puts it: in a string its quotes are escaped */
+	e = take_marks(r, o, f, f->nprocs ? memmem(p + open, close - open, PHASES_KEY, sizeof(PHASES_KEY) - 1) != NULL : -1);
 	json_object_put(o);
 	return e;
 }

@@ -153,6 +153,9 @@ int rec_take_labels(struct recording *r, struct frame *f)
 	int k;
 
 	f->nprobes = r->nprobes;
+	f->nkprobes = 0;
+	for (k = 0; k < r->nprobes; k++) /* the kernel's markers, as the live run had them */
+		f->nkprobes += model_kernel_label(r->probes[k]);
 	f->probe_labels = calloc((size_t)r->nprobes + 1, sizeof(*f->probe_labels));
 	f->log = calloc(kept + 1, sizeof(*f->log));
 	if (!f->probe_labels || !f->log)

@@ -116,6 +116,8 @@ static void json_group(struct jbuf *b, const struct frame_group *g)
 	jbuf_fixed(b, g->rate, 1);
 	jbuf_count(b, "headroom", g->headroom >= 0, (unsigned long long)g->headroom);
 	jbuf_count(b, "headroom_cgroup", g->headroom_cgroup >= 0, (unsigned long long)g->headroom_cgroup);
+	jbuf_puts(b, ",\"headroom_settled\":");
+	jbuf_bool(b, g->settled);
 	jbuf_count(b, "cgroup_limit_kib", g->memcg.limit_kib, g->memcg.limit_kib);
 	jbuf_count(b, "cgroup_usage_kib", g->memcg.limit_kib, g->memcg.usage_kib);
 	jbuf_real(b, "smaps_age", g->smaps_age, 3);
@@ -285,6 +287,16 @@ static const char *text_count(bool known, unsigned long long v, char *buf, size_
 	return buf;
 }
 
+/* Headroom as the group line says it: "N workers", or "- workers" unknown. */
+static const char *text_headroom(long long headroom, char *buf, size_t cap)
+{
+	if (headroom < 0)
+		snprintf(buf, cap, "- workers");
+	else
+		snprintf(buf, cap, "%lld workers", headroom);
+	return buf;
+}
+
 /* Under the table, a line per group: its footprint, its workers' USS, how
  * many more fit, and how old its oldest reading is. */
 static void text_groups(FILE *f, const struct frame *fr)
@@ -294,17 +306,17 @@ static void text_groups(FILE *f, const struct frame *fr)
 
 	for (i = 0; i < fr->ngroups; i++) {
 		const struct frame_group *g = &fr->groups[i];
-		bool read = g->smaps_age >= 0;
+		bool read = g->smaps_age >= 0, settling = g->headroom >= 0 && !g->settled;
 
 		fprintf(f, "group %d: workers %zu  footprint %s KiB (PSS)  USS sum %s KiB  mean %s KiB"
-			"  max %s KiB  %s%s workers (MemAvailable)", g->root_pid, g->workers,
+			"  max %s KiB  %s%s (MemAvailable)", g->root_pid, g->workers,
 			text_count(read, g->pss_kib, pss, sizeof(pss)),
 			text_count(read, g->uss_kib, uss, sizeof(uss)),
 			text_count(g->workers_read, g->worker_uss_mean_kib, mean, sizeof(mean)),
 			text_count(g->workers_read, g->worker_uss_max_kib, max, sizeof(max)),
-			g->headroom >= 0 ? "+" : "",
-			text_count(g->headroom >= 0, (unsigned long long)g->headroom, room, sizeof(room)));
-		if (g->headroom_cgroup >= 0)
+			settling ? "" : g->headroom >= 0 ? "+" : "",
+			settling ? "settling" : text_headroom(g->headroom, room, sizeof(room)));
+		if (g->headroom_cgroup >= 0 && !settling)
 			fprintf(f, " +%lld in cgroup", g->headroom_cgroup);
 		if (read)
 			fprintf(f, "  age %.1fs", g->smaps_age);
@@ -318,11 +330,9 @@ static void text_groups(FILE *f, const struct frame *fr)
 	}
 }
 
-/* p's shared% in buf ("-" when unknown); returns buf. */
-static const char *text_shared(const struct proc *p, char *buf, size_t cap)
+/* A percentage in buf, one decimal ("-" when unknown, below 0); returns buf. */
+static const char *text_pct(double pct, char *buf, size_t cap)
 {
-	double pct = proc_shared_pct(p);
-
 	if (pct < 0)
 		snprintf(buf, cap, "-");
 	else
@@ -352,7 +362,7 @@ static void text_cmdlines(FILE *f, const struct frame *fr)
 void output_text(FILE *f, const struct frame *fr, const struct output_opts *oo)
 {
 	char when[32], interval[32], prefix[256], name[4 * PROC_COMM_MAX + 1];
-	char shr[16], uss[32], pss[32], rss[32], vsz[32], why[32];
+	char shr[16], fam[16], uss[32], pss[32], rss[32], vsz[32], why[32];
 	time_t secs = (time_t)fr->time;
 	struct tm tm;
 	size_t i;
@@ -369,8 +379,8 @@ void output_text(FILE *f, const struct frame *fr, const struct output_opts *oo)
 			fr->psi.full_avg10 >= 0 ? fr->psi.full_avg10 : 0);
 	fprintf(f, "  [%s%s%s]\n", fr->mechanism, fr->fallbacks[0] ? "; fallbacks " : "",
 		fr->fallbacks);
-	fprintf(f, "%7s %7s %-6s %9s %9s %8s %8s %9s %6s %9s %9s %9s  %s\n", "PID", "PPID", "S",
-		"COW/s", "COW", "REUSE", "ZFILL", "RSS_KiB", "SHR%", "USS_KiB", "PSS_KiB", "VSZ_KiB",
+	fprintf(f, "%7s %7s %-6s %9s %9s %8s %8s %9s %6s %6s %9s %9s %9s  %s\n", "PID", "PPID", "S",
+		"COW/s", "COW", "REUSE", "ZFILL", "RSS_KiB", "SHR%", "FAM%", "USS_KiB", "PSS_KiB", "VSZ_KiB",
 		"COMMAND");
 	for (i = 0; i < fr->nrows; i++) {
 		const struct row *r = &fr->rows[i];
@@ -382,12 +392,13 @@ void output_text(FILE *f, const struct frame *fr, const struct output_opts *oo)
 		else
 			text_sanitize_ascii(p->comm, strnlen(p->comm, sizeof(p->comm)), name, sizeof(name));
 		proc_exit_reason(p, why, sizeof(why));
-		fprintf(f, "%7d %7d %-6s %9.1f %9llu %8llu %8llu %9s %6s %9s %9s %9s  %s%s%s%s%s\n",
+		fprintf(f, "%7d %7d %-6s %9.1f %9llu %8llu %8llu %9s %6s %6s %9s %9s %9s  %s%s%s%s%s\n",
 			p->pid, p->ppid, output_state(p), p->cow_rate,
 			(unsigned long long)p->counts.cow, (unsigned long long)p->counts.reuse,
 			(unsigned long long)p->counts.zero_fill,
 			text_count(proc_mem_known(p), p->rss_kib, rss, sizeof(rss)),
-			text_shared(p, shr, sizeof(shr)),
+			text_pct(proc_shared_pct(p), shr, sizeof(shr)),
+			text_pct(proc_family_pct(p), fam, sizeof(fam)),
 			text_count(p->smaps_time != 0, proc_uss_kib(p), uss, sizeof(uss)),
 			text_count(p->smaps_time != 0, p->smaps.pss, pss, sizeof(pss)),
 			text_count(proc_mem_known(p), p->vsz_kib, vsz, sizeof(vsz)), prefix, name,

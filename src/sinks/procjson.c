@@ -158,6 +158,18 @@ static void write_fields(struct jbuf *b, const struct frame *fr, const struct pr
 	}
 }
 
+/* Why the family figures are null, or null when they are known. */
+static void json_family_why(struct jbuf *b, const struct proc *p)
+{
+	const char *why = proc_family_why(p);
+
+	jbuf_key(b, "family_unknown");
+	if (why)
+		jbuf_string(b, why, strlen(why));
+	else
+		jbuf_puts(b, "null");
+}
+
 /* One process as a JSON object. */
 void procjson_write(struct jbuf *b, const struct frame *fr, const struct row *r)
 {
@@ -180,6 +192,7 @@ void procjson_write(struct jbuf *b, const struct frame *fr, const struct row *r)
 	jbuf_putc(b, '"');
 	jbuf_count(b, "start_time", true, p->start_time);
 	write_fields(b, fr, p);
+	json_family_why(b, p);
 	json_exit(b, p);
 	json_stalls_children(b, p);
 	json_split(b, "cow_by_region", fr, p, SPLIT_REGION, false);
@@ -247,6 +260,23 @@ static void take_exit(struct jread *jr, json_object *o, struct proc *p)
 	p->exit.status = signal_number(name) | (v && json_object_get_boolean(v) ? 0x80 : 0);
 }
 
+/* Why the family figures were null, as far as a recording can say. */
+static void take_family_why(struct jread *jr, json_object *o, struct proc *p)
+{
+	struct proc q = { .family_why = FAMILY_NO_PFN };
+	json_object *v = jread_get(o, "family_unknown");
+	char why[96];
+
+	if (p->family_time || !v || json_object_is_type(v, json_type_null))
+		return;
+	jread_string(jr, o, "family_unknown", why, sizeof(why));
+	if (strcmp(why, proc_family_why(&q)) == 0)
+		p->family_why = FAMILY_NO_PFN;
+	q.family_why = FAMILY_FAILED;
+	if (strcmp(why, proc_family_why(&q)) == 0)
+		p->family_why = FAMILY_FAILED;
+}
+
 /* The fields added to a process since the first recordings: command line,
  * namespace pid, exit, reclaim stalls, children forked and exited. */
 static void take_proc_more(struct jread *jr, json_object *o, struct proc *p)
@@ -259,6 +289,7 @@ static void take_proc_more(struct jread *jr, json_object *o, struct proc *p)
 	if (!known)
 		p->nspid = -1;
 	take_exit(jr, o, p);
+	take_family_why(jr, o, p);
 	if (rc && json_object_is_type(rc, json_type_object)) {
 		p->reclaims = jread_count(jr, rc, "stalls", NULL);
 		p->reclaim_s = jread_real(jr, rc, "seconds", 0, 0);

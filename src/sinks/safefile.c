@@ -244,6 +244,26 @@ int safefile_check_new(const char *path, char *err, size_t errlen)
 	return 0;
 }
 
+/* Create a new file to write to; see safefile.h. */
+int safefile_open_new(const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+	int fd, e;
+
+	if (!path || !*path)
+		return fail(err, errlen, "no file name", EINVAL);
+	e = check_target(path, &st, err, errlen);
+	if (e)
+		return e;
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0600);
+	if (fd < 0 && errno == EEXIST)
+		return fail(err, errlen, lstat(path, &st) == 0 && S_ISLNK(st.st_mode) ?
+			    "is a symbolic link" : SAFEFILE_EXISTS, EEXIST);
+	if (fd < 0)
+		return fail(err, errlen, NULL, errno);
+	return fd;
+}
+
 /* Whether the open regular file fd starts with magic (read at offset 0). */
 static bool starts_with(int fd, const char *magic)
 {

@@ -30,6 +30,12 @@ int safefile_write(const char *path, const char *data, size_t len, struct safefi
  * writes it at its end). 0, or -errno with the reason in err. */
 int safefile_check_new(const char *path, char *err, size_t errlen);
 
+/* Create path as a new 0600 file to write to, for someone else's output (a
+ * launched command's): never over an existing file, never through a
+ * symlink (O_EXCL, O_NOFOLLOW). Returns the fd (close-on-exec) or -errno
+ * with the reason in err. */
+int safefile_open_new(const char *path, char *err, size_t errlen);
+
 /* Whether path is a regular file, not a symlink, starting with magic. */
 bool safefile_starts_with(const char *path, const char *magic);
 

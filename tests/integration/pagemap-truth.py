@@ -29,6 +29,17 @@ shares it, though cowtop counts it for the parent); memory one side freed
 and reused at the same address (new frame, no copy: counted); a range
 unmapped and mapped again in either side after the fork (counted).
 
+With --family PID... (a master and its workers), each pid's anonymous
+pages are compared with the other pids' by frame number, one line a pid:
+
+    PID anon_kib shared_kib time
+
+anon: present pages of its private mappings (special ones such as [vdso]
+aside) that pagemap does not mark as a file's page, the shared zero page
+aside; shared: of those, the ones whose frame another pid given maps too.
+This is what cowtop's family_shared_kib claims, found another way (cowtop
+reads pagemap's exclusively-mapped bit; this compares frames).
+
 With --vs PARENT first, each PID is compared with its parent instead, page
 by page over the private anonymous ranges both map at the same addresses:
 
@@ -167,8 +178,56 @@ def compare(parent, pids):
     return 0
 
 
+FILE = 1 << 61
+
+
+def private_ranges(pid):
+    """The private mappings of pid that may hold anonymous pages."""
+    with open(f"/proc/{pid}/maps") as f:
+        for line in f:
+            parts = line.split()
+            lo, hi = (int(x, 16) for x in parts[0].split("-"))
+            path = parts[5] if len(parts) > 5 else ""
+            if parts[1][3] != "p" or parts[1][:3] == "---":
+                continue
+            if path.startswith("[") and path not in ("[heap]", "[stack]") \
+                    and not path.startswith("[anon:"):
+                continue
+            yield lo, hi
+
+
+def anon_frames(pid, zero):
+    """The frames of pid's present anonymous pages, one per page."""
+    out = []
+    with open(f"/proc/{pid}/pagemap", "rb") as pm:
+        for lo, hi in private_ranges(pid):
+            for e in entries(pm, lo, hi):
+                if e & PRESENT and not e & FILE and e & PFN != zero:
+                    out.append(e & PFN)
+    return out
+
+
+def family(pids):
+    """Each pid's anonymous pages, and those another pid maps too."""
+    zero = zero_pfn()
+    kib = PAGE // 1024
+    mine = {pid: anon_frames(pid, zero) for pid in pids}
+    owners = {}
+    for pid, frs in mine.items():
+        for f in set(frs):
+            owners[f] = owners.get(f, 0) + 1
+    t = time.time()
+    for pid in pids:
+        frs = mine[pid]
+        shared = sum(1 for f in frs if owners[f] > 1)
+        print(pid, len(frs) * kib, shared * kib, f"{t:.3f}")
+    return 0
+
+
 def main():
     kib = PAGE // 1024
+    if len(sys.argv) > 2 and sys.argv[1] == "--family":
+        return family([int(a) for a in sys.argv[2:]])
     if len(sys.argv) > 2 and sys.argv[1] == "--vs":
         return compare(int(sys.argv[2]), [int(a) for a in sys.argv[3:]])
     if len(sys.argv) > 2 and sys.argv[1] == "--differs-from":

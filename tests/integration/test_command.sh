@@ -211,6 +211,48 @@ test_no_command() {
 	check "non-executable command: message on stderr" test -s "$WORK/noexec.err"
 }
 
+# --command-output FILE: the command's stdout and stderr (and its
+# children's) in FILE, none in cowtop's own output; FILE created new, 0600;
+# an existing file or a symlink refused before the command runs (its
+# contents untouched, the symlink's target not created). The exits, with
+# their cause, are markers: the command's (exit 0), a child's code and a
+# child's signal.
+test_command_output() {
+	local out=$WORK/cmd.out taken=$WORK/taken.out ran=$WORK/ran sh
+	local child_exit=$WORK/child.exit child_sig=$WORK/child.sig
+	sh='echo to-stdout; echo to-stderr >&2; sh -c "echo \$\$ >$1; exit 7";
+	    sh -c "echo \$\$ >$2; kill -SEGV \$\$"; exit 0'
+	run_cowtop output --command-output "$out" -- sh -c "$sh" sh "$child_exit" "$child_sig"
+	expect_eq "output: exit status" "$RC" 0
+	validate_frames
+	# (the shell says "Segmentation fault" there too: its stderr)
+	expect_eq "output: the file holds stdout and stderr" "$(grep -x 'to-std.*' "$out" | tr '\n' ' ')" \
+		"to-stdout to-stderr "
+	expect_eq "output: the file's mode" "$(stat -c %a "$out")" 600
+	expect_eq "output: none of it in cowtop's output" "$(cat "$FRAMES" "$WORK/output.err" | grep -c to-std)" 0
+	check "output: a marker for the child's exit 7" jq_true \
+		'[inputs.markers[]? | select(.pid == $p) | {probe, args}] == [{probe: "exit:code", args: [7]}]' \
+		--argjson p "$(cat "$child_exit")"
+	check "output: a marker for the child killed by SIGSEGV" jq_true \
+		'[inputs.markers[]? | select(.pid == $p) | .probe] == ["exit:SIGSEGV"]' \
+		--argjson p "$(cat "$child_sig")"
+	check "output: a marker for the command's exit 0" jq_true \
+		'[inputs] as $f | ($f[0].processes[] | select(.depth == 0) | .pid) as $root
+		 | [$f[].markers[]? | select(.pid == $root) | {probe, args}] == [{probe: "exit:code", args: [0]}]'
+	echo "someone else's" >"$taken"
+	run_cowtop taken --command-output "$taken" -- sh -c ": >$ran"
+	expect_error taken 1 "it exists"
+	expect_eq "output: the existing file untouched" "$(cat "$taken")" "someone else's"
+	check "output: the command did not run" test ! -e "$ran"
+	ln -s "$WORK/link-target" "$WORK/link"
+	run_cowtop link --command-output "$WORK/link" -- true
+	expect_error link 1 "symbolic link"
+	check "output: nothing made through the symlink" test ! -e "$WORK/link-target"
+	run_cowtop nocmd --command-output "$WORK/nocmd.out" -p 1
+	expect_error nocmd 2 "--command-output"
+	check "output: no file without a command" test ! -e "$WORK/nocmd.out"
+}
+
 # Usage errors: exit status 2 and a one-line message on stderr.
 test_usage() {
 	local name rc
@@ -245,4 +287,5 @@ test_status
 test_last_frame
 test_no_command
 test_usage
+test_command_output
 finish

@@ -108,6 +108,8 @@ check_group() {
 	expect_eq "group of $main: footprint is the members' PSS" "$(jq .pss_kib <<<"$g")" \
 		"$(jq --argjson r "$main" '[.processes[] | select((.pid == $r or .ppid == $r)
 			and .state != "exited") | .pss_kib] | add' <<<"$f")"
+	# every worker read after it wrote and idled: settled (frame.h's rule)
+	expect_eq "group of $main: headroom settled" "$(jq .headroom_settled <<<"$g")" true
 	expect_eq "group of $main: headroom in MemAvailable" "$(jq .headroom <<<"$g")" \
 		"$(jq -n --argjson a "$(jq .mem_available_kib <<<"$f")" \
 			--argjson m "$(jq .worker_uss_mean_kib <<<"$g")" '$a / $m | floor')"

@@ -33,7 +33,7 @@ DIR=
 PANE_PID=
 COWTOP_PID=
 # The sharing view's group line: three workers, footprint, worker USS,
-# headroom ("+N workers", or "-" when not known).
+# headroom ("+N workers", "settling" until settled, or "-" when not known).
 GROUP_RE=
 ESC=$'\e'
 # shellcheck source=tests/tui/tmux.sh
@@ -428,13 +428,22 @@ row_field_at_least() {
 	[[ $f =~ ^[0-9]+$ ]] && ((f >= $3))
 }
 
-# Exited processes stay on screen, dimmed, with their final counts.
+# The marker log's line of PID's exit, with its cause: log_exit PID CAUSE.
+log_exit() {
+	screen | grep -qE "^[0-9:.]+ +$1 .* $2 *$"
+}
+
+# Exited processes stay on screen, dimmed, with their final counts; the
+# command's output goes to --command-output's file (not to the screen),
+# and the exit is in the marker log with its cause.
 test_exited() {
 	local lang=$1 opts=$2 short
 	DIR=$WORK/$MODE-exited
 	mkdir -p "$DIR"
 	t new-session -d -s "$SESSION" -x 120 -y 40 \
-		"cd '$DIR' && LANG=$lang LC_ALL= '$COWTOP' $opts -d 0.5 --linger 120 -- '$COWLOAD' \
+		"cd '$DIR' && LANG=$lang LC_ALL= '$COWTOP' $opts -d 0.5 --linger 120 \
+		--command-output '$DIR/command.out' -- sh -c 'echo said-by-the-command; echo and-on-stderr >&2; \
+		exec \"\$0\" \"\$@\"' '$COWLOAD' \
 		--short 1 --short-writes 300 --child-writes 10 --rounds 600 \
 		--report '$DIR/report'; echo COWTOP-EXIT=\$?; sleep 600"
 	eventually 10 grep -q 'role short' "$DIR/report" || die "the workload did not fork"
@@ -443,6 +452,12 @@ test_exited() {
 	expect "with its final count of copies" row_field_at_least "$short" 4 300
 	expect "drawn dimmed" dimmed "$short"
 	expect "a running process is not dimmed" not_dimmed "$(main_pid)"
+	expect "the command's output went to its file" grep -qx said-by-the-command "$DIR/command.out"
+	expect "... its standard error too" grep -qx and-on-stderr "$DIR/command.out"
+	expect "... and not to the screen" screen_lacks said-by-the-command
+	keys l
+	expect "the marker log shows the exit with its cause" log_exit "$short" "exit:code 0"
+	keys l
 	keys q
 	expect "quits" screen_has "COWTOP-EXIT=0"
 	stop
@@ -469,10 +484,10 @@ vsz_gone_mem_kept() {
 	[[ -n $l ]] && mem_titles_in <<<"$l" && ! grep -qE 'VSZ' <<<"$l" && rows | grep -q '[▁▂▃▄▅▆▇█]'
 }
 
-# One row on input, with a percentage, then two sizes, in the SHR%, USS and
-# PSS fields.
+# One row on input, with two percentages, then two sizes, in the SHR%,
+# FAM%, USS and PSS fields.
 row_mem_read() {
-	awk '{ n++; ok = $6 ~ /^[0-9]+%$/ && $7 ~ /^[0-9.]+[KMG]$/ && $8 ~ /^[0-9.]+[KMG]$/ }
+	awk '{ n++; ok = $6 ~ /^[0-9]+%$/ && $7 ~ /^[0-9]+%$/ && $8 ~ /^[0-9.]+[KMG]$/ && $9 ~ /^[0-9.]+[KMG]$/ }
 		END { exit !(n == 1 && ok) }'
 }
 
@@ -555,9 +570,9 @@ test_sharing() {
 	BUSY=$(report_pid child 12000)
 	MID=$(report_pid child 1000)
 	IDLE=$(report_pid child 100)
-	GROUP_RE="^group $MAIN cowload: 3 workers  footprint [0-9.]+[KMG]  USS mean [0-9.]+[KMG] max [0-9.]+[KMG]  headroom (\+[0-9]+ workers|-)"
+	GROUP_RE="^group $MAIN cowload: 3 workers  footprint [0-9.]+[KMG]  USS mean [0-9.]+[KMG] max [0-9.]+[KMG]  headroom (\+[0-9]+ workers|settling|-)"
 	GROUP_RE+="( |$)"
-	expect "160 columns: SHR%, USS and PSS titles" mem_titles_shown
+	expect "160 columns: SHR%, FAM%, USS and PSS titles" mem_titles_shown
 	expect "each worker shows its share and sizes" workers_read
 	expect "the group line: workers, footprint, headroom" group_shown
 	expect "the header shows the age of the oldest reading" line_has 3 "oldest reading "
@@ -571,12 +586,15 @@ test_sharing() {
 	keys t S
 	expect "S marks SHR% as the sort column" sort_mark_on "SHR%"
 	expect "S: least shared first, unknown last" col_ordered 6 asc
+	keys Y
+	expect "Y marks FAM% as the sort column" sort_mark_on "FAM%"
+	expect "Y: least shared with the family first" col_ordered 7 asc
 	keys U
 	expect "U marks USS as the sort column" sort_mark_on USS
-	expect "U: largest USS first" col_ordered 7 desc
+	expect "U: largest USS first" col_ordered 8 desc
 	keys P
 	expect "P marks PSS as the sort column" sort_mark_on PSS
-	expect "P: largest PSS first" col_ordered 8 desc
+	expect "P: largest PSS first" col_ordered 9 desc
 	keys C t
 	expect "back to the tree by CoW rate" sort_mark_on "CoW/s"
 	keys w

@@ -744,12 +744,51 @@ static void test_exit_causes_and_respawns(void **state)
 	m = model__find(f->m, 50, 500);
 	assert_int_equal(m->forked, 4);
 	assert_int_equal(m->reaped, 3); /* the one that left the cgroup did not exit */
-	assert_int_equal(model__markers_take(f->m, &cursor, mk, 8), 2);
+	assert_int_equal(model__markers_take(f->m, &cursor, mk, 8), 5);
 	assert_string_equal(model__probe_label(f->m, mk[0]->probe), "reclaim:memcg");
 	assert_int_equal(mk[0]->args[0], 2000); /* microseconds */
 	assert_string_equal(model__probe_label(f->m, mk[1]->probe), "oom:kill");
 	assert_int_equal(mk[1]->args[0], 4096);
-	assert_int_equal(model__nkernel_probes(f->m), 2);
+	/* the exits, with their cause; none for the one that left the cgroup */
+	assert_string_equal(model__probe_label(f->m, mk[2]->probe), "exit:code");
+	assert_int_equal(mk[2]->pid, 51);
+	assert_int_equal(mk[2]->nargs, 1);
+	assert_int_equal(mk[2]->args[0], 3);
+	assert_int_equal(mk[2]->unavail, 0);
+	assert_string_equal(model__probe_label(f->m, mk[3]->probe), "exit:oom");
+	assert_int_equal(mk[3]->pid, 52);
+	assert_string_equal(model__probe_label(f->m, mk[4]->probe), "exit:SIGSEGV");
+	assert_int_equal(mk[4]->pid, 53);
+	assert_int_equal(mk[4]->nargs, 0);
+	assert_int_equal(model__nkernel_probes(f->m), 5);
+}
+
+/* Exits 0 are logged only when some target is watched (not everything);
+ * any other exit always. */
+static void test_exit_markers_clean(void **state)
+{
+	struct fixture *f = *state;
+	const struct marker *mk[8];
+	unsigned long long cursor = 0;
+
+	proc_put(f, 50, 1, "master", 'S', 500);
+	assert_int_equal(collect__watch(&f->c, &(struct proc_stat){ .pid = 50, .ppid = 1, .start_time = 500 }), 0);
+	queue(f, TRACER_FORK, 51, 50, 600, 0, "w1");
+	queue(f, TRACER_FORK, 52, 50, 601, 0, "w2");
+	queue(f, TRACER_FORK, 53, 50, 602, 0, "w3");
+	collect__tick(&f->c, 1.0);
+	queue(f, TRACER_EXIT, 51, 50, 600, 0, "w1"); /* exit 0, watching everything: not logged */
+	collect__tick(&f->c, 1.0);
+	assert_int_equal(model__markers_take(f->m, &cursor, mk, 8), 0);
+	f->c.log_clean_exits = true; /* a target: every exit */
+	queue(f, TRACER_EXIT, 52, 50, 601, 0, "w2");
+	queue(f, TRACER_EXIT, 53, 50, 602, 0, "w3")->exit_status = 64 | 0x80; /* unnamed signal, core */
+	collect__tick(&f->c, 1.0);
+	assert_int_equal(model__markers_take(f->m, &cursor, mk, 8), 2);
+	assert_string_equal(model__probe_label(f->m, mk[0]->probe), "exit:code");
+	assert_int_equal(mk[0]->args[0], 0);
+	assert_string_equal(model__probe_label(f->m, mk[1]->probe), "exit:signal");
+	assert_int_equal(mk[1]->args[0], 64);
 }
 
 /* Records lost: an exit whose record never came is found in the map (final
@@ -1126,6 +1165,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_exit_before_fork, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pid_reuse, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lost_records, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_exit_markers_clean, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exit_causes_and_respawns, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_vanishing_from_proc, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_launch_base_and_hits, setup, teardown),

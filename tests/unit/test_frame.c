@@ -419,6 +419,61 @@ static void test_groups(void **state)
 	model__free(m);
 }
 
+/* The settled rule (frame.h, FRAME_SETTLE_*): every live worker read (or
+ * FRAME_SETTLE_SAMPLE of them), no worker reading older than
+ * FRAME_SETTLE_AGE, and no worker read that copied more than 1% of its USS
+ * since; headroom is still computed, the views then say "settling". */
+static void test_headroom_settles(void **state)
+{
+	struct frame_status st = { .time = 100.0 };
+	struct model *m = prefork();
+	struct proc *w1 = model__find(m, 101, 0);
+	struct frame *f = frame__build(m, &st, NULL, NULL);
+	struct frame_group g;
+	int i;
+
+	(void)state;
+	assert_false(f->groups[0].settled); /* worker 103 unread: a mean of 3 of 4 */
+	assert_int_equal(f->groups[0].headroom, 33);
+	frame__free(f);
+	reading(model__find(m, 103, 0), 400, 300, 99.0);
+	f = frame__build(m, &st, NULL, NULL);
+	assert_true(f->groups[0].settled);
+	assert_true(f->groups[0].worker_age == 2.0); /* w1, read at 98 */
+	frame__free(f);
+	st.time = 98.0 + FRAME_SETTLE_AGE + 0.5; /* w1's reading too old */
+	f = frame__build(m, &st, NULL, NULL);
+	assert_false(f->groups[0].settled);
+	frame__free(f);
+	st.time = 98.0 + FRAME_SETTLE_AGE; /* just old enough */
+	f = frame__build(m, &st, NULL, NULL);
+	assert_true(f->groups[0].settled);
+	frame__free(f);
+	/* w1 (USS 300 KiB) copies one page, 4 KiB, after its reading: more than 1% */
+	model__set_counts(w1, &(struct cow_counts){ .cow = 21 });
+	f = frame__build(m, &st, NULL, NULL);
+	assert_false(f->groups[0].settled);
+	assert_int_equal(f->groups[0].copying, 1);
+	frame__free(f);
+	reading(w1, 600, 1000, 99.0); /* read again: settled, 1 page is < 1% of 1000 KiB... */
+	model__set_counts(w1, &(struct cow_counts){ .cow = 23 }); /* ...2 pages, 8 KiB, are not */
+	f = frame__build(m, &st, NULL, NULL);
+	assert_true(f->groups[0].settled);
+	frame__free(f);
+	model__free(m);
+	/* a sample of FRAME_SETTLE_SAMPLE workers is enough without the rest */
+	g = (struct frame_group){ .workers = 100, .workers_read = FRAME_SETTLE_SAMPLE, .worker_age = 1 };
+	assert_true(frame_group_settled(&g));
+	g.workers_read--;
+	assert_false(frame_group_settled(&g));
+	for (i = 1; i <= 3; i++) {
+		g = (struct frame_group){ .workers = (size_t)i, .workers_read = (size_t)i, .worker_age = 0 };
+		assert_true(frame_group_settled(&g));
+	}
+	g.workers_read = 0;
+	assert_false(frame_group_settled(&g));
+}
+
 /* Headroom is unknown without MemAvailable or a worker read, absent
  * without a cgroup limit, and 0 when the cgroup is over its limit. */
 static void test_headroom_unknown_and_full(void **state)
@@ -587,6 +642,7 @@ int main(void)
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_groups),
 		cmocka_unit_test(test_headroom_unknown_and_full),
+		cmocka_unit_test(test_headroom_settles),
 		cmocka_unit_test(test_group_of),
 		cmocka_unit_test(test_groups_on_demand),
 		cmocka_unit_test(test_region_labels),

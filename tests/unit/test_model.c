@@ -546,6 +546,31 @@ static void test_uss_and_shared_pct(void **state)
 	model__free(m);
 }
 
+/* The family figure needs no baseline at fork: known from its reading
+ * alone, unknown (with a reason, never 0) without one. */
+static void test_family_pct(void **state)
+{
+	struct model *m = model__new();
+	struct proc *p = add(m, 5, 1, 7, "x", 0);
+	struct family_mem f = { .anon_kib = 4000, .shared_kib = 1000 };
+
+	(void)state;
+	assert_true(proc_family_pct(p) == -1);
+	assert_string_equal(proc_family_why(p), "not read yet");
+	model__set_family(p, &f, 100.5);
+	assert_true(proc_family_pct(p) == 25.0); /* inherited unknown: still known */
+	assert_null(proc_family_why(p));
+	model__family_unknown(p, FAMILY_NO_PFN);
+	assert_true(proc_family_pct(p) == -1);
+	assert_int_equal(p->family.shared_kib, 0);
+	assert_non_null(strstr(proc_family_why(p), "CAP_SYS_ADMIN"));
+	f = (struct family_mem){ 0 };
+	model__set_family(p, &f, 101.0); /* nothing anonymous: no share of it */
+	assert_true(proc_family_pct(p) == -1);
+	assert_string_equal(proc_family_why(p), "no anonymous memory present");
+	model__free(m);
+}
+
 /* The shared% history gets a value a tick, -1 while unknown, and follows
  * the same merge rule as the rates. */
 static void test_shared_history(void **state)
@@ -681,6 +706,7 @@ int main(void)
 		cmocka_unit_test(test_exit_reasons),
 		cmocka_unit_test(test_kernel_probes),
 		cmocka_unit_test(test_reclaim_keeps_max),
+		cmocka_unit_test(test_family_pct),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

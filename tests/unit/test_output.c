@@ -217,7 +217,7 @@ static void test_rss_vsz_unknown_until_read(void **state)
 				  "\"zero_fill\":0,\"rss_kib\":null,\"vsz_kib\":null,"));
 	free(s);
 	s = render(m, text);
-	assert_non_null(strstr(s, " exited       0.0         0        0        0         -      -"
+	assert_non_null(strstr(s, " exited       0.0         0        0        0         -      -      -"
 				  "         -         -         -    `- gone [?]\n"));
 	free(s);
 	model__free(m);
@@ -347,7 +347,8 @@ static void test_json_unread_is_null(void **state)
 	assert_non_null(strstr(s, "\"groups\":[{\"root\":100,\"workers\":1,\"pss_kib\":null,"
 				  "\"uss_kib\":null,\"root_rss_kib\":0,\"worker_uss_mean_kib\":null,"
 				  "\"worker_uss_max_kib\":null,\"cow_pages\":42,\"cow_rate\":0.0,"
-				  "\"headroom\":null,\"headroom_cgroup\":null,\"cgroup_limit_kib\":null,"
+				  "\"headroom\":null,\"headroom_cgroup\":null,\"headroom_settled\":false,"
+				  "\"cgroup_limit_kib\":null,"
 			  "\"cgroup_usage_kib\":null,\"smaps_age\":null,"
 				  "\"unread\":2,\"respawns\":{\"forked\":0,\"exited\":0},"
 				  "\"cgroup_psi_memory\":null}],\"mem_available_kib\":null,"
@@ -372,7 +373,8 @@ static void test_json_memory_figures(void **state)
 	assert_non_null(strstr(s, "\"groups\":[{\"root\":100,\"workers\":1,\"pss_kib\":7500,"
 				  "\"uss_kib\":2024,\"root_rss_kib\":0,\"worker_uss_mean_kib\":1024,"
 				  "\"worker_uss_max_kib\":1024,\"cow_pages\":42,\"cow_rate\":0.0,"
-				  "\"headroom\":1000,\"headroom_cgroup\":48,\"cgroup_limit_kib\":100000,"
+				  "\"headroom\":1000,\"headroom_cgroup\":48,\"headroom_settled\":true,"
+				  "\"cgroup_limit_kib\":100000,"
 			  "\"cgroup_usage_kib\":50000,\"smaps_age\":2.000,"
 				  "\"unread\":0,\"respawns\":{\"forked\":0,\"exited\":0},"
 				  "\"cgroup_psi_memory\":{\"some_avg10\":2.50,\"full_avg10\":0.50}}],"
@@ -382,22 +384,28 @@ static void test_json_memory_figures(void **state)
 	model__free(m);
 }
 
-/* SHR% USS PSS after RSS, "-" until known; a line per group under the table. */
+/* SHR% FAM% USS PSS after RSS, "-" until known; a line per group under the table. */
 static void test_text_memory_columns_and_group(void **state)
 {
 	struct model *m = sample();
 	char *s = render(m, text);
 
 	(void)state;
-	assert_non_null(strstr(s, "RSS_KiB   SHR%   USS_KiB   PSS_KiB   VSZ_KiB  COMMAND\n"));
-	assert_non_null(strstr(s, "      0      -         -         -         0  master\n"));
+	assert_non_null(strstr(s, "RSS_KiB   SHR%   FAM%   USS_KiB   PSS_KiB   VSZ_KiB  COMMAND\n"));
+	assert_non_null(strstr(s, "      0      -      -         -         -         0  master\n"));
 	assert_non_null(strstr(s, "group 100: workers 1  footprint - KiB (PSS)  USS sum - KiB  mean - KiB"
 				  "  max - KiB  - workers (MemAvailable)  age -  unread 2\n"));
 	free(s);
 	model__free(m);
 	m = sample_read();
 	s = render(m, text);
-	assert_non_null(strstr(s, "      0   75.0      1024      2500         0  "));
+	assert_non_null(strstr(s, "      0   75.0      -      1024      2500         0  "));
+	free(s);
+	/* FAM% from the pagemap reading, with no fork baseline needed */
+	model__set_family(model__find(m, 101, 0), &(struct family_mem){ .anon_kib = 4000, .shared_kib = 1000 },
+			  NOW - 1);
+	s = render(m, text);
+	assert_non_null(strstr(s, "      0   75.0   25.0      1024      2500         0  "));
 	assert_non_null(strstr(s, "group 100: workers 1  footprint 7500 KiB (PSS)  USS sum 2024 KiB"
 				  "  mean 1024 KiB  max 1024 KiB  +1000 workers (MemAvailable) +48 in cgroup"
 				  "  age 2.0s\n"));

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -1509,6 +1510,92 @@ static void test_maps_self(void **state)
 	objects_free(o);
 }
 
+/* The family walk on a real fork: a child sharing 512 pre-touched pages
+ * with this process shares them all; reading 64 fresh pages (the zero page,
+ * where the kernel has one; else pages of its own) shares none more; once
+ * it wrote 128 of the 512 its shared memory drops by those 128 pages and a
+ * few of its own (its stack), never more. Without CAP_SYS_ADMIN pagemap
+ * hides frame numbers: -EPERM, and the test is skipped. */
+#define FAM_PAGES 512
+#define FAM_FRESH 64
+#define FAM_WRITES 128
+#define FAM_SLACK 16 /* pages the child copies besides: stack, libc data */
+
+/* Let the child take its next step and wait until it has. */
+static void family_step(int go, int done)
+{
+	char c = 0;
+
+	assert_int_equal(write(go, &c, 1), 1);
+	assert_int_equal(read(done, &c, 1), 1);
+}
+
+static void test_family_live(void **state)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	unsigned long long zero = 0, kib = (unsigned long long)page / 1024;
+	struct family_mem first, read_only, written, self;
+	int go[2], done[2], ret, i;
+	volatile char *fresh;
+	char *buf, c = 0;
+	pid_t child;
+
+	(void)state;
+	ret = procfs_zero_pfn(procfd, &zero);
+	if (ret == -EPERM)
+		skip();
+	assert_int_equal(ret, 0);
+	buf = mmap(NULL, FAM_PAGES * (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(buf != MAP_FAILED);
+	memset(buf, 1, FAM_PAGES * (size_t)page);
+	fresh = mmap(NULL, FAM_FRESH * (size_t)page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(fresh != MAP_FAILED);
+	assert_int_equal(pipe(go), 0);
+	assert_int_equal(pipe(done), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		if (write(done[1], &c, 1) != 1 || read(go[0], &c, 1) != 1)
+			_exit(1);
+		for (i = 0; i < FAM_FRESH; i++)
+			c += fresh[i * page];
+		if (write(done[1], &c, 1) != 1 || read(go[0], &c, 1) != 1)
+			_exit(1);
+		for (i = 0; i < FAM_WRITES; i++)
+			buf[i * page] = 2;
+		if (write(done[1], &c, 1) != 1 || read(go[0], &c, 1) != 1)
+			_exit(1);
+		_exit(0);
+	}
+	assert_int_equal(read(done[0], &c, 1), 1);
+	assert_int_equal(procfs_read_family(procfd, child, zero, &first), 0);
+	family_step(go[1], done[0]);
+	assert_int_equal(procfs_read_family(procfd, child, zero, &read_only), 0);
+	family_step(go[1], done[0]);
+	assert_int_equal(procfs_read_family(procfd, child, zero, &written), 0);
+	assert_int_equal(procfs_read_family(procfd, getpid(), zero, &self), 0);
+	assert_int_equal(write(go[1], &c, 1), 1);
+	assert_int_equal(waitpid(child, &ret, 0), child);
+	assert_true(WIFEXITED(ret) && WEXITSTATUS(ret) == 0);
+	assert_true(first.shared_kib >= FAM_PAGES * kib);
+	assert_true(first.shared_kib <= first.anon_kib);
+	/* pages only read share nothing more (the zero page is no family's) */
+	assert_true(read_only.shared_kib <= first.shared_kib + FAM_SLACK * kib);
+	assert_true(first.shared_kib <= read_only.shared_kib + FAM_SLACK * kib);
+	assert_true(read_only.shared_kib - written.shared_kib >= FAM_WRITES * kib);
+	assert_true(read_only.shared_kib - written.shared_kib <= (FAM_WRITES + FAM_SLACK) * kib);
+	assert_true(written.anon_kib >= read_only.anon_kib);
+	assert_true(written.anon_kib <= read_only.anon_kib + FAM_SLACK * kib);
+	assert_true(self.shared_kib <= self.anon_kib);
+	assert_int_equal(procfs_read_family(procfd, INT_MAX, zero, &self), -ENOENT);
+	munmap(buf, FAM_PAGES * (size_t)page);
+	munmap((void *)fresh, FAM_FRESH * (size_t)page);
+	close(go[0]);
+	close(go[1]);
+	close(done[0]);
+	close(done[1]);
+}
+
 /* The cached system constants. */
 static void test_constants(void **state)
 {
@@ -1538,6 +1625,7 @@ static int teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_family_live),
 		cmocka_unit_test(test_stat_cat),
 		cmocka_unit_test(test_stat_multithread),
 		cmocka_unit_test(test_stat_thread),

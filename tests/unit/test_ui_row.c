@@ -121,7 +121,7 @@ static void test_layout_shares_width(void **state)
 	assert_int_equal(l.keep, 10);
 	assert_int_equal(l.hist, 100 - row_columns_width(10) - 1 - 16);
 	/* 91 columns: VSZ gives way first, then (84) the page tables, then
-	 * RSS; the history keeps ROW_HIST_KEEP columns meanwhile */
+	 * (80) RSS; the history keeps ROW_HIST_KEEP columns meanwhile */
 	row_layout_init(&l, 91, false);
 	assert_int_equal(l.keep, 9);
 	assert_int_equal(row_columns_width(10) - row_columns_width(9), 7); /* VSZ */
@@ -129,8 +129,9 @@ static void test_layout_shares_width(void **state)
 	assert_int_equal(l.keep, 8);
 	assert_int_equal(row_columns_width(9) - row_columns_width(8), 7); /* PTE */
 	row_layout_init(&l, 80, false);
-	assert_int_equal(l.keep, 8);
-	assert_int_equal(l.hist, 80 - row_columns_width(8) - 1 - 16);
+	assert_int_equal(l.keep, 7);
+	assert_int_equal(row_columns_width(8) - row_columns_width(7), 7); /* RSS */
+	assert_int_equal(l.hist, 80 - row_columns_width(7) - 1 - 16);
 	assert_true(l.hist >= ROW_HIST_KEEP);
 	/* 40 columns: the history, the state and the memory columns have
 	 * gone; the copy columns and COMMAND stay */
@@ -147,11 +148,11 @@ static void test_layout_shares_width(void **state)
 	assert_int_equal(l.hist, ROW_HIST_MAX);
 }
 
-/* At 80 columns the titles show the copy and memory figures, not VSZ;
- * at 40 the copy figures and COMMAND. */
+/* At 80 columns the titles show the copy and sharing figures, USS and
+ * PSS, not RSS or VSZ; at 40 the copy figures and COMMAND. */
 static void test_layout_keeps_the_figures(void **state)
 {
-	static const char *const at80[] = { "CoW/s", " COW ", "SHR%", "USS", "PSS", "RSS", "COMMAND" };
+	static const char *const at80[] = { "CoW/s", " COW ", "SHR%", "FAM%", "USS", "PSS", "COMMAND" };
 	struct line *l = malloc(sizeof(*l));
 	struct row_layout rl;
 	size_t i;
@@ -161,6 +162,7 @@ static void test_layout_keeps_the_figures(void **state)
 	row_titles(&rl, FIELD_COW_RATE, false, l);
 	for (i = 0; i < sizeof(at80) / sizeof(*at80); i++)
 		assert_non_null(strstr(l->text, at80[i]));
+	assert_null(strstr(l->text, "RSS"));
 	assert_null(strstr(l->text, "VSZ"));
 	assert_null(strstr(l->text, "PTE"));
 	row_layout_init(&rl, 40, false);
@@ -173,7 +175,7 @@ static void test_layout_keeps_the_figures(void **state)
 }
 
 /* Columns hidden by choice (F2) are never shown, and give their room to
- * the others: at 80 columns without SHR%, PTE comes back. A click finds
+ * the others: at 80 columns without SHR% and FAM%, RSS and PTE come back. A click finds
  * the columns where they are then. */
 static void test_layout_hidden(void **state)
 {
@@ -182,9 +184,11 @@ static void test_layout_hidden(void **state)
 	const char *at;
 
 	(void)state;
-	row_layout_split(&rl, 80, false, false, ROW_HIDE(FIELD_SHARED));
+	row_layout_split(&rl, 80, false, false, ROW_HIDE(FIELD_SHARED) | ROW_HIDE(FIELD_FAMILY));
 	row_titles(&rl, FIELD_COW_RATE, false, l);
 	assert_null(strstr(l->text, "SHR%"));
+	assert_null(strstr(l->text, "FAM%"));
+	assert_non_null(strstr(l->text, "RSS"));
 	assert_non_null(strstr(l->text, "PTE"));
 	assert_non_null(strstr(l->text, "USS"));
 	at = strstr(l->text, "USS");
@@ -206,7 +210,7 @@ static void test_column_at(void **state)
 		const char *title;
 		enum field_id id;
 	} cols[] = { { "PID", FIELD_PID }, { "CoW/s", FIELD_COW_RATE }, { "SHR%", FIELD_SHARED },
-		     { "USS", FIELD_USS }, { "PSS", FIELD_PSS }, { "RSS", FIELD_RSS }, { "COMMAND", FIELD_COMM } };
+		     { "USS", FIELD_USS }, { "PSS", FIELD_PSS }, { "FAM%", FIELD_FAMILY }, { "COMMAND", FIELD_COMM } };
 	struct line *l = malloc(sizeof(*l));
 	struct row_layout rl;
 	const char *at;
@@ -247,16 +251,16 @@ static void test_row_exact_ascii(void **state)
 
 	(void)state;
 	assert_int_equal(n, 4);
-	row_layout_init(&rl, 100, false);
+	row_layout_init(&rl, 106, false);
 	rl.scale = rows_scale(rows, n, rl.hist);
 	assert_true(rl.scale == 42);
 	row_format(&rows[1], &rl, l);
 	assert_string_equal(l->text,
-		"    101 R    21.0      42   1.0M     -      -      -   2.0M      -               @+ |- worker");
+		"    101 R    21.0      42   1.0M     -     -      -      -   2.0M      -               @+ |- worker");
 	assert_int_equal(l->base, ROLE_PLAIN);
 	row_format(&rows[0], &rl, l);
 	assert_string_equal(l->text,
-		"    100 S     0.0       0     0K     -      -      -     0K      -               __ master");
+		"    100 S     0.0       0     0K     -     -      -      -     0K      -               __ master");
 	model__free(m);
 	free(l);
 }
@@ -300,12 +304,12 @@ static void test_row_cmdline_and_bytes(void **state)
 
 	(void)state;
 	snprintf(mut(&rows[1])->cmdline, PROC_CMDLINE_MAX, "unicorn worker[1] -c \x1b[2Jx");
-	row_layout_split(&rl, 100, false, true, 0);
+	row_layout_split(&rl, 106, false, true, 0);
 	rl.scale = rows_scale(rows, n, rl.hist);
-	assert_int_equal(rl.hist, 100 - row_columns_width(rl.keep) - 1 - 22); /* two thirds of 33 to COMMAND */
+	assert_int_equal(rl.hist, 106 - row_columns_width(rl.keep) - 1 - 22); /* two thirds of 33 to COMMAND */
 	row_format(&rows[1], &rl, l);
-	assert_non_null(strstr(l->text, "|- unicorn worker[1] -")); /* cut at 100 columns */
-	assert_int_equal(text_width(l->text), 100);
+	assert_non_null(strstr(l->text, "|- unicorn worker[1] -")); /* cut at 106 columns */
+	assert_int_equal(text_width(l->text), 106);
 	assert_null(strchr(l->text, '\x1b'));
 	row_format(&rows[0], &rl, l);
 	assert_non_null(strstr(l->text, " master"));
@@ -350,11 +354,11 @@ static void test_row_exact_utf8(void **state)
 	struct row *rows = rows_of(m, true, &n);
 
 	(void)state;
-	row_layout_init(&rl, 100, true);
+	row_layout_init(&rl, 106, true);
 	rl.scale = 42;
 	row_format(&rows[3], &rl, l);
 	assert_string_equal(l->text,
-		"    103 X     0.0       7      -     -      -      -      -      -               ▃▁   └─ gone [?]");
+		"    103 X     0.0       7      -     -     -      -      -      -      -               ▃▁   └─ gone [?]");
 	/* gone never had its stat read: RSS and VSZ unknown, not 0K (master's
 	 * were read, as 0) */
 	assert_int_equal(l->base, ROLE_DIM); /* exited: dimmed, final counts */
@@ -448,7 +452,7 @@ static void test_titles(void **state)
 	row_layout_init(&rl, 120, false);
 	rl.scale = 1234;
 	row_titles(&rl, FIELD_COW_RATE, false, l);
-	assert_non_null(strstr(l->text, "    PID S  vCoW/s     COW    RSS  SHR%    USS    PSS    VSZ    PTE history (max 1234.0/s)"));
+	assert_non_null(strstr(l->text, "    PID S  vCoW/s     COW    RSS  SHR%  FAM%    USS    PSS    VSZ    PTE history (max 1234.0/s)"));
 	assert_non_null(strstr(l->text, " COMMAND"));
 	assert_int_equal(l->base, ROLE_COLHDR);
 	assert_int_equal(l->nspan >= 1, 1);
@@ -458,7 +462,7 @@ static void test_titles(void **state)
 	assert_memory_equal(l->text, "   vPID", 7);
 	row_titles(&rl, FIELD_COMM, false, l);
 	assert_non_null(strstr(l->text, "COMMAND^"));
-	row_layout_init(&rl, 100, false); /* 16 columns of history */
+	row_layout_init(&rl, 106, false); /* 16 columns of history */
 	rl.scale = 15000;
 	row_titles(&rl, FIELD_COW, false, l);
 	assert_non_null(strstr(l->text, " max 15.0k/s "));
@@ -491,27 +495,27 @@ static void test_memory_cells_and_metric(void **state)
 
 	(void)state;
 	read_worker(&rows[1]);
-	row_layout_init(&rl, 100, false);
+	row_layout_init(&rl, 106, false);
 	row_layout_scale(&rl, METRIC_COW_RATE, rows, n);
 	assert_true(rl.scale == 42);
 	row_format(&rows[1], &rl, l);
 	assert_string_equal(l->text,
-		"    101 R    21.0      42   1.0M   75%   1.0M   3.0M   2.0M    24K               @+ |- worker");
+		"    101 R    21.0      42   1.0M   75%     -   1.0M   3.0M   2.0M    24K               @+ |- worker");
 	row_layout_scale(&rl, METRIC_SHARED, rows, n);
 	assert_true(rl.scale == 100);
 	row_format(&rows[1], &rl, l);
 	assert_string_equal(l->text,
-		"    101 R    21.0      42   1.0M   75%   1.0M   3.0M   2.0M    24K              _+@ |- worker");
+		"    101 R    21.0      42   1.0M   75%     -   1.0M   3.0M   2.0M    24K              _+@ |- worker");
 	row_format(&rows[0], &rl, l); /* never read: no history drawn */
 	assert_string_equal(l->text,
-		"    100 S     0.0       0     0K     -      -      -     0K      -                  master");
+		"    100 S     0.0       0     0K     -     -      -      -     0K      -                  master");
 	row_titles(&rl, FIELD_SHARED, false, l);
-	assert_non_null(strstr(l->text, "    RSS ^SHR%    USS    PSS    VSZ    PTE SHR% history     COMMAND"));
+	assert_non_null(strstr(l->text, "    RSS ^SHR%  FAM%    USS    PSS    VSZ    PTE SHR% history     COMMAND"));
 	row_titles(&rl, FIELD_PTE, false, l);
 	assert_non_null(strstr(l->text, "    VSZ   vPTE SHR% history "));
 	row_titles(&rl, FIELD_USS, false, l);
-	assert_non_null(strstr(l->text, " SHR%   vUSS    PSS "));
-	row_layout_init(&rl, 120, false);
+	assert_non_null(strstr(l->text, " FAM%   vUSS    PSS "));
+	row_layout_init(&rl, 126, false);
 	row_layout_scale(&rl, METRIC_SHARED, rows, n);
 	row_titles(&rl, FIELD_PSS, false, l);
 	assert_non_null(strstr(l->text, "   vPSS    VSZ    PTE SHR% history (full 100%) "));
@@ -655,17 +659,17 @@ static void test_marks_in_their_colour(void **state)
 	own(&mut(&rows[1])->rate);
 	series__push_marked(&mut(&rows[1])->rate, 0, 1);
 	series__push_marked(&mut(&rows[1])->rate, 42, 0);
-	row_layout_init(&rl, 100, false);
+	row_layout_init(&rl, 106, false);
 	rl.scale = 42;
 	row_format(&rows[1], &rl, l);
 	assert_string_equal(l->text,
-		"    101 R    21.0      42   1.0M     -      -      -   2.0M      -             @+|@ |- worker");
+		"    101 R    21.0      42   1.0M     -     -      -      -   2.0M      -             @+|@ |- worker");
 	at = strchr(l->text, '|');
 	assert_int_equal(role_of(l, (size_t)(at - l->text)), ROLE_MARK);
 	assert_int_equal(role_of(l, (size_t)(at - l->text) - 1), ROLE_SPARK);
 	assert_int_equal(role_of(l, (size_t)(at - l->text) + 1), ROLE_SPARK);
 	assert_int_equal(role_of(l, (size_t)(strstr(l->text, "|- ") - l->text)), ROLE_TREE);
-	row_layout_init(&rl, 100, true);
+	row_layout_init(&rl, 106, true);
 	row_format(&rows[1], &rl, l);
 	at = strstr(l->text, "◇");
 	assert_non_null(at);

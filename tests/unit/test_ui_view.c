@@ -446,6 +446,7 @@ static void test_metric_cycle(void **state)
 static void test_group_line(void **state)
 {
 	struct line *l = malloc(sizeof(*l));
+	struct frame *f;
 	struct view v;
 	struct model *m = open_read(&v);
 
@@ -453,8 +454,9 @@ static void test_group_line(void **state)
 	assert_true(screen_has_group(&v));
 	view__move(&v, 2); /* mid: its root is the master */
 	screen_group_line(&v, false, l);
+	/* 103 unread: a mean of two of three workers is not settled */
 	assert_string_equal(l->text, "group 100 master: 3 workers  footprint 6.0M  USS mean 1.0M max 1.0M"
-				     "  headroom +10 workers  oldest reading 10.0s  1 unread");
+				     "  headroom settling  oldest reading 10.0s  1 unread");
 	view__focus_in(&v); /* mid and its exited child */
 	screen_group_line(&v, false, l);
 	assert_string_equal(l->text, "group 102 mid: no workers");
@@ -463,6 +465,17 @@ static void test_group_line(void **state)
 	view__focus_in(&v);
 	screen_group_line(&v, false, l);
 	assert_non_null(strstr(l->text, "group 100 master: 3 workers"));
+	view__free(&v);
+	/* every worker read, none older than 10 s, none copied since: shown */
+	model__set_smaps(model__find(m, 103, 0), &(struct smaps){ .pss = 2048, .private_dirty = 1024 }, 99.0);
+	view__init(&v, &(struct view_opts){ .sort = FIELD_PID, .tree = true }, false);
+	f = frame__build(m, &(struct frame_status){ .time = 100.0 }, NULL, NULL);
+	assert_non_null(f);
+	assert_int_equal(view__set_frame(&v, f), 0);
+	frame__free(f);
+	view__move(&v, 2);
+	screen_group_line(&v, false, l);
+	assert_non_null(strstr(l->text, "  headroom +10 workers  oldest reading 10.0s"));
 	view__free(&v);
 	model__free(m);
 	free(l);
