@@ -358,15 +358,16 @@ static void test_text_of_a_frame(void **state)
 	assert_string_equal(line_at(out, 2),
 			    "CoW 30.0/s  copies 30  lost 2  probes 1 (1 phase)  oldest reading 1.5s");
 	assert_string_equal(line_at(out, 3), GROUP_LINE);
-	/* 80 columns: VSZ and the page tables give way, the memory columns stay */
+	/* 80 columns: VSZ, the page tables and RSS give way, the sharing and
+	 * memory columns stay */
 	assert_string_equal(line_at(out, 4),
-			    "   ^PID S   CoW/s     COW    RSS  SHR%    USS    PSS max 30.0/s COMMAND");
+			    "   ^PID S   CoW/s     COW  SHR%  FAM%    USS    PSS max 30.0/s  COMMAND");
 	assert_string_equal(line_at(out, 5),
-			    "    100 S     0.0       0   1.0M     -      -      -          _ master");
+			    "    100 S     0.0       0     -     -      -      -           _ master");
 	assert_string_equal(line_at(out, 6),
-			    "    101 R    30.0      30   2.0M   75%   1.0M   3.0M          @ |- busy");
+			    "    101 R    30.0      30   75%     -   1.0M   3.0M           @ |- busy");
 	assert_string_equal(line_at(out, 7),
-			    "    102 ?     0.0       0      -     -      -      -          _ `- idle");
+			    "    102 ?     0.0       0     -     -      -      -           _ `- idle");
 	assert_string_equal(line_at(out, 8), "");
 	assert_string_equal(line_at(out, 9),
 			    "copies per phase: share of each process's copies (and their number)");
@@ -392,7 +393,7 @@ static void test_text_of_a_frame(void **state)
 	assert_string_equal(line_at(out, 2), "CoW 30.0/s  copies 30  lost 2  probes 1 (1 phase)");
 	assert_string_equal(line_at(out, 3), GROUP_LINE);
 	assert_string_equal(line_at(out, 5),
-			    "    102 ?     0.0       0      -     -      -      -          _ idle");
+			    "    102 ?     0.0       0     -     -      -      -           _ idle");
 	assert_null(strstr(out, "busy"));
 	free(out);
 	view__free(&v);
