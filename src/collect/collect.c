@@ -85,8 +85,21 @@ static void take_nspid(struct collect *c, struct proc *p)
 
 	if (p->nspid)
 		return;
-	ns = procfs_read_nspid(c->procfd, p->pid);
+	ns = procfs_read_nspid(c->procfd, p->pid, &c->self_ns);
 	p->nspid = ns > 0 ? ns : -1;
+}
+
+/* Update p from what its /proc/PID/stat said. */
+static void take_stat(struct collect *c, struct proc *p, const struct proc_stat *st)
+{
+	p->track.read = true;
+	take_nspid(c, p);
+	model__set_ppid(p, st->ppid);
+	model__set_kthread(p, (st->flags & PROCFS_PF_KTHREAD) != 0);
+	refresh_cmdline(c, p, st->comm, (st->flags & PROCFS_PF_KTHREAD) != 0);
+	model__set_comm(p, st->comm, strnlen(st->comm, sizeof(st->comm)));
+	model__set_mem(p, st->state, (unsigned long long)(st->rss > 0 ? st->rss : 0) * procfs_page_kib(),
+		       st->vsize / 1024);
 }
 
 /* Update p from /proc; false when the process there is not p any more.
@@ -98,14 +111,7 @@ static bool refresh_from_proc(struct collect *c, struct proc *p)
 
 	if (read_stat(c, p->pid, &st) || st.start_time != p->start_time)
 		return false;
-	p->track.read = true;
-	take_nspid(c, p);
-	model__set_ppid(p, st.ppid);
-	model__set_kthread(p, (st.flags & PROCFS_PF_KTHREAD) != 0);
-	refresh_cmdline(c, p, st.comm, (st.flags & PROCFS_PF_KTHREAD) != 0);
-	model__set_comm(p, st.comm, strnlen(st.comm, sizeof(st.comm)));
-	model__set_mem(p, st.state, (unsigned long long)(st.rss > 0 ? st.rss : 0) * procfs_page_kib(),
-		       st.vsize / 1024);
+	take_stat(c, p, &st);
 	return true;
 }
 
@@ -265,13 +271,42 @@ int collect__watch(struct collect *c, const struct proc_stat *st)
 		tracer__hold_regions(c->tracer, st->pid);
 	e = c->tracer ? tracer__watch(c->tracer, st->pid, st->ppid, st->start_time) : 0;
 
-	/* Gone since st was read (a storm of short lives): it still has the
-	 * name and parent /proc gave a moment ago, never none. */
-	if (p && !refresh_from_proc(c, p)) {
-		model__set_ppid(p, st->ppid);
-		if (!p->comm[0])
-			model__set_comm(p, st->comm, strnlen(st->comm, sizeof(st->comm)));
+	/* What /proc said a moment ago, not read again: even one gone since
+	 * (a storm of short lives) has a name and a parent, never none. */
+	if (p)
+		take_stat(c, p, st);
+	return e;
+}
+
+/* Update p from the task iterator's record of it; the command line only
+ * when p may have rewritten it (it ran since the last record), or was
+ * never read. */
+static void take_task(struct collect *c, struct proc *p, const struct tracer_task *k)
+{
+	if (!k->thread) {
+		if (!p->nspid && k->nspid > 0)
+			p->nspid = k->nspid;
+		take_nspid(c, p);
+		model__set_ppid(p, k->ppid);
+		model__set_kthread(p, k->kthread);
+		if (k->changed || !p->track.cmdline_reads)
+			refresh_cmdline(c, p, k->comm, k->kthread);
+		model__set_comm(p, k->comm, strnlen(k->comm, sizeof(k->comm)));
 	}
+	model__set_mem(p, k->state, k->rss_kib, k->vsz_kib);
+	p->track.read = true;
+}
+
+int collect__watch_task(struct collect *c, const struct tracer_task *k)
+{
+	struct proc *p;
+	int e = 0;
+
+	if (k->unwatched && c->tracer)
+		e = tracer__watch(c->tracer, k->pid, k->ppid, k->start);
+	p = model__add(c->model, k->pid, k->start);
+	if (p)
+		take_task(c, p, k);
 	return e;
 }
 
@@ -469,15 +504,7 @@ static void on_task(const struct tracer_task *k, void *ctx)
 
 	if (!p || p->exited)
 		return;
-	if (!k->thread) {
-		take_nspid(c, p);
-		model__set_ppid(p, k->ppid);
-		model__set_kthread(p, k->kthread);
-		refresh_cmdline(c, p, k->comm, k->kthread);
-		model__set_comm(p, k->comm, strnlen(k->comm, sizeof(k->comm)));
-	}
-	model__set_mem(p, k->state, k->rss_kib, k->vsz_kib);
-	p->track.read = true;
+	take_task(c, p, k);
 	p->track.walked = c->ticks + 1;
 }
 

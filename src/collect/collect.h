@@ -52,6 +52,7 @@ struct collect {
 	int want[COLLECT_WANT_MAX];
 	size_t nwant;
 	bool statfds_failed;      /* ... or when they could not be set up */
+	struct procfs_pidns self_ns; /* cowtop's own PID namespace, read once */
 	struct collect_file files[COLLECT_FILES]; /* open addressing by (dev, ino) */
 };
 
@@ -65,6 +66,9 @@ void collect__event(const struct tracer_event *e, void *ctx);
 void collect__hit(const struct tracer_hit *h, void *ctx);
 void collect__mem(const struct tracer_mem *m, void *ctx);
 int collect__watch(struct collect *c, const struct proc_stat *st);
+/* Watch one process the task iterator found (tracer__discover): in the
+ * kernel when it is not there yet, and in the model from its record. */
+int collect__watch_task(struct collect *c, const struct tracer_task *k);
 void collect__drain(struct collect *c);
 double collect__tick(struct collect *c, double dt);
 /* collect_regions.c: the copies per region into the model. */

@@ -437,24 +437,28 @@ int procfs_read_tgid(int procfd, int pid)
 /* Whether pid is in the PID namespace of procfd's /proc itself (its
  * ns/pid link reads the same as self's): then its pid there is pid. A link
  * is much cheaper to read than status, which the kernel formats whole. */
-static bool same_pidns(int procfd, int pid)
+static bool same_pidns(int procfd, int pid, struct procfs_pidns *self)
 {
-	char path[PATH_BUF], mine[64], theirs[64];
-	ssize_t a, b;
+	char path[PATH_BUF], theirs[64];
+	ssize_t b;
 
-	a = readlinkat(procfd, "self/ns/pid", mine, sizeof(mine));
+	if (!self->len) {
+		self->len = readlinkat(procfd, "self/ns/pid", self->link, sizeof(self->link));
+		if (self->len <= 0)
+			self->len = -1;
+	}
 	snprintf(path, sizeof(path), "%d/ns/pid", pid);
 	b = readlinkat(procfd, path, theirs, sizeof(theirs));
-	return a > 0 && a == b && memcmp(mine, theirs, (size_t)a) == 0;
+	return self->len > 0 && self->len == b && memcmp(self->link, theirs, (size_t)b) == 0;
 }
 
 /* Read the pid of pid in its own namespace; see procfs.h. */
-int procfs_read_nspid(int procfd, int pid)
+int procfs_read_nspid(int procfd, int pid, struct procfs_pidns *self)
 {
 	char buf[STATUS_BUF];
 	ssize_t n;
 
-	if (same_pidns(procfd, pid))
+	if (same_pidns(procfd, pid, self))
 		return pid;
 	n = procfs_read_pid_file(procfd, pid, "status", buf, sizeof(buf));
 	if (n < 0)

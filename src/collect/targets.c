@@ -108,8 +108,16 @@ static int scan_one(int pid, void *ctx)
 {
 	struct targets *tg = ctx;
 	struct proc_stat st;
+	int ppid;
 
-	if (collect__is_live(tg->collect, pid) || identity(tg, pid, &st))
+	if (collect__is_live(tg->collect, pid))
+		return 0;
+	/* Seen by the task iterator with a parent not watched: no need to
+	 * read its stat to know it is not a descendant. */
+	ppid = discover__ppid(&tg->found, pid);
+	if (ppid >= 0 && !tg->watch_all && !collect__is_live(tg->collect, ppid))
+		return 0;
+	if (identity(tg, pid, &st))
 		return 0;
 	if (!tg->watch_all && !collect__is_live(tg->collect, st.ppid))
 		return 0;
@@ -118,18 +126,23 @@ static int scan_one(int pid, void *ctx)
 }
 
 /* Watch the existing descendants of the watched processes (or all processes),
- * walking /proc until no new one turns up. New forks are the kernel's job. */
+ * walking /proc until no new one turns up. New forks are the kernel's job.
+ * The task iterator finds most of them first, in one read: the walk then
+ * reads the stat of the processes it did not see only (those forked since,
+ * and pid 1, which it passes over on some kernels). */
 static void scan_existing(struct targets *tg)
 {
 	size_t before;
 	int pass;
 
+	discover__run(&tg->found, tg->collect, tg->watch_all);
 	for (pass = 0; pass < SCAN_PASSES; pass++) {
 		before = model__count(tg->collect->model);
 		procfs_for_each_pid(tg->collect->procfd, scan_one, tg);
 		if (model__count(tg->collect->model) == before)
 			break;
 	}
+	discover__free(&tg->found);
 }
 
 /* pid must be a live user process: not a thread, not a kernel thread;
