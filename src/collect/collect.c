@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/sysinfo.h>
 #include <sys/sysmacros.h>
 #include "collect.h"
 #include "loop.h"
@@ -16,6 +17,14 @@ void collect__free(struct collect *c)
 	c->statfds = NULL;
 }
 
+/* Tasks (threads) of the machine now, from the kernel's count. */
+static size_t machine_tasks(void)
+{
+	struct sysinfo si;
+
+	return sysinfo(&si) == 0 ? si.procs : 0;
+}
+
 /* Start with an empty table fed from the /proc directory procfd. */
 void collect__init(struct collect *c, struct model *m, int procfd)
 {
@@ -24,6 +33,7 @@ void collect__init(struct collect *c, struct model *m, int procfd)
 	c->want_all = true;
 	c->procfd = procfd;
 	c->now = loop_now;
+	c->machine_tasks = machine_tasks;
 }
 
 /* The tracer's handlers that feed this collector. */
@@ -536,6 +546,21 @@ static int refresh_one(struct collect *c, struct proc *p, enum walk_kind walk)
 	return refresh_from_proc(c, p);
 }
 
+/* Whether the processes watched are so few among the machine's tasks that
+ * reading their /proc/PID/stat costs less than the task iterator, which
+ * visits every task of the machine (one small tree among 50,000
+ * processes): then /proc is read for those due, as without an iterator,
+ * and the cost follows what is watched. */
+static bool few_watched(struct collect *c)
+{
+	size_t n = model__count(c->model), tasks;
+
+	if (!c->machine_tasks)
+		return false;
+	tasks = c->machine_tasks();
+	return tasks && n * COLLECT_WALK_SHARE < tasks;
+}
+
 /* This tick's task walk. Every process once in COLLECT_SLOW_TICKS ticks:
  * a size changed by reclaim, or an entry the walk no longer finds, shows
  * then. In between, when a view needs every process, only the processes
@@ -547,7 +572,7 @@ static enum walk_kind walk_tasks(struct collect *c)
 {
 	bool all = whole_tick(c) || !c->walks;
 
-	if (!c->tracer)
+	if (!c->tracer || few_watched(c))
 		return WALK_NONE;
 	if (!all && !c->want_all)
 		return WALK_SKIPPED;

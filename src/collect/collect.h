@@ -20,6 +20,8 @@
 				 * file for exited processes only */
 #define COLLECT_SLOW_TICKS 10   /* ... the others are read once in this many ticks */
 #define COLLECT_RECLAIM_MARK 1.0 /* seconds between two reclaim markers of one process, at least */
+#define COLLECT_WALK_SHARE 8    /* the task iterator is used when at least one task of the
+				 * machine in this many is a watched process */
 
 /* A file copies were made in, and its slot of SPLIT_REGION: 0 ("other")
  * once the model's slots ran out, -1 while it could not be named yet. */
@@ -37,6 +39,7 @@ struct collect {
 	struct model *model;
 	int procfd;               /* /proc, or a fixture directory in tests */
 	double (*now)(void);      /* the model clock, seconds */
+	size_t (*machine_tasks)(void); /* tasks (threads) of the machine now; 0 unknown */
 	/* Called when a watched process exec'd (its probes may be new). */
 	void (*on_exec)(int pid, void *ctx);
 	void *ctx;

@@ -318,6 +318,7 @@ static int setup(void **state)
 	assert_non_null(f->m);
 	collect__init(&f->c, f->m, procfd);
 	f->c.now = fake_now;
+	f->c.machine_tasks = NULL; /* the iterator whatever the machine runs; see test_few_watched */
 	f->t.on = collect__handlers(&f->c);
 	f->c.tracer = &f->t;
 	fake_clock = 100;
@@ -543,6 +544,41 @@ static void test_task_walk(void **state)
 	full_walks(f, 2);
 	assert_false(a->exited);
 	assert_int_equal(a->state, 'S');
+}
+
+static size_t fake_tasks;
+
+/* How many tasks the fake machine runs. */
+static size_t fake_machine_tasks(void)
+{
+	return fake_tasks;
+}
+
+/* One small tree among many tasks: the task iterator, which would visit
+ * every task of the machine, is not run; /proc is read for the watched
+ * processes, as without an iterator. When they are many among the
+ * machine's tasks, it is run again. */
+static void test_few_watched(void **state)
+{
+	struct fixture *f = *state;
+	struct proc *a;
+	int ticks;
+
+	watch_held(f, 42, "alpha", 1002);
+	f->t.iterator = true;
+	task_put(f, 42, 1, 1002, 'R', 5000, false, "alpha");
+	f->c.machine_tasks = fake_machine_tasks;
+	fake_tasks = 50000;
+	for (ticks = 0; ticks < 2 * COLLECT_SLOW_TICKS; ticks++)
+		collect__tick(&f->c, 1.0);
+	a = model__find(f->m, 42, 1002);
+	assert_int_equal(f->t.walks, 0);
+	assert_int_equal(a->state, 'S'); /* /proc's, not the walk's R */
+	assert_false(a->exited);
+	fake_tasks = 4;
+	collect__tick(&f->c, 1.0);
+	assert_int_equal(f->t.walks, 1);
+	assert_int_equal(a->state, 'R');
 }
 
 /* A walk of changed processes only: a process it passes over keeps its
@@ -1171,6 +1207,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_want_rows, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_task_walk, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_task_walk_changed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_few_watched, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_want_rows_walked, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cmdline_reads, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cmdline_found_once, setup, teardown),
