@@ -354,6 +354,29 @@ static int read_stat_at(int procfd, const char *path, struct proc_stat *out)
 	return procfs_parse_stat(buf, (size_t)n, out);
 }
 
+/* Read up to cap bytes of /proc/PID/name in one read: for a file whose
+ * read fills the buffer whatever it takes (cmdline: the kernel copies the
+ * arguments until cap or their end), a short read is the end, and a
+ * second read to see 0 would cost a system call for nothing. */
+static ssize_t read_once(int procfd, int pid, const char *name, char *buf, size_t cap)
+{
+	char path[PATH_BUF];
+	ssize_t r;
+	int fd, err = pid_path(path, sizeof(path), pid, name);
+
+	if (err < 0)
+		return err;
+	fd = openat(procfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	do
+		r = read(fd, buf, cap);
+	while (r < 0 && errno == EINTR);
+	err = r < 0 ? -errno : 0;
+	close(fd);
+	return err < 0 ? err : r;
+}
+
 /* Read /proc/PID/cmdline as one line; see procfs.h. Only cap - 1 bytes
  * are asked for: the kernel copies them out of the process's memory, so
  * a long command line costs no more than a short one. */
@@ -363,7 +386,7 @@ ssize_t procfs_read_cmdline(int procfd, int pid, char *buf, size_t cap)
 
 	if (cap == 0)
 		return -EINVAL;
-	n = procfs_read_pid_file(procfd, pid, "cmdline", buf, cap - 1);
+	n = read_once(procfd, pid, "cmdline", buf, cap - 1);
 	if (n < 0) {
 		buf[0] = '\0';
 		return n;
