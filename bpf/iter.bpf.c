@@ -60,13 +60,13 @@ static __always_inline char state_letter(struct task_struct *task)
  * time the leader has run (only a running task renames itself: /proc's
  * comm is writable by the task's own thread group only): equal digests,
  * nothing to write. Never 0 (an entry's "none yet"). */
-static __always_inline __u64 digest(const struct cowtop_task_rec *r, struct task_struct *leader)
+static __always_inline __u64 digest(const struct cowtop_task_rec *r, __u64 runtime)
 {
 	__u64 h = r->rss * 0x9e3779b97f4a7c15ULL;
 
 	h ^= (r->vm + 0x632be59bd9b4e019ULL) * 0xbf58476d1ce4e5b9ULL;
 	h ^= ((__u64)r->ppid << 32 | (__u64)r->flags << 8 | (__u8)r->state) * 0x94d049bb133111ebULL;
-	h ^= leader->se.sum_exec_runtime * 0xd6e8feb86659fd93ULL;
+	h ^= runtime * 0xd6e8feb86659fd93ULL;
 	return h | 1;
 }
 
@@ -109,8 +109,8 @@ int dump_procs(struct bpf_iter__task *ctx)
 	struct cowtop_task_rec r = {};
 	struct cowtop_proc *e;
 	struct mm_struct *mm;
+	__u64 d, runtime;
 	__u32 tgid;
-	__u64 d;
 
 	if (!task)
 		return 0;
@@ -122,9 +122,10 @@ int dump_procs(struct bpf_iter__task *ctx)
 			return 0; /* the leader's record says it all */
 		r.flags = COWTOP_TASK_THREAD;
 	}
-	e = bpf_map_lookup_elem(&procs, &tgid);
-	if (!e && !discover)
-		return 0;
+	/* Every field before the lookup: after it, the verifier walks the
+	 * paths of a found and of a missing entry apart, and each load of a
+	 * kernel pointer costs it a search of the kernel's types (a load
+	 * twice as long as with the fields read once). */
 	if (leader->flags & PF_KTHREAD)
 		r.flags |= COWTOP_TASK_KTHREAD;
 	r.tgid = tgid;
@@ -137,23 +138,30 @@ int dump_procs(struct bpf_iter__task *ctx)
 			mm_counter(mm, mm_shmempages);
 		r.vm = mm->total_vm;
 	}
-	if (!e && discover_add && !(r.flags & COWTOP_TASK_THREAD)) {
-		e = add_proc(tgid, &r);
+	runtime = leader->se.sum_exec_runtime;
+	e = bpf_map_lookup_elem(&procs, &tgid);
+	if (!e) {
+		if (!discover)
+			return 0;
+		if (discover_add && !(r.flags & COWTOP_TASK_THREAD)) {
+			e = add_proc(tgid, &r);
+			if (!e)
+				r.flags |= COWTOP_TASK_REFUSED;
+		}
 		if (!e)
-			r.flags |= COWTOP_TASK_REFUSED;
+			r.flags |= COWTOP_TASK_UNWATCHED;
 	}
-	if (!e)
-		r.flags |= COWTOP_TASK_UNWATCHED;
 	/* A thread's record (rare: an exited leader) is always written. */
 	if (e && !(r.flags & COWTOP_TASK_THREAD)) {
-		d = digest(&r, leader);
+		d = digest(&r, runtime);
 		if (changed_only && e->seen == d)
 			return 0;
 		if (e->seen != d)
 			r.flags |= COWTOP_TASK_CHANGED;
 		e->seen = d;
 	}
-	if (!(r.flags & COWTOP_TASK_THREAD))
+	/* It never changes: user space takes it from the first record. */
+	if (discover && !(r.flags & COWTOP_TASK_THREAD))
 		r.nspid = ns_pid(leader);
 	/* The whole array: the kernel keeps comm NUL-terminated and padded
 	 * (strscpy_pad), and a fixed-size read costs less than a string
