@@ -175,6 +175,16 @@ struct sched_entity {
 	__u64 sum_exec_runtime; /* ns on a CPU, updated as the task runs */
 } __attribute__((preserve_access_index));
 
+/* A pid as the namespaces it is in see it: numbers[level] is the innermost. */
+struct upid {
+	int nr;
+} __attribute__((preserve_access_index));
+
+struct pid {
+	unsigned int level;
+	struct upid numbers[1];
+} __attribute__((preserve_access_index));
+
 struct task_struct {
 	unsigned int __state;
 	unsigned int flags;
@@ -191,6 +201,7 @@ struct task_struct {
 	char comm[16];
 	struct task_struct *real_parent;
 	struct task_struct *group_leader;
+	struct pid *thread_pid;
 	struct signal_struct *signal;
 	struct mm_struct *mm;
 	struct css_set *cgroups;

@@ -38,6 +38,8 @@ struct cowtop_task_rec {
 	char state;     /* /proc's state letter */
 	char pad[3];
 	char comm[16];
+	__u32 nspid;    /* the leader's pid in its own PID namespace; 0 unknown */
+	__u32 pad2;
 };
 
 enum {
@@ -45,6 +47,13 @@ enum {
 	 * those of a live thread (a record of its own, after the leader's). */
 	COWTOP_TASK_THREAD = 1,
 	COWTOP_TASK_KTHREAD = 2, /* a kernel thread (PF_KTHREAD) */
+	/* A discovery pass (iter.bpf.c's discover): the process is not in the
+	 * map, or the map had no room to add it. */
+	COWTOP_TASK_UNWATCHED = 4,
+	COWTOP_TASK_REFUSED = 8,
+	/* The figures or the leader's run time changed since the iterator last
+	 * wrote this process (always set the first time). */
+	COWTOP_TASK_CHANGED = 16,
 };
 
 struct cowtop_proc {

@@ -31,6 +31,11 @@ const volatile __u32 mm_shmempages = 3;
 
 /* Set by user space before each read: write only changed processes. */
 volatile bool changed_only = false;
+/* ... or every process of the machine, watched or not (the pass that finds
+ * what runs at start, instead of a /proc walk); with discover_add, those
+ * not watched yet are added to the map as user space would add them. */
+volatile bool discover = false;
+volatile bool discover_add = false;
 
 /* /proc's state letter of task (fs/proc/array.c: the highest bit of the
  * reported state, an idle kernel thread as I). */
@@ -55,14 +60,46 @@ static __always_inline char state_letter(struct task_struct *task)
  * time the leader has run (only a running task renames itself: /proc's
  * comm is writable by the task's own thread group only): equal digests,
  * nothing to write. Never 0 (an entry's "none yet"). */
-static __always_inline __u64 digest(const struct cowtop_task_rec *r, struct task_struct *leader)
+static __always_inline __u64 digest(const struct cowtop_task_rec *r, __u64 runtime)
 {
 	__u64 h = r->rss * 0x9e3779b97f4a7c15ULL;
 
 	h ^= (r->vm + 0x632be59bd9b4e019ULL) * 0xbf58476d1ce4e5b9ULL;
 	h ^= ((__u64)r->ppid << 32 | (__u64)r->flags << 8 | (__u8)r->state) * 0x94d049bb133111ebULL;
-	h ^= leader->se.sum_exec_runtime * 0xd6e8feb86659fd93ULL;
+	h ^= runtime * 0xd6e8feb86659fd93ULL;
 	return h | 1;
+}
+
+/* The leader's pid in its innermost PID namespace (/proc's NSpid, last
+ * field); 0 when it cannot be read. The level is bounded by the kernel's
+ * MAX_PID_NS_LEVEL (32). */
+static __always_inline __u32 ns_pid(struct task_struct *leader)
+{
+	struct pid *pid = BPF_CORE_READ(leader, thread_pid);
+	unsigned int level;
+	__u64 addr;
+	int nr = 0;
+
+	if (!pid)
+		return 0;
+	level = BPF_CORE_READ(pid, level);
+	if (level > 32)
+		return 0;
+	addr = (__u64)pid + bpf_core_field_offset(struct pid, numbers) +
+	       level * bpf_core_type_size(struct upid) + bpf_core_field_offset(struct upid, nr);
+	bpf_probe_read_kernel(&nr, sizeof(nr), (void *)addr);
+	return nr > 0 ? nr : 0;
+}
+
+/* Add tgid to the process map as user space's tracer__watch does (its
+ * fork was before ours): the entry, or NULL when the map has no room. */
+static __always_inline struct cowtop_proc *add_proc(__u32 tgid, const struct cowtop_task_rec *r)
+{
+	struct cowtop_proc p = { .start_ns = r->start_ns, .ppid = r->ppid,
+				 .inherited = COWTOP_INHERITED_UNKNOWN };
+
+	bpf_map_update_elem(&procs, &tgid, &p, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&procs, &tgid);
 }
 
 SEC("iter/task")
@@ -72,8 +109,8 @@ int dump_procs(struct bpf_iter__task *ctx)
 	struct cowtop_task_rec r = {};
 	struct cowtop_proc *e;
 	struct mm_struct *mm;
+	__u64 d, runtime;
 	__u32 tgid;
-	__u64 d;
 
 	if (!task)
 		return 0;
@@ -85,9 +122,10 @@ int dump_procs(struct bpf_iter__task *ctx)
 			return 0; /* the leader's record says it all */
 		r.flags = COWTOP_TASK_THREAD;
 	}
-	e = bpf_map_lookup_elem(&procs, &tgid);
-	if (!e)
-		return 0;
+	/* Every field before the lookup: after it, the verifier walks the
+	 * paths of a found and of a missing entry apart, and each load of a
+	 * kernel pointer costs it a search of the kernel's types (a load
+	 * twice as long as with the fields read once). */
 	if (leader->flags & PF_KTHREAD)
 		r.flags |= COWTOP_TASK_KTHREAD;
 	r.tgid = tgid;
@@ -100,13 +138,31 @@ int dump_procs(struct bpf_iter__task *ctx)
 			mm_counter(mm, mm_shmempages);
 		r.vm = mm->total_vm;
 	}
+	runtime = leader->se.sum_exec_runtime;
+	e = bpf_map_lookup_elem(&procs, &tgid);
+	if (!e) {
+		if (!discover)
+			return 0;
+		if (discover_add && !(r.flags & COWTOP_TASK_THREAD)) {
+			e = add_proc(tgid, &r);
+			if (!e)
+				r.flags |= COWTOP_TASK_REFUSED;
+		}
+		if (!e)
+			r.flags |= COWTOP_TASK_UNWATCHED;
+	}
 	/* A thread's record (rare: an exited leader) is always written. */
-	if (!(r.flags & COWTOP_TASK_THREAD)) {
-		d = digest(&r, leader);
+	if (e && !(r.flags & COWTOP_TASK_THREAD)) {
+		d = digest(&r, runtime);
 		if (changed_only && e->seen == d)
 			return 0;
+		if (e->seen != d)
+			r.flags |= COWTOP_TASK_CHANGED;
 		e->seen = d;
 	}
+	/* It never changes: user space takes it from the first record. */
+	if (discover && !(r.flags & COWTOP_TASK_THREAD))
+		r.nspid = ns_pid(leader);
 	/* The whole array: the kernel keeps comm NUL-terminated and padded
 	 * (strscpy_pad), and a fixed-size read costs less than a string
 	 * read's byte by byte copy. */

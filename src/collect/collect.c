@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/sysinfo.h>
 #include "collect.h"
 #include "loop.h"
 
@@ -15,6 +16,14 @@ void collect__free(struct collect *c)
 	c->statfds = NULL;
 }
 
+/* Tasks (threads) of the machine now, from the kernel's count. */
+static size_t machine_tasks(void)
+{
+	struct sysinfo si;
+
+	return sysinfo(&si) == 0 ? si.procs : 0;
+}
+
 /* Start with an empty table fed from the /proc directory procfd. */
 void collect__init(struct collect *c, struct model *m, int procfd)
 {
@@ -23,6 +32,7 @@ void collect__init(struct collect *c, struct model *m, int procfd)
 	c->want_all = true;
 	c->procfd = procfd;
 	c->now = loop_now;
+	c->machine_tasks = machine_tasks;
 }
 
 /* The tracer's handlers that feed this collector. */
@@ -235,13 +245,10 @@ int collect__watch(struct collect *c, const struct proc_stat *st)
 		tracer__hold_regions(c->tracer, st->pid);
 	e = c->tracer ? tracer__watch(c->tracer, st->pid, st->ppid, st->start_time) : 0;
 
-	/* Gone since st was read (a storm of short lives): it still has the
-	 * name and parent /proc gave a moment ago, never none. */
-	if (p && !collect__refresh_proc(c, p)) {
-		model__set_ppid(p, st->ppid);
-		if (!p->comm[0])
-			model__set_comm(p, st->comm, strnlen(st->comm, sizeof(st->comm)));
-	}
+	/* What /proc said a moment ago, not read again: even one gone since
+	 * (a storm of short lives) has a name and a parent, never none. */
+	if (p)
+		collect__take_stat(c, p, st);
 	return e;
 }
 

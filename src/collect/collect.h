@@ -20,6 +20,8 @@
 				 * file for exited processes only */
 #define COLLECT_SLOW_TICKS 10   /* ... the others are read once in this many ticks */
 #define COLLECT_RECLAIM_MARK 1.0 /* seconds between two reclaim markers of one process, at least */
+#define COLLECT_WALK_SHARE 8    /* the task iterator is used when at least one task of the
+				 * machine in this many is a watched process */
 
 /* A file copies were made in, and its slot of SPLIT_REGION: 0 ("other")
  * once the model's slots ran out, -1 while it could not be named yet. */
@@ -37,6 +39,7 @@ struct collect {
 	struct model *model;
 	int procfd;               /* /proc, or a fixture directory in tests */
 	double (*now)(void);      /* the model clock, seconds */
+	size_t (*machine_tasks)(void); /* tasks (threads) of the machine now; 0 unknown */
 	/* Called when a watched process exec'd (its probes may be new). */
 	void (*on_exec)(int pid, void *ctx);
 	void *ctx;
@@ -53,6 +56,7 @@ struct collect {
 	int want[COLLECT_WANT_MAX];
 	size_t nwant;
 	bool statfds_failed;      /* ... or when they could not be set up */
+	struct procfs_pidns self_ns; /* cowtop's own PID namespace, read once */
 	struct collect_file files[COLLECT_FILES]; /* open addressing by (dev, ino) */
 };
 
@@ -66,6 +70,9 @@ void collect__event(const struct tracer_event *e, void *ctx);
 void collect__hit(const struct tracer_hit *h, void *ctx);
 void collect__mem(const struct tracer_mem *m, void *ctx);
 int collect__watch(struct collect *c, const struct proc_stat *st);
+/* Watch one process the task iterator found (tracer__discover): in the
+ * kernel when it is not there yet, and in the model from its record. */
+int collect__watch_task(struct collect *c, const struct tracer_task *k);
 void collect__drain(struct collect *c);
 double collect__tick(struct collect *c, double dt);
 /* collect_regions.c: the copies per region into the model. */
@@ -78,6 +85,8 @@ void collect__regions(struct collect *c, bool changed_only);
  * process the kernel side holds, not only those that changed. */
 int collect__read_stat(struct collect *c, int pid, struct proc_stat *st);
 bool collect__refresh_proc(struct collect *c, struct proc *p);
+/* Update p from what its /proc/PID/stat said (read by the caller). */
+void collect__take_stat(struct collect *c, struct proc *p, const struct proc_stat *st);
 void collect__refresh_all(struct collect *c);
 bool collect__whole_tick(const struct collect *c);
 void collect__forget_exited(struct collect *c, bool screen, double linger);

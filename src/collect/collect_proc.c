@@ -65,8 +65,21 @@ static void take_nspid(struct collect *c, struct proc *p)
 
 	if (p->nspid)
 		return;
-	ns = procfs_read_nspid(c->procfd, p->pid);
+	ns = procfs_read_nspid(c->procfd, p->pid, &c->self_ns);
 	p->nspid = ns > 0 ? ns : -1;
+}
+
+/* Update p from what its /proc/PID/stat said. */
+void collect__take_stat(struct collect *c, struct proc *p, const struct proc_stat *st)
+{
+	p->track.read = true;
+	take_nspid(c, p);
+	model__set_ppid(p, st->ppid);
+	model__set_kthread(p, (st->flags & PROCFS_PF_KTHREAD) != 0);
+	refresh_cmdline(c, p, st->comm, (st->flags & PROCFS_PF_KTHREAD) != 0);
+	model__set_comm(p, st->comm, strnlen(st->comm, sizeof(st->comm)));
+	model__set_mem(p, st->state, (unsigned long long)(st->rss > 0 ? st->rss : 0) * procfs_page_kib(),
+		       st->vsize / 1024);
 }
 
 /* Update p from /proc; false when the process there is not p any more.
@@ -78,15 +91,40 @@ bool collect__refresh_proc(struct collect *c, struct proc *p)
 
 	if (collect__read_stat(c, p->pid, &st) || st.start_time != p->start_time)
 		return false;
-	p->track.read = true;
-	take_nspid(c, p);
-	model__set_ppid(p, st.ppid);
-	model__set_kthread(p, (st.flags & PROCFS_PF_KTHREAD) != 0);
-	refresh_cmdline(c, p, st.comm, (st.flags & PROCFS_PF_KTHREAD) != 0);
-	model__set_comm(p, st.comm, strnlen(st.comm, sizeof(st.comm)));
-	model__set_mem(p, st.state, (unsigned long long)(st.rss > 0 ? st.rss : 0) * procfs_page_kib(),
-		       st.vsize / 1024);
+	collect__take_stat(c, p, &st);
 	return true;
+}
+
+/* Update p from the task iterator's record of it; the command line only
+ * when p may have rewritten it (it ran since the last record), or was
+ * never read. */
+static void take_task(struct collect *c, struct proc *p, const struct tracer_task *k)
+{
+	if (!k->thread) {
+		if (!p->nspid && k->nspid > 0)
+			p->nspid = k->nspid;
+		take_nspid(c, p);
+		model__set_ppid(p, k->ppid);
+		model__set_kthread(p, k->kthread);
+		if (k->changed || !p->track.cmdline_reads)
+			refresh_cmdline(c, p, k->comm, k->kthread);
+		model__set_comm(p, k->comm, strnlen(k->comm, sizeof(k->comm)));
+	}
+	model__set_mem(p, k->state, k->rss_kib, k->vsz_kib);
+	p->track.read = true;
+}
+
+int collect__watch_task(struct collect *c, const struct tracer_task *k)
+{
+	struct proc *p;
+	int e = 0;
+
+	if (k->unwatched && c->tracer)
+		e = tracer__watch(c->tracer, k->pid, k->ppid, k->start);
+	p = model__add(c->model, k->pid, k->start);
+	if (p)
+		take_task(c, p, k);
+	return e;
 }
 
 static int cmp_int(const void *x, const void *y)
@@ -134,15 +172,7 @@ static void on_task(const struct tracer_task *k, void *ctx)
 
 	if (!p || p->exited)
 		return;
-	if (!k->thread) {
-		take_nspid(c, p);
-		model__set_ppid(p, k->ppid);
-		model__set_kthread(p, k->kthread);
-		refresh_cmdline(c, p, k->comm, k->kthread);
-		model__set_comm(p, k->comm, strnlen(k->comm, sizeof(k->comm)));
-	}
-	model__set_mem(p, k->state, k->rss_kib, k->vsz_kib);
-	p->track.read = true;
+	take_task(c, p, k);
 	p->track.walked = c->ticks + 1;
 }
 
@@ -174,6 +204,21 @@ static int refresh_one(struct collect *c, struct proc *p, enum walk_kind walk)
 	return collect__refresh_proc(c, p);
 }
 
+/* Whether the processes watched are so few among the machine's tasks that
+ * reading their /proc/PID/stat costs less than the task iterator, which
+ * visits every task of the machine (one small tree among 50,000
+ * processes): then /proc is read for those due, as without an iterator,
+ * and the cost follows what is watched. */
+static bool few_watched(struct collect *c)
+{
+	size_t n = model__count(c->model), tasks;
+
+	if (!c->machine_tasks)
+		return false;
+	tasks = c->machine_tasks();
+	return tasks && n * COLLECT_WALK_SHARE < tasks;
+}
+
 /* This tick's task walk. Every process once in COLLECT_SLOW_TICKS ticks:
  * a size changed by reclaim, or an entry the walk no longer finds, shows
  * then. In between, when a view needs every process, only the processes
@@ -185,7 +230,7 @@ static enum walk_kind walk_tasks(struct collect *c)
 {
 	bool all = collect__whole_tick(c) || !c->walks;
 
-	if (!c->tracer)
+	if (!c->tracer || few_watched(c))
 		return WALK_NONE;
 	if (!all && !c->want_all)
 		return WALK_SKIPPED;

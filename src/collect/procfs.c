@@ -354,6 +354,29 @@ static int read_stat_at(int procfd, const char *path, struct proc_stat *out)
 	return procfs_parse_stat(buf, (size_t)n, out);
 }
 
+/* Read up to cap bytes of /proc/PID/name in one read: for a file whose
+ * read fills the buffer whatever it takes (cmdline: the kernel copies the
+ * arguments until cap or their end), a short read is the end, and a
+ * second read to see 0 would cost a system call for nothing. */
+static ssize_t read_once(int procfd, int pid, const char *name, char *buf, size_t cap)
+{
+	char path[PATH_BUF];
+	ssize_t r;
+	int fd, err = pid_path(path, sizeof(path), pid, name);
+
+	if (err < 0)
+		return err;
+	fd = openat(procfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	do
+		r = read(fd, buf, cap);
+	while (r < 0 && errno == EINTR);
+	err = r < 0 ? -errno : 0;
+	close(fd);
+	return err < 0 ? err : r;
+}
+
 /* Read /proc/PID/cmdline as one line; see procfs.h. Only cap - 1 bytes
  * are asked for: the kernel copies them out of the process's memory, so
  * a long command line costs no more than a short one. */
@@ -363,7 +386,7 @@ ssize_t procfs_read_cmdline(int procfd, int pid, char *buf, size_t cap)
 
 	if (cap == 0)
 		return -EINVAL;
-	n = procfs_read_pid_file(procfd, pid, "cmdline", buf, cap - 1);
+	n = read_once(procfd, pid, "cmdline", buf, cap - 1);
 	if (n < 0) {
 		buf[0] = '\0';
 		return n;
@@ -437,24 +460,28 @@ int procfs_read_tgid(int procfd, int pid)
 /* Whether pid is in the PID namespace of procfd's /proc itself (its
  * ns/pid link reads the same as self's): then its pid there is pid. A link
  * is much cheaper to read than status, which the kernel formats whole. */
-static bool same_pidns(int procfd, int pid)
+static bool same_pidns(int procfd, int pid, struct procfs_pidns *self)
 {
-	char path[PATH_BUF], mine[64], theirs[64];
-	ssize_t a, b;
+	char path[PATH_BUF], theirs[64];
+	ssize_t b;
 
-	a = readlinkat(procfd, "self/ns/pid", mine, sizeof(mine));
+	if (!self->len) {
+		self->len = readlinkat(procfd, "self/ns/pid", self->link, sizeof(self->link));
+		if (self->len <= 0)
+			self->len = -1;
+	}
 	snprintf(path, sizeof(path), "%d/ns/pid", pid);
 	b = readlinkat(procfd, path, theirs, sizeof(theirs));
-	return a > 0 && a == b && memcmp(mine, theirs, (size_t)a) == 0;
+	return self->len > 0 && self->len == b && memcmp(self->link, theirs, (size_t)b) == 0;
 }
 
 /* Read the pid of pid in its own namespace; see procfs.h. */
-int procfs_read_nspid(int procfd, int pid)
+int procfs_read_nspid(int procfd, int pid, struct procfs_pidns *self)
 {
 	char buf[STATUS_BUF];
 	ssize_t n;
 
-	if (same_pidns(procfd, pid))
+	if (same_pidns(procfd, pid, self))
 		return pid;
 	n = procfs_read_pid_file(procfd, pid, "status", buf, sizeof(buf));
 	if (n < 0)

@@ -108,9 +108,17 @@ ssize_t procfs_read_cmdline(int procfd, int pid, char *buf, size_t cap);
  * from a process id. Returns the tgid or -errno. */
 int procfs_read_tgid(int procfd, int pid);
 
-/* The pid of pid in its own PID namespace, from /proc/PID/status (see
- * procfs_parse_status_nspid). Returns it or -errno. */
-int procfs_read_nspid(int procfd, int pid);
+/* The PID namespace link of procfd's /proc itself ("self/ns/pid"), read
+ * once by procfs_read_nspid: it never changes. len 0: not read yet. */
+struct procfs_pidns {
+	char link[64];
+	ssize_t len;
+};
+
+/* The pid of pid in its own PID namespace: pid itself when it shares the
+ * namespace of procfd's /proc (self, cached in self), else from
+ * /proc/PID/status (see procfs_parse_status_nspid). Returns it or -errno. */
+int procfs_read_nspid(int procfd, int pid, struct procfs_pidns *self);
 
 /* Read and parse /proc/PID/smaps_rollup. Returns 0, -ENOENT or -ESRCH when
  * the process is gone (-ESRCH also for a kernel thread or a zombie: no

@@ -111,8 +111,16 @@ static int scan_one(int pid, void *ctx)
 {
 	struct targets *tg = ctx;
 	struct proc_stat st;
+	int ppid;
 
-	if (collect__is_live(tg->collect, pid) || identity(tg, pid, &st))
+	if (collect__is_live(tg->collect, pid))
+		return 0;
+	/* Seen by the task iterator with a parent not watched: no need to
+	 * read its stat to know it is not a descendant. */
+	ppid = discover__ppid(&tg->found, pid);
+	if (ppid >= 0 && !tg->watch_all && !collect__is_live(tg->collect, ppid))
+		return 0;
+	if (identity(tg, pid, &st))
 		return 0;
 	if (!tg->watch_all && !collect__is_live(tg->collect, st.ppid))
 		return 0;
@@ -120,13 +128,31 @@ static int scan_one(int pid, void *ctx)
 	return 0;
 }
 
-/* Watch the existing descendants of the watched processes (or all processes),
- * walking /proc until no new one turns up. New forks are the kernel's job. */
+/* Watch the existing descendants of the watched processes (or all
+ * processes) with the task iterator, in one read of every task: watching
+ * everything, the kernel side adds each child forked since its programs
+ * were attached, so one pass finds the rest; with -p, a descendant watched
+ * now may have forked before, so passes go on until one finds none. Pid 1
+ * is read from /proc: the iterator passes over it on some kernels. Where
+ * there is no iterator, /proc is walked until no new one turns up (a stat
+ * read per process). New forks are the kernel's job. */
 static void scan_existing(struct targets *tg)
 {
 	size_t before;
-	int pass;
+	int pass, e = 0;
 
+	for (pass = 0; pass < SCAN_PASSES; pass++) {
+		before = model__count(tg->collect->model);
+		discover__free(&tg->found);
+		e = discover__run(&tg->found, tg->collect, tg->watch_all);
+		if (e || tg->watch_all || model__count(tg->collect->model) == before)
+			break;
+	}
+	if (!e) {
+		scan_one(1, tg);
+		discover__free(&tg->found);
+		return;
+	}
 	for (pass = 0; pass < SCAN_PASSES; pass++) {
 		before = model__count(tg->collect->model);
 		procfs_for_each_pid(tg->collect->procfd, scan_one, tg);

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include "cgroups.h"
 #include "collect.h"
+#include "discover.h"
 #include "launch.h"
 #include "options.h"
 
@@ -32,6 +33,7 @@ struct targets {
 	int nrescan;
 	char what[128];            /* in a few words, for the header */
 	struct proc_stat roots[OPT_MAX_PIDS]; /* the -p processes, by targets__resolve_pids */
+	struct discovered found;   /* what the task iterator saw at start */
 };
 
 void targets__init(struct targets *tg, const struct options *opt, struct collect *c);

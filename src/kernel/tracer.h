@@ -111,6 +111,9 @@ struct tracer_task {
 	unsigned long long rss_kib, vsz_kib;
 	bool thread;               /* the leader exited: state and figures of a live thread */
 	bool kthread;              /* a kernel thread */
+	bool changed;              /* it ran or changed since the iterator last wrote it */
+	bool unwatched;            /* tracer__discover: not in the kernel's map */
+	int nspid;                 /* its pid in its own PID namespace; 0 unknown */
 };
 
 typedef void (*tracer_proc_fn)(const struct tracer_proc *p, void *ctx);
@@ -171,6 +174,11 @@ int tracer__for_each(struct tracer *t, bool changed_only, tracer_proc_fn fn, voi
  * the iterator last wrote them (a thread record always comes). -ENOTSUP
  * when there is no iterator (read /proc then), or -errno. */
 int tracer__for_each_task(struct tracer *t, bool changed_only, tracer_task_fn fn, void *ctx);
+/* The task iterator's record of every process of the machine, in one
+ * read, watched or not (unwatched); with add, those not watched are
+ * watched first as tracer__watch would (one the map has no room for is
+ * refused and counted). -ENOTSUP without an iterator, or -errno. */
+int tracer__discover(struct tracer *t, bool add, tracer_task_fn fn, void *ctx);
 /* Every (process, region) counter, forgotten processes' included until
  * this walk, which then drops them (tracer__forget only queues that).
  * With changed_only, none when nothing was added to them, pending or

@@ -57,6 +57,7 @@ struct tracer {
 	struct iter_bpf *iter;   /* the task iterator; NULL when this kernel cannot run it */
 	struct bpf_link *iter_link;
 	char *tasks_buf;         /* its last read */
+	bool nspid_ok;           /* its records' nspid is the one /proc would give */
 	size_t tasks_cap;
 };
 

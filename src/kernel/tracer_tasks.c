@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "procfs.h"
 #include "tracer_int.h"
 
 /* Set the iterator's rss_stat indexes from the kernel's enum (all three or
@@ -56,6 +57,9 @@ void tracer__tasks_open(struct tracer *t, const struct btf *vmlinux)
 		return;
 	}
 	t->iter = it;
+	/* The innermost pid is the one cowtop's /proc shows only when cowtop
+	 * sees every namespace from the initial one. */
+	t->nspid_ok = procfs_pidns_is_initial();
 }
 
 void tracer__tasks_free(struct tracer *t)
@@ -109,6 +113,8 @@ static struct tracer_task task_of(const struct tracer *t, const struct cowtop_ta
 		.pid = (int)k->tgid, .ppid = (int)k->ppid, .start = ticks_of(t, k->start_ns),
 		.state = k->state, .rss_kib = k->rss * t->page_kib, .vsz_kib = k->vm * t->page_kib,
 		.thread = k->flags & COWTOP_TASK_THREAD, .kthread = k->flags & COWTOP_TASK_KTHREAD,
+		.changed = k->flags & COWTOP_TASK_CHANGED, .unwatched = k->flags & COWTOP_TASK_UNWATCHED,
+		.nspid = t->nspid_ok ? (int)k->nspid : 0,
 	};
 
 	memcpy(tt.comm, k->comm, sizeof(tt.comm));
@@ -116,23 +122,15 @@ static struct tracer_task task_of(const struct tracer *t, const struct cowtop_ta
 	return tt;
 }
 
-int tracer__for_each_task(struct tracer *t, bool changed_only, tracer_task_fn fn, void *ctx)
+/* Hand the len bytes of records read to fn. Leaders first: a thread
+ * record then overrides what its leader, gone, could not give, whatever
+ * the order the kernel walked them in. */
+static void hand_out(struct tracer *t, size_t len, tracer_task_fn fn, void *ctx)
 {
-	const struct cowtop_task_rec *v;
-	ssize_t len;
-	size_t n, i;
+	const struct cowtop_task_rec *v = (const struct cowtop_task_rec *)t->tasks_buf;
+	size_t n = len / sizeof(*v), i;
 	int pass;
 
-	if (!t->iter)
-		return -ENOTSUP;
-	t->iter->bss->changed_only = changed_only;
-	len = read_tasks(t);
-	if (len < 0)
-		return (int)len;
-	v = (const struct cowtop_task_rec *)t->tasks_buf;
-	n = (size_t)len / sizeof(*v);
-	/* Leaders first: a thread record then overrides what its leader, gone,
-	 * could not give, whatever the order the kernel walked them in. */
 	for (pass = 0; pass < 2; pass++)
 		for (i = 0; i < n; i++)
 			if (!!(v[i].flags & COWTOP_TASK_THREAD) == pass) {
@@ -140,5 +138,61 @@ int tracer__for_each_task(struct tracer *t, bool changed_only, tracer_task_fn fn
 
 				fn(&tt, ctx);
 			}
+}
+
+int tracer__for_each_task(struct tracer *t, bool changed_only, tracer_task_fn fn, void *ctx)
+{
+	ssize_t len;
+
+	if (!t->iter)
+		return -ENOTSUP;
+	t->iter->bss->changed_only = changed_only;
+	len = read_tasks(t);
+	if (len < 0)
+		return (int)len;
+	hand_out(t, (size_t)len, fn, ctx);
+	return 0;
+}
+
+/* What tracer__watch does besides the map update, for the processes the
+ * iterator added (the watched and changed bits), or counts a process it
+ * had no room for once. */
+static void mark_added(struct tracer *t, size_t len)
+{
+	const struct cowtop_task_rec *v = (const struct cowtop_task_rec *)t->tasks_buf;
+	size_t n = len / sizeof(*v), i;
+
+	for (i = 0; i < n; i++) {
+		__u32 key = v[i].tgid, w = (key / 64) % COWTOP_WATCH_WORDS;
+		__u64 bit = 1ULL << (key % 64);
+
+		if (v[i].flags & COWTOP_TASK_THREAD)
+			continue;
+		if (v[i].flags & COWTOP_TASK_REFUSED) {
+			if (!(__atomic_fetch_or(&t->skel->bss->refused_bits[w], bit, __ATOMIC_SEQ_CST) & bit))
+				t->refused++;
+			continue;
+		}
+		__atomic_fetch_or(&t->skel->bss->watch_bits[w], bit, __ATOMIC_SEQ_CST);
+		__atomic_fetch_or(&t->skel->bss->changed_bits[w], bit, __ATOMIC_SEQ_CST);
+	}
+}
+
+int tracer__discover(struct tracer *t, bool add, tracer_task_fn fn, void *ctx)
+{
+	ssize_t len;
+
+	if (!t->iter)
+		return -ENOTSUP;
+	t->iter->bss->changed_only = false;
+	t->iter->bss->discover = true;
+	t->iter->bss->discover_add = add;
+	len = read_tasks(t);
+	t->iter->bss->discover = t->iter->bss->discover_add = false;
+	if (len < 0)
+		return (int)len;
+	if (add)
+		mark_added(t, (size_t)len);
+	hand_out(t, (size_t)len, fn, ctx);
 	return 0;
 }

@@ -44,6 +44,8 @@ struct tracer {
 	int held;                /* pid whose regions are held until its exec */
 	struct tracer_task tasks[FAKE_MAX]; /* what the task iterator would read */
 	bool quiet[FAKE_MAX];    /* ... and which of them a walk of changed ones skips */
+	bool ran[FAKE_MAX];      /* ... ran since last written, though quiet (renamed its title) */
+	bool written[FAKE_MAX];  /* ... written by a walk before */
 	int ntasks;
 	int walks, partial_walks; /* walks so far, and of them of changed ones only */
 	bool iterator;           /* there is one (else: -ENOTSUP, /proc is read) */
@@ -67,7 +69,8 @@ int tracer__file_name(struct tracer *t, unsigned long long dev, unsigned long lo
 }
 
 /* The fake task iterator: its records in the order given, but for the
- * quiet ones when only the changed are asked for. */
+ * quiet ones when only the changed are asked for; changed as the kernel's
+ * digest says it: the first time, when not quiet, or when it ran. */
 int tracer__for_each_task(struct tracer *t, bool changed_only, tracer_task_fn fn, void *ctx)
 {
 	int i;
@@ -77,8 +80,12 @@ int tracer__for_each_task(struct tracer *t, bool changed_only, tracer_task_fn fn
 	t->walks++;
 	t->partial_walks += changed_only;
 	for (i = 0; i < t->ntasks; i++)
-		if (!(changed_only && t->quiet[i]))
+		if (!(changed_only && t->quiet[i] && !t->ran[i])) {
+			t->tasks[i].changed = !t->written[i] || !t->quiet[i] || t->ran[i];
+			t->written[i] = true;
+			t->ran[i] = false;
 			fn(&t->tasks[i], ctx);
+		}
 	return 0;
 }
 
@@ -311,6 +318,7 @@ static int setup(void **state)
 	assert_non_null(f->m);
 	collect__init(&f->c, f->m, procfd);
 	f->c.now = fake_now;
+	f->c.machine_tasks = NULL; /* the iterator whatever the machine runs; see test_few_watched */
 	f->t.on = collect__handlers(&f->c);
 	f->c.tracer = &f->t;
 	fake_clock = 100;
@@ -538,6 +546,41 @@ static void test_task_walk(void **state)
 	assert_int_equal(a->state, 'S');
 }
 
+static size_t fake_tasks;
+
+/* How many tasks the fake machine runs. */
+static size_t fake_machine_tasks(void)
+{
+	return fake_tasks;
+}
+
+/* One small tree among many tasks: the task iterator, which would visit
+ * every task of the machine, is not run; /proc is read for the watched
+ * processes, as without an iterator. When they are many among the
+ * machine's tasks, it is run again. */
+static void test_few_watched(void **state)
+{
+	struct fixture *f = *state;
+	struct proc *a;
+	int ticks;
+
+	watch_held(f, 42, "alpha", 1002);
+	f->t.iterator = true;
+	task_put(f, 42, 1, 1002, 'R', 5000, false, "alpha");
+	f->c.machine_tasks = fake_machine_tasks;
+	fake_tasks = 50000;
+	for (ticks = 0; ticks < 2 * COLLECT_SLOW_TICKS; ticks++)
+		collect__tick(&f->c, 1.0);
+	a = model__find(f->m, 42, 1002);
+	assert_int_equal(f->t.walks, 0);
+	assert_int_equal(a->state, 'S'); /* /proc's, not the walk's R */
+	assert_false(a->exited);
+	fake_tasks = 4;
+	collect__tick(&f->c, 1.0);
+	assert_int_equal(f->t.walks, 1);
+	assert_int_equal(a->state, 'R');
+}
+
 /* A walk of changed processes only: a process it passes over keeps its
  * figures, read neither from it nor from /proc, until the next walk of
  * every process, which comes within COLLECT_SLOW_TICKS ticks; one it
@@ -637,6 +680,7 @@ static void test_cmdline_reads(void **state)
 	 * reads its title, and the idle one's stat only */
 	cmdline_put(f, 72, "idle", "worker");
 	f->t.quiet[2] = true;
+	f->t.ran[2] = true;
 	full_walks(f, 1);
 	assert_string_equal(idle->cmdline, "idle one");
 	assert_string_equal(child->cmdline, "idle worker");
@@ -648,6 +692,49 @@ static void test_cmdline_reads(void **state)
 	snprintf(f->t.tasks[1].comm, TRACER_COMM_LEN, "%s", "busy:w1");
 	collect__tick(&f->c, 1.0);
 	assert_string_equal(busy->cmdline, "busy three");
+}
+
+/* A process the task iterator found at start (tracer__discover) has its
+ * command line read then, once: an idle one is not read again by the first
+ * whole walk, whose record of it says nothing changed (5,000 idle
+ * processes found cost 5,000 command lines before the first frame, not
+ * 10,000). One that ran since is read again. */
+static void test_cmdline_found_once(void **state)
+{
+	struct fixture *f = *state;
+	struct tracer_task k = { .pid = 80, .ppid = 1, .start = 1500, .state = 'S', .rss_kib = 10,
+				 .changed = true, .comm = "found" };
+	struct proc *idle, *busy;
+
+	proc_put(f, 80, 1, "found", 'S', 1500);
+	proc_put(f, 81, 1, "found", 'S', 1501);
+	cmdline_put(f, 80, "found", "one");
+	cmdline_put(f, 81, "found", "one");
+	assert_int_equal(collect__watch_task(&f->c, &k), 0);
+	k.pid = 81;
+	k.start = 1501;
+	assert_int_equal(collect__watch_task(&f->c, &k), 0);
+	map_put(f, 80, 1, 1500, 0, false);
+	map_put(f, 81, 1, 1501, 0, false);
+	idle = model__find(f->m, 80, 1500);
+	busy = model__find(f->m, 81, 1501);
+	assert_non_null(idle);
+	assert_non_null(busy);
+	assert_string_equal(idle->cmdline, "found one");
+	assert_string_equal(busy->cmdline, "found one");
+	assert_int_equal(idle->nspid, -1); /* no ns link in the fixture, none from the record */
+	f->t.iterator = true;
+	task_put(f, 80, 1, 1500, 'S', 10, false, "found");
+	task_put(f, 81, 1, 1501, 'S', 10, false, "found");
+	f->t.written[0] = f->t.written[1] = true; /* the discovery pass wrote them */
+	f->t.quiet[0] = f->t.quiet[1] = true;
+	f->t.ran[1] = true;
+	cmdline_put(f, 80, "found", "two");
+	cmdline_put(f, 81, "found", "two");
+	collect__want(&f->c, NULL, 0, true);
+	full_walks(f, 1);
+	assert_string_equal(idle->cmdline, "found one");
+	assert_string_equal(busy->cmdline, "found two");
 }
 
 /* The exit record of a child is read before its fork record: it stays
@@ -1159,8 +1246,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_want_rows, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_task_walk, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_task_walk_changed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_few_watched, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_want_rows_walked, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cmdline_reads, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cmdline_found_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_changed_counts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exit_before_fork, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pid_reuse, setup, teardown),
