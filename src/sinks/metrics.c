@@ -8,13 +8,6 @@
 #include "runtime.h"
 
 #define GROUP_MAX 64 /* bytes of a group name, with its NUL */
-/* The headroom is served once its mean worker USS is settled, as the
- * screen shows it: over every live worker or at least HEADROOM_SAMPLE of
- * them, no reading older than HEADROOM_AGE seconds, and no worker read
- * having copied more than 1/HEADROOM_COPIED of its USS since. */
-#define HEADROOM_SAMPLE 8
-#define HEADROOM_AGE 10.0
-#define HEADROOM_COPIED 100
 #define SERIES_MAX ((METRICS_GROUPS_MAX + 1) * METRICS_ROLES)
 
 /* The region label values: the model's fixed region slots, and every file
@@ -364,7 +357,7 @@ static void add_member(struct macc *a, const struct frame *f, const struct mtrac
 	if (frame_smaps_age(f, p) > a->age)
 		a->age = frame_smaps_age(f, p);
 	/* copies are 4 KiB base pages */
-	if (p->counts.cow > p->smaps_cow && (p->counts.cow - p->smaps_cow) * 4 * HEADROOM_COPIED > proc_uss_kib(p))
+	if (p->counts.cow > p->smaps_cow && (p->counts.cow - p->smaps_cow) * 4 * FRAME_SETTLE_COPIED > proc_uss_kib(p))
 		a->copying++;
 	if (!sharing_of(p, &inh, &shr))
 		return;
@@ -674,7 +667,9 @@ static void put_headroom(const struct metrics *m, enum metrics_format fmt, const
 				copying += acc[t].copying;
 				age = acc[t].age > age ? acc[t].age : age;
 			}
-		if (!n || !uss || (n < live && n < HEADROOM_SAMPLE) || age > HEADROOM_AGE || copying)
+		/* the screen's rule (frame_group_settled), on the group's sums */
+		if (!uss || !frame_group_settled(&(struct frame_group){ .workers = live, .workers_read = n,
+									 .worker_age = age, .copying = copying }))
 			continue;
 		put_name(out, &head);
 		fputs("{group=\"", out);
