@@ -66,6 +66,8 @@ struct macc {
 	unsigned long long obj[OBJ_RUNTIMES][OBJ_WRITES]; /* sampled copies by runtime, write kind */
 	unsigned long long shared;        /* KiB, live members */
 	unsigned long long inherited, inherited_shared; /* KiB, live members with both */
+	unsigned long long family_anon, family_shared;  /* KiB, live members with a pagemap reading */
+	unsigned family_read;                           /* ... how many */
 	unsigned live, read, fork_read;   /* live members, those with a smaps reading,
 					     those with one and a known inheritance */
 	unsigned copying;                 /* members read that copied much since */
@@ -350,6 +352,11 @@ static void add_member(struct macc *a, const struct frame *f, const struct mtrac
 	for (i = 0; i < FIELD_N; i++)
 		if (fields[i].metric && !fields[i].counter && (fields[i].source != FIELD_SMAPS || p->smaps_time))
 			a->sum[i] += field_value((enum field_id)i, NULL, p).u;
+	if (p->family_why == FAMILY_KNOWN) {
+		a->family_read++;
+		a->family_anon += p->family.anon_kib;
+		a->family_shared += p->family.shared_kib;
+	}
 	if (!p->smaps_time)
 		return;
 	a->read++;
@@ -551,8 +558,26 @@ static void put_sharing(const struct metrics *m, enum metrics_format fmt, const 
 		"The ratio of the two is SHR%." };
 	static const struct family age = { "cowtop_memory_reading_age_seconds", "gauge", "seconds",
 		"Age of the oldest smaps_rollup reading of a live member: the memory figures are at most this old." };
+	static const struct family fanon = { "cowtop_family_anon_bytes", "gauge", "bytes",
+		"Anonymous memory present in the live members' private mappings, from pagemap, over members "
+		"with a pagemap reading (the zero page and file pages left out)." };
+	static const struct family fshr = { "cowtop_family_shared_bytes", "gauge", "bytes",
+		"Of cowtop_family_anon_bytes, the pages another process maps too: still shared with the family "
+		"(parent, siblings, children). The ratio of the two is FAM%; no fork seen by cowtop is needed." };
 	int s;
 
+	put_head(out, fmt, &fanon);
+	for (s = 0; s < m->nseries; s++)
+		if (acc[s].family_read) {
+			put_labelled(out, &fanon, &m->series[s], NULL, NULL);
+			fprintf(out, "%llu\n", acc[s].family_anon * 1024);
+		}
+	put_head(out, fmt, &fshr);
+	for (s = 0; s < m->nseries; s++)
+		if (acc[s].family_read) {
+			put_labelled(out, &fshr, &m->series[s], NULL, NULL);
+			fprintf(out, "%llu\n", acc[s].family_shared * 1024);
+		}
 	put_head(out, fmt, &inh);
 	for (s = 0; s < m->nseries; s++)
 		if (acc[s].fork_read) {

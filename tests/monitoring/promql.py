@@ -26,6 +26,7 @@ REQUIRED_VARS = {"datasource": "datasource", "instance": "query", "group": "quer
 # The families the dashboard must show (the figures the README teaches).
 REQUIRED_FAMILIES = [
     "cowtop_cow_pages_total", "cowtop_inherited_bytes", "cowtop_inherited_shared_bytes",
+    "cowtop_family_anon_bytes", "cowtop_family_shared_bytes",
     "cowtop_uss_bytes", "cowtop_pss_bytes", "cowtop_headroom_workers", "cowtop_memory_available_bytes",
     "cowtop_forks_total", "cowtop_exits_total", "cowtop_reclaim_stall_seconds_total",
     "cowtop_cow_phase_pages_total", "cowtop_cow_region_pages_total", "cowtop_memory_reading_age_seconds",

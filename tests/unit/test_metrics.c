@@ -311,6 +311,19 @@ static void test_sharing_since_fork(void **state)
 	assert_int_equal(sample(s, "cowtop_process_inherited_shared_bytes{group=\"m\",role=\"child\",pid=\"601\",comm=\"w\"}"),
 			 500 * 1024);
 	assert_null(strstr(s, "cowtop_process_inherited_bytes{group=\"m\",role=\"child\",pid=\"603\""));
+	/* no pagemap reading yet: no family figure (not 0) */
+	assert_null(strstr(s, "cowtop_family_anon_bytes{"));
+	free(s);
+	/* FAM%'s terms: the members with a pagemap reading (found running
+	 * too: no fork needed); one whose reading failed is in neither */
+	model__set_family(w1, &(struct family_mem){ .anon_kib = 800, .shared_kib = 600 }, 1699999990.0);
+	model__set_family(found, &(struct family_mem){ .anon_kib = 5000, .shared_kib = 4000 }, 1699999999.0);
+	model__family_unknown(w2, FAMILY_NO_PFN);
+	feed(mt, m);
+	s = text(mt, METRICS_PROMETHEUS);
+	assert_int_equal(sample(s, SER("cowtop_family_anon_bytes", "m", "child")), 5800 * 1024);
+	assert_int_equal(sample(s, SER("cowtop_family_shared_bytes", "m", "child")), 4600 * 1024);
+	assert_null(strstr(s, SER("cowtop_family_anon_bytes", "m", "parent")));
 	free(s);
 	model__free(m);
 	metrics__free(mt);
