@@ -195,7 +195,12 @@ int statfds__read(struct statfds *s, int pid, struct proc_stat *out)
 		statfds__drop(s, pid); /* gone (ESRCH): a new process may take the pid */
 		return n < 0 ? (int)n : -ESRCH;
 	}
-	return procfs_parse_stat(buf, (size_t)n, out);
+	n = procfs_parse_stat(buf, (size_t)n, out);
+	/* The main thread has exited, others run: the figures are a live
+	 * thread's, which the kept file does not give (rare: read anew). */
+	if (!n && out->state == 'Z' && out->num_threads > 1)
+		return procfs_read_stat(s->procfd, pid, out);
+	return (int)n;
 }
 
 size_t statfds_budget(void)
