@@ -468,14 +468,15 @@ title_line() {
 	screen | grep -m 1 -E '^ +PID S '
 }
 
-# SHR%, USS and PSS after RSS in the titles of file or screen.
+# SHR%, FAM%, USS and PSS together in the titles of file or screen (RSS
+# before them leaves first, below 84 columns).
 mem_titles_in() {
-	grep -qE ' RSS +[^ ]*SHR% +[^ ]*USS +[^ ]*PSS '
+	grep -qE ' SHR% +[^ ]*FAM% +[^ ]*USS +[^ ]*PSS '
 }
 mem_titles_shown() { title_line | mem_titles_in; }
 
 # Every column, VSZ after the memory columns.
-all_titles_shown() { title_line | grep -qE ' RSS +[^ ]*SHR% +[^ ]*USS +[^ ]*PSS +[^ ]*VSZ +[^ ]*PTE '; }
+all_titles_shown() { title_line | grep -qE ' RSS +[^ ]*SHR% +[^ ]*FAM% +[^ ]*USS +[^ ]*PSS +[^ ]*VSZ +[^ ]*PTE '; }
 
 # The memory columns and the history, VSZ gone first.
 vsz_gone_mem_kept() {
@@ -600,10 +601,10 @@ test_sharing() {
 	keys w
 	expect "the snapshot goes to the -o file" screen_has "snapshot written to $DIR/snapshot.txt"
 	expect "the snapshot has the memory columns and the group" snapshot_sharing
-	t resize-window -t "$SESSION" -x 92 -y 40
-	expect "92 columns: every column" all_titles_shown
-	t resize-window -t "$SESSION" -x 91 -y 40
-	expect "91 columns: VSZ goes first, the memory columns stay" vsz_gone_mem_kept
+	t resize-window -t "$SESSION" -x 98 -y 40
+	expect "98 columns: every column" all_titles_shown
+	t resize-window -t "$SESSION" -x 97 -y 40
+	expect "97 columns: VSZ goes first, the memory columns stay" vsz_gone_mem_kept
 	t resize-window -t "$SESSION" -x 80 -y 40
 	expect "80 columns: the memory columns and the history stay" vsz_gone_mem_kept
 	t resize-window -t "$SESSION" -x 160 -y 40
