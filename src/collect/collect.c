@@ -371,13 +371,12 @@ static void on_phase(int pid, unsigned long long start, int phase, unsigned long
 static void collect_counts(struct collect *c)
 {
 	struct walk w = { .c = c };
+	struct proc *p;
 	size_t i;
 
 	if (!c->tracer)
 		return;
 	c->ticks++;
-	if (tracer__has_phases(c->tracer))
-		tracer__for_each_phase(c->tracer, !collect__whole_tick(c), on_phase, c);
 	/* Between reads of every entry, only those that changed: an idle
 	 * process's copies and exit are not read again. */
 	tracer__for_each(c->tracer, !collect__whole_tick(c), on_counts, &w);
@@ -388,9 +387,17 @@ static void collect_counts(struct collect *c)
 	for (i = 0; i < w.nreap; i++)
 		tracer__forget(c->tracer, w.reap[i]->pid, w.reap[i]->start_time);
 	free(w.reap);
-	/* Last: the region counters of every process forgotten so far, the
-	 * ones exited in this frame included, are read before they go. */
+	/* The region counters of every process forgotten so far, the ones
+	 * exited in this frame included, are read before they go. */
 	collect__regions(c, !collect__whole_tick(c));
+	/* The phases last, after every other count of the tick: then the
+	 * copies outside every phase never show more than there were, and
+	 * never fall (see model__settle_split). */
+	if (!tracer__has_phases(c->tracer))
+		return;
+	tracer__for_each_phase(c->tracer, !collect__whole_tick(c), on_phase, c);
+	for (i = 0; (p = model__at(c->model, i)); i++)
+		model__settle_split(p, SPLIT_PHASE);
 }
 
 /* Close an interval of dt seconds: records, counters and /proc into the

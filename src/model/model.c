@@ -253,6 +253,30 @@ void model__set_split(struct proc *p, enum split_kind k, int slot, unsigned long
 		p->counts.cow = sum;
 }
 
+/* Settle p's breakdown k once a tick has read its copies, then that
+ * breakdown last: its copies outside every slot ("none") never fall.
+ * Every count read before the slots (its copies, its other breakdown)
+ * holds no copy made in a slot that the slots do not hold yet: the copies
+ * less the slots is then at most what was made outside, and only grows; it
+ * is kept in v[0]. Slots that grew past it since raise the copies to the
+ * slots plus v[0], never more than were made by then (an exit's final
+ * slots thus add to the copies, not move copies shown outside into a slot). */
+void model__settle_split(struct proc *p, enum split_kind k)
+{
+	unsigned long long sum = 0, *none;
+	int i;
+
+	if ((unsigned)k >= SPLIT_KINDS)
+		return;
+	none = &p->split[k].v[0];
+	for (i = 1; i < SPLIT_SLOTS; i++)
+		sum += p->split[k].v[i];
+	if (p->counts.cow >= sum + *none)
+		*none = p->counts.cow - sum;
+	else
+		p->counts.cow = sum + *none;
+}
+
 /* Mark p exited at time now (model clock, seconds). */
 void model__mark_exited(struct proc *p, double now)
 {

@@ -49,8 +49,9 @@ enum {
 	SPLIT_REGION_FILES = 4, /* first slot of a file */
 };
 
-/* Copies of one process split by one kind; v[0] unused (the rest, "none",
- * is computed: counts.cow less the sum of the others). */
+/* Copies of one process split by one kind; v[0] is the floor of "none"
+ * kept by model__settle_split, else 0 (the rest, "none" or "other", is
+ * computed: counts.cow less the sum of the others). */
 struct split {
 	unsigned long long v[SPLIT_SLOTS];
 };
@@ -138,6 +139,7 @@ void model__set_parent(struct proc *p, int ppid);                     /* from a 
 void model__set_mem(struct proc *p, char state, unsigned long long rss_kib, unsigned long long vsz_kib);
 void model__forget_mem(struct proc *p);                               /* an exec: unknown again */
 void model__set_split(struct proc *p, enum split_kind k, int slot, unsigned long long pages); /* keeps max */
+void model__settle_split(struct proc *p, enum split_kind k); /* read last: none never falls */
 void model__mark_exited(struct proc *p, double now);
 void model__set_exit(struct proc *p, int status, bool oom);           /* the kernel's word */
 void model__set_oom(struct proc *p);                                  /* chosen by the OOM killer */

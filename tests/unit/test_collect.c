@@ -52,7 +52,24 @@ struct tracer {
 	struct { unsigned long long dev, ino; const char *name; } files[FAKE_MAX];
 	int nfiles;              /* file names the kernel side kept */
 	struct tracer_handlers on;
+	/* Phases: -u given, and the per-phase counters (slot of pid, start). */
+	bool phases;
+	struct { int pid; unsigned long long start; int slot; unsigned long long pages; }
+		phase[FAKE_MAX];
+	int nphase;
+	/* The kernel keeps counting while user space reads: called as the
+	 * counter and phase maps are read, a process copying (the region map
+	 * is read right after the phase map, as fast as the kernel allows). */
+	void (*copying)(struct tracer *t, bool phases);
 };
+
+/* Some copies made by the running process, if a test has one, as the
+ * counter map (or the phase map) is read. */
+static void run_kernel(struct tracer *t, bool phases)
+{
+	if (t->copying)
+		t->copying(t, phases);
+}
 
 /* The fake kernel side's kept file names. */
 int tracer__file_name(struct tracer *t, unsigned long long dev, unsigned long long ino, char *buf,
@@ -141,6 +158,7 @@ int tracer__for_each(struct tracer *t, bool changed_only, tracer_proc_fn fn, voi
 {
 	int i;
 
+	run_kernel(t, false);
 	t->reads++;
 	t->partial_reads += changed_only;
 	for (i = 0; i < t->nmap; i++)
@@ -174,25 +192,36 @@ int tracer__watch(struct tracer *t, int pid, int ppid, unsigned long long start)
 	return 0;
 }
 
-/* No phases in these fixtures. */
+/* Whether a fixture counts phases. */
 bool tracer__has_phases(const struct tracer *t)
 {
-	return false;
+	return t->phases;
 }
 
-/* Never called without phases. */
+/* Every per-phase counter (called only with phases). */
 int tracer__for_each_phase(struct tracer *t, bool changed_only, tracer_split_fn fn, void *ctx)
 {
 	(void)changed_only; /* every counter each time: a superset */
-	fail();
+	int i;
+
+	assert_true(t->phases);
+	run_kernel(t, true);
+	for (i = 0; i < t->nphase; i++)
+		fn(t->phase[i].pid, t->phase[i].start, t->phase[i].slot, t->phase[i].pages, ctx);
 	return 0;
 }
 
-/* Never called without phases. */
+/* The per-phase counters of (pid, start) (called only with phases). */
 void tracer__phases_of(struct tracer *t, int pid, unsigned long long start,
 		       unsigned long long out[PHASE_MAX])
 {
-	fail();
+	int i;
+
+	assert_true(t->phases);
+	memset(out, 0, PHASE_MAX * sizeof(*out));
+	for (i = 0; i < t->nphase; i++)
+		if (t->phase[i].pid == pid && t->phase[i].start == start)
+			out[t->phase[i].slot] = t->phase[i].pages;
 }
 
 struct fixture {
@@ -1227,6 +1256,87 @@ static void test_regions_exited_back_off(void **state)
 	assert_int_equal(exited_child_slot(f, 55, 1005), libc); /* named for good */
 }
 
+/* A worker copying in its phase (slot 1) and its heap while cowtop reads:
+ * true_copies made so far, all counted at once in every map they are in;
+ * with copy_late, only as the phases are read (the last map of a tick). */
+static unsigned long long true_copies;
+static bool copy_late;
+
+static void worker_copies(struct tracer *t, bool phases)
+{
+	if (copy_late && !phases)
+		return;
+	true_copies += 4;
+	t->map[0].counts.cow += 4;
+	t->phase[0].pages += 4;
+	t->regions[0].pages += 4;
+}
+
+/* p's copies outside every slot of breakdown k, as the views show them. */
+static unsigned long long outside(const struct proc *p, enum split_kind k)
+{
+	unsigned long long in = 0;
+	int i;
+
+	for (i = 1; i < SPLIT_SLOTS; i++)
+		in += p->split[k].v[i];
+	return p->counts.cow > in ? p->counts.cow - in : 0;
+}
+
+/* Copies the kernel goes on counting between the reads of a tick (its
+ * copies, its regions, then its phases) never make a process's copies
+ * outside its phases ("none") fall, at a tick or at its exit, nor show more
+ * than it made there; the parts of each breakdown add up to its copies,
+ * never more than it made. */
+static void splits_never_fall(struct fixture *f, bool late)
+{
+	unsigned long long none = 0, other = 0;
+	struct proc *p;
+	int tick;
+
+	f->t.phases = true;
+	watch_held(f, 60, "worker", 1100);
+	f->t.map[0].counts.cow = true_copies = 3; /* made outside its phase */
+	f->t.phase[f->t.nphase++] = (typeof(f->t.phase[0])){ .pid = 60, .start = 1100, .slot = 1 };
+	region_put_of(f, 60, 1100, REGION_HEAP, 0);
+	copy_late = late;
+	p = model__find(f->m, 60, 1100);
+	for (tick = 0; tick < 6; tick++) {
+		f->t.copying = tick ? worker_copies : NULL;
+		if (tick == 5) { /* it exits with what it made */
+			f->t.copying = NULL;
+			queue(f, TRACER_EXIT, 60, 1, 1100, true_copies, "worker");
+			f->t.map[0].exited = true;
+		}
+		collect__tick(&f->c, 1.0);
+		assert_true(outside(p, SPLIT_PHASE) >= none);
+		assert_true(outside(p, SPLIT_PHASE) <= 3);
+		none = outside(p, SPLIT_PHASE);
+		other = outside(p, SPLIT_REGION);
+		assert_true(p->counts.cow <= true_copies);
+		assert_int_equal(p->counts.cow, none + p->split[SPLIT_PHASE].v[1]);
+		assert_int_equal(p->counts.cow, other + p->split[SPLIT_REGION].v[SPLIT_REGION_HEAP]);
+	}
+	assert_true(p->exited);
+	assert_int_equal(p->counts.cow, true_copies);
+	assert_int_equal(none, 3);
+	assert_int_equal(other, 3);
+	assert_int_equal(p->split[SPLIT_PHASE].v[1], true_copies - 3);
+}
+
+/* The worker copies while every map is read. */
+static void test_splits_never_fall(void **state)
+{
+	splits_never_fall(*state, false);
+}
+
+/* The worker copies only while the phases are read: they are ahead of the
+ * copies read before them. */
+static void test_splits_never_fall_late(void **state)
+{
+	splits_never_fall(*state, true);
+}
+
 /* The launched command's regions are held until its exec. */
 static void test_regions_held_for_launch(void **state)
 {
@@ -1269,6 +1379,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_regions_unnamed_and_full, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_regions_held_for_launch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_regions_exited_back_off, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_splits_never_fall, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_splits_never_fall_late, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
