@@ -170,6 +170,10 @@ struct objset;
 int procfs_for_each_new_object_at(int procfd, int pid, struct objset *known,
     int (*fn)(const char *path, const char *at, void *arg), void *arg);
 
+/* Pages of private mappings procfs_read_family walks at most in a process
+ * (32 GiB of 4 KiB pages: 64 MiB of pagemap); more gives -E2BIG. */
+#define PROCFS_FAMILY_MAX_PAGES (1ULL << 23)
+
 /* Walk pid's anonymous memory page by page (see struct family_mem): for each
  * private mapping in /proc/PID/maps that may hold some, its entries in
  * /proc/PID/pagemap; a present page that is no file's page nor the zero
@@ -179,7 +183,7 @@ int procfs_for_each_new_object_at(int procfd, int pid, struct objset *known,
  * pagemap per page mapped, present or not). Returns 0, -EPERM when
  * pagemap hides frame numbers (without CAP_SYS_ADMIN: the zero page
  * cannot be told apart), -ENOENT or -ESRCH when the process is gone, or
- * -errno. */
+ * -errno; -E2BIG past PROCFS_FAMILY_MAX_PAGES. */
 int procfs_read_family(int procfd, int pid, unsigned long long zero_pfn, struct family_mem *out);
 /* The frame number of the kernel's shared zero page, as this process sees
  * two fresh pages it only read; *pfn 0 when the kernel maps none (each page

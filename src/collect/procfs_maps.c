@@ -245,7 +245,7 @@ static int family_range(struct family_walk *w, unsigned long long start, unsigne
 /* Walk pid's anonymous memory in its pagemap; see procfs.h. */
 int procfs_read_family(int procfd, int pid, unsigned long long zero_pfn, struct family_mem *out)
 {
-	unsigned long long start, end, kib = (unsigned long long)sysconf(_SC_PAGESIZE) / 1024;
+	unsigned long long start, end, kib = (unsigned long long)sysconf(_SC_PAGESIZE) / 1024, pages = 0;
 	struct maps_reader *r = calloc(1, sizeof(*r));
 	struct family_walk *w = calloc(1, sizeof(*w));
 	char *line;
@@ -259,7 +259,17 @@ int procfs_read_family(int procfd, int pid, unsigned long long zero_pfn, struct 
 	w->fd = procfs_pid_open(procfd, pid, "pagemap");
 	ret = w->fd;
 	while (w->fd >= 0 && (ret = maps_next(r, &line)) > 0) {
-		if (family_mapping(line, &start, &end) && (ret = family_range(w, start, end)) < 0)
+		if (!family_mapping(line, &start, &end))
+			continue;
+		/* pagemap has an entry for every page mapped, present or not: a
+		 * huge sparse mapping (a sanitizer's shadow, a runtime's reserved
+		 * arena) would take seconds to walk. Unknown instead, said why. */
+		pages += (end - start) / (kib * 1024);
+		if (pages > PROCFS_FAMILY_MAX_PAGES) {
+			ret = -E2BIG;
+			break;
+		}
+		if ((ret = family_range(w, start, end)) < 0)
 			break;
 	}
 	if (ret == 0)

@@ -249,7 +249,8 @@ static void read_smaps(struct sampler *s, struct proc *p)
 			if (err == 0)
 				model__set_family(p, &fam, now);
 			else
-				model__family_unknown(p, err == -EPERM ? FAMILY_NO_PFN : FAMILY_FAILED);
+				model__family_unknown(p, err == -EPERM ? FAMILY_NO_PFN :
+							 err == -E2BIG ? FAMILY_TOO_BIG : FAMILY_FAILED);
 		}
 	}
 	charge(s);

@@ -30,6 +30,7 @@ enum family_why {
 	FAMILY_UNREAD,  /* not read yet (the sampler's turn has not come) */
 	FAMILY_NO_PFN,  /* pagemap hides frame numbers: not CAP_SYS_ADMIN */
 	FAMILY_FAILED,  /* pagemap could not be read */
+	FAMILY_TOO_BIG, /* its mappings are too large to walk (PROCFS_FAMILY_MAX_PAGES) */
 	FAMILY_KNOWN,
 };
 

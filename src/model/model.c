@@ -455,6 +455,8 @@ const char *proc_family_why(const struct proc *p)
 		return "pagemap hides frame numbers (needs CAP_SYS_ADMIN)";
 	case FAMILY_FAILED:
 		return "pagemap could not be read";
+	case FAMILY_TOO_BIG:
+		return "mappings too large to walk";
 	default:
 		return p->exited ? "exited before it was read" : "not read yet";
 	}

@@ -275,6 +275,9 @@ static void take_family_why(struct jread *jr, json_object *o, struct proc *p)
 	q.family_why = FAMILY_FAILED;
 	if (strcmp(why, proc_family_why(&q)) == 0)
 		p->family_why = FAMILY_FAILED;
+	q.family_why = FAMILY_TOO_BIG;
+	if (strcmp(why, proc_family_why(&q)) == 0)
+		p->family_why = FAMILY_TOO_BIG;
 }
 
 /* The fields added to a process since the first recordings: command line,

@@ -1521,6 +1521,27 @@ static void test_maps_self(void **state)
 #define FAM_WRITES 128
 #define FAM_SLACK 16 /* pages the child copies besides: stack, libc data */
 
+/* A process with more private mappings than PROCFS_FAMILY_MAX_PAGES (a
+ * sanitizer's shadow, a reserved arena: mapped, not present) is not
+ * walked: -E2BIG at once, before any of pagemap is read. */
+static void test_family_too_big(void **state)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	size_t len = (size_t)(PROCFS_FAMILY_MAX_PAGES + 1) * (size_t)page;
+	unsigned long long zero = 0;
+	struct family_mem f = { 7, 7 };
+	char *huge;
+
+	(void)state;
+	huge = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (huge == MAP_FAILED)
+		skip();
+	huge[0] = 1;
+	assert_int_equal(procfs_read_family(procfd, getpid(), zero, &f), -E2BIG);
+	assert_int_equal(f.anon_kib, 7); /* not written */
+	munmap(huge, len);
+}
+
 /* Let the child take its next step and wait until it has. */
 static void family_step(int go, int done)
 {
@@ -1626,6 +1647,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_family_live),
+		cmocka_unit_test(test_family_too_big),
 		cmocka_unit_test(test_stat_cat),
 		cmocka_unit_test(test_stat_multithread),
 		cmocka_unit_test(test_stat_thread),
