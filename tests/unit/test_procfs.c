@@ -35,6 +35,19 @@
 #define FIXTURES_DIR "tests/fixtures"
 #endif
 
+/* built with the address sanitizer (gcc says so with a macro, clang with
+ * __has_feature) */
+#if defined(__SANITIZE_ADDRESS__)
+#define SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SANITIZED 1
+#endif
+#endif
+#ifndef SANITIZED
+#define SANITIZED 0
+#endif
+
 static int procfd = -1;
 
 /* ---- fixtures ---- */
@@ -1589,7 +1602,22 @@ static void test_family_live(void **state)
 		_exit(0);
 	}
 	assert_int_equal(read(done[0], &c, 1), 1);
-	assert_int_equal(procfs_read_family(procfd, child, zero, &first), 0);
+	ret = procfs_read_family(procfd, child, zero, &first);
+	if (SANITIZED && ret == -E2BIG) {
+		/* the address sanitizer's shadow is terabytes mapped: the
+		 * walk rightly refuses; the integration test test_family
+		 * walks unsanitized servers under the sanitized cowtop */
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+		munmap(buf, FAM_PAGES * (size_t)page);
+		munmap((void *)fresh, FAM_FRESH * (size_t)page);
+		for (i = 0; i < 2; i++) {
+			close(go[i]);
+			close(done[i]);
+		}
+		skip();
+	}
+	assert_int_equal(ret, 0);
 	family_step(go[1], done[0]);
 	assert_int_equal(procfs_read_family(procfd, child, zero, &read_only), 0);
 	family_step(go[1], done[0]);
