@@ -136,6 +136,11 @@ test_attach() {
 		[ -n "$child" ] && [ -n "$(last_of "$child" inherited_kib)" ] && break
 		sleep 0.1
 	done
+	# The child lingers a fixed time after its writes; an emulated guest on
+	# a loaded host can take longer than that to reach the smaps read
+	# below. Stopped, it keeps its memory (and its linger's end) until
+	# that read is done.
+	[ -n "$child" ] && kill -STOP "$child" 2>/dev/null
 	# The child was forked after the go: its parent's anonymous RSS then
 	# is what it is now (the parent's copies replace pages, add none).
 	cat "/proc/$LOAD_PID/status" >"$st" 2>/dev/null || :
@@ -150,6 +155,8 @@ test_attach() {
 	# copies are under 2% of the 20000 pages whenever cowtop sampled.
 	sm=$WORK/attach.child.smaps
 	cat "/proc/$child/smaps_rollup" >"$sm" 2>/dev/null || :
+	[ -n "$child" ] && kill -CONT "$child" 2>/dev/null
+	check "attach: the child's smaps_rollup was read while it lived" test -s "$sm"
 	near "attach: child's SHR% vs smaps_rollup" "$(last_of "$child" shared_pct)" \
 		"$(awk -v a="$(kib "$sm" Anonymous)" -v p="$(kib "$sm" Private_Dirty)" \
 			-v i="$(last_of "$child" inherited_kib)" \
