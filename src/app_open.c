@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "app_int.h"
+#include "probes.h"
 #include "safefile.h"
 
 /* Before anything is attached or started: every option given does
@@ -40,6 +41,7 @@ static int open_tracer(struct app *a)
 		.cgroup = a->targets.has_cgroup ? &a->targets.cgroup.k : NULL,
 		.ringbuf_kib = a->opt->ringbuf_kib,
 		.usdt = a->targets.probes != NULL,
+		.mapped = probes__wants_maps(a->targets.probes),
 		.no_regions = a->opt->no_regions,
 		.objects = a->opt->objects,
 		.on = collect__handlers(&a->collect),

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "tracer.h"
@@ -183,6 +184,23 @@ void tracer__pick_memory_programs(struct tracer *t, const struct btf *vmlinux)
 	bpf_program__set_autoload(s->progs.on_direct_reclaim_end, t->reclaim);
 	bpf_program__set_autoload(s->progs.on_memcg_reclaim_begin, t->reclaim);
 	bpf_program__set_autoload(s->progs.on_memcg_reclaim_end, t->reclaim);
+}
+
+/* Load the program that sees new executable mappings only when the -u
+ * probes are looked for in what processes map (wanted): attached, every
+ * system call of the machine goes through its tracepoint. Without it, a
+ * process's maps are read again when its size changes, and cowtop says so. */
+void tracer__pick_mapped(struct tracer *t, bool wanted, const struct btf *vmlinux)
+{
+	bool have = has_tracepoint(vmlinux, "sys_exit");
+
+	if (wanted && !have && !t->mapped_out)
+		tracer__fallback(t, "maps:size", "the kernel has no raw_syscalls:sys_exit tracepoint: "
+				"libraries loaded later are found when a process's size changes");
+	t->mapped_out = t->mapped_out || !have;
+	t->mapped = wanted && !t->mapped_out;
+	t->skel->rodata->mmap_nr = SYS_mmap;
+	bpf_program__set_autoload(t->skel->progs.on_sys_exit, t->mapped);
 }
 
 /* Choose the mechanism and check the follow tracepoints exist. */

@@ -12,6 +12,12 @@
 # one end marker, each once (an object attached twice reports every hit
 # twice); the main process has no copies in the phase.
 #
+# The swap run has the library come in with no change of size: the main
+# process reserved as much as the library maps before it forked, the child
+# gives it back right after dlopen(), and says its size was the same
+# before and after (the premise). A library found by polling sizes is
+# missed then; the probes must still be attached.
+#
 # Environment (besides lib.sh's): DLOPENLOAD (default ./tests/workloads/dlopenload).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -53,6 +59,16 @@ run_cowtop cmd -u dlprobe:work__begin -- "$DLOPENLOAD" --report "$REPORT" \
 	--outside $OUTSIDE --inside $INSIDE --after $AFTER
 expect_eq "cmd: cowtop exit status" "$RC" 0
 check_run cmd
+
+# The library swapped for a region of its size within microseconds: the
+# start delay lets cowtop see the main process's final size before the fork.
+REPORT=$WORK/swap.report
+run_cowtop swap -u dlprobe:work__begin -- "$DLOPENLOAD" --report "$REPORT" \
+	--outside $OUTSIDE --inside $INSIDE --after $AFTER --swap --start-delay 1 --wait 10
+expect_eq "swap: cowtop exit status" "$RC" 0
+expect_eq "swap: the child's size was the same before dlopen and after munmap" \
+	"$(report_sum "$(awk '$1 == "child" { print $2 }' "$REPORT")" same_size)" 1
+check_run swap
 
 # A process found running (-p): its library, loaded after cowtop started,
 # is named with its path (a path-less probe must be found at start).
