@@ -209,6 +209,8 @@ static const struct optional_prog {
 	  offsetof(struct tracer, reclaim_out) },
 	{ "on_sys_exit", "maps:size", "libraries loaded later are found when a process's size changes",
 	  offsetof(struct tracer, mapped_out) },
+	{ "on_mmap_exit", "maps:size", "libraries loaded later are found when a process's size changes",
+	  offsetof(struct tracer, mapped_out) },
 };
 
 /* The load failed: if the kernel rejected a program cowtop can do without,
