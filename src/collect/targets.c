@@ -379,12 +379,18 @@ int targets__start(struct targets *tg, bool quiet, char *err, size_t errlen)
 	return find_probes(tg, err, errlen);
 }
 
-/* A watched process exec'd: look for probes in it for a while, since its
+/* A watched process exec'd: look for probes in it. Where the kernel side
+ * reports the libraries its loader maps (targets__on_mapped), once, now:
+ * the executable and the loader are mapped. Else for a while, since its
  * loader is still mapping libraries. */
 void targets__on_exec(int pid, void *ctx)
 {
 	struct targets *tg = ctx;
 
+	if (tg->probes && tg->collect->tracer && tracer__sees_mappings(tg->collect->tracer)) {
+		probes__scan_pid(tg->probes, tg->collect->tracer, tg->collect->procfd, pid);
+		return;
+	}
 	if (!tg->probes || tg->nrescan == TARGETS_RESCAN_MAX)
 		return;
 	tg->rescan[tg->nrescan] = pid;
