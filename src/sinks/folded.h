@@ -12,8 +12,9 @@
  * ';' in a name becomes ':', control bytes become '?'. */
 void folded_line(FILE *f, const char *comm, const struct stack_top *st);
 /* The copies by runtime object of the whole run (objects__each) as folded
- * text, malloc'd, *len bytes; NULL on ENOMEM. One line per (process name,
- * runtime, type, write kind): "comm;runtime;type;[write] PAGES" (names as
+ * text, malloc'd, *len bytes; NULL on ENOMEM. One line per (process or,
+ * once pruned, process name; type; write kind), as objects__each gives
+ * them: "comm;runtime;type;[write] PAGES" (names as
  * in folded_line; an unknown comm is "[unknown]"; no line for 0 pages). */
 char *folded_objects_text(const struct objects *o, size_t *len);
 /* Every stack of the table as folded text, malloc'd, *len bytes; NULL on ENOMEM. */

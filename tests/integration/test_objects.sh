@@ -22,8 +22,8 @@
 # cost more than 1% of a CPU). Without --objects no objects field appears. The master stays alive
 # until the child's counts are shown, so that type names are read from it.
 #
-# --folded-objects FILE (iter and gc runs): at exit, one line per (comm,
-# runtime, type, write kind), "comm;cpython-3.11;TYPE;[WRITE] PAGES"; its
+# --folded-objects FILE (iter and gc runs): at exit, one line per (process,
+# type, write kind), "comm;cpython-3.11;TYPE;[WRITE] PAGES"; its
 # (str, refcount) or (Item, gc_header) pages, over every process, within
 # the same bounds of the same truth, and its pages add up to those of the
 # last frame's cow_objects of every process (the workload's master and
