@@ -97,6 +97,7 @@ struct {
 #include "regions.bpf.h"  /* copies by memory region */
 #include "stacks.bpf.h"   /* copies by code path */
 #include "phases.bpf.h"   /* USDT probes: phases and markers */
+#include "mapped.bpf.h"   /* new executable mappings, for the -u probes in them */
 #include "count.bpf.h"    /* the fault and allocation hooks that count copies */
 #include "cgroup.bpf.h"   /* --cgroup: moves in and out of the target */
 #include "follow.bpf.h"   /* fork, exec, exit */

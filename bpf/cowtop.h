@@ -82,6 +82,13 @@ enum cowtop_event_type {
 	COWTOP_EV_RECLAIM = 6, /* a thread of a watched process stalled in reclaim (cowtop_mem_event) */
 	COWTOP_EV_ENTER = 7, /* --cgroup: a process moved into the cgroup: watched from now on */
 	COWTOP_EV_LEAVE = 8, /* --cgroup: a watched process moved out: counts are final */
+	COWTOP_EV_MAPPED = 9, /* a watched process mmap()ed a file executable (cowtop_map_event) */
+};
+
+/* A new executable file mapping: its process's maps are worth a look. */
+struct cowtop_map_event {
+	__u32 type;
+	__u32 pid;
 };
 
 /* Kinds of reclaim stall: which tracepoints bracketed it. */

@@ -8,11 +8,12 @@
 #include <stdio.h>
 #include <string.h>
 #include "app_int.h"
+#include "probes.h"
 #include "safefile.h"
 
 /* Before anything is attached or started: every option given does
  * something in the output chosen, the files written at the end can be
- * (--folded: a new file, in a directory that takes one), and the
+ * (--folded, --folded-objects: new files, in a directory that takes one), and the
  * full-screen view has a terminal it can drive. */
 static int check_output(struct app *a)
 {
@@ -22,6 +23,10 @@ static int check_output(struct app *a)
 		return driver__check(a->d, 2, err);
 	if (a->opt->folded && safefile_check_new(a->opt->folded, why, sizeof(why)))
 		return driver__fail(a->d, 1, "folded: cannot write %s: %s", a->opt->folded, why);
+	if (a->opt->folded_objects && a->opt->folded && !strcmp(a->opt->folded, a->opt->folded_objects))
+		return driver__check(a->d, 2, "--folded and --folded-objects name the same file");
+	if (a->opt->folded_objects && safefile_check_new(a->opt->folded_objects, why, sizeof(why)))
+		return driver__fail(a->d, 1, "folded: cannot write %s: %s", a->opt->folded_objects, why);
 	if (app_use_tui(a) && (tui_check_terminal(err, sizeof(err)) ||
 			   tui_check_snapshot(a->opt->snapshot, err, sizeof(err))))
 		return driver__fail(a->d, 1, "%s", err);
@@ -40,6 +45,7 @@ static int open_tracer(struct app *a)
 		.cgroup = a->targets.has_cgroup ? &a->targets.cgroup.k : NULL,
 		.ringbuf_kib = a->opt->ringbuf_kib,
 		.usdt = a->targets.probes != NULL,
+		.mapped = probes__wants_maps(a->targets.probes),
 		.no_regions = a->opt->no_regions,
 		.objects = a->opt->objects,
 		.on = collect__handlers(&a->collect),
@@ -64,7 +70,7 @@ static int open_tracer(struct app *a)
 		return driver__fail(a->d, 1, "stacks: %s", strerror(ENOMEM));
 	if (objfeed__init(&a->objects, a->tracer, a->model, a->opt->objects,
 			  a->opt->objects_sample ? a->opt->objects_sample : OBJECTS_SAMPLE_DEFAULT,
-			  a->opt->sample_budget))
+			  a->opt->sample_budget, a->opt->folded_objects != NULL))
 		return driver__fail(a->d, 1, "objects: %s", strerror(ENOMEM));
 	return 0;
 }
@@ -98,13 +104,17 @@ int app__open(struct app *a)
 	return 0;
 }
 
-/* At exit, with --folded: the stacks of the whole run for flame graphs. */
+/* At exit, with --folded, --folded-objects: the stacks, the copies by
+ * object of the whole run for flame graphs. */
 void app__write_folded(struct app *a)
 {
 	char err[512];
 
 	if (a->opt->folded && stackfeed__write_folded(&a->stacks, a->opt->folded, err, sizeof(err)))
 		driver__fail(a->d, 1, "folded: cannot write %s: %s", a->opt->folded, err);
+	if (a->opt->folded_objects &&
+	    objfeed__write_folded(&a->objects, a->opt->folded_objects, err, sizeof(err)))
+		driver__fail(a->d, 1, "folded: cannot write %s: %s", a->opt->folded_objects, err);
 }
 
 /* Let go of the machine's side: the feeds, the targets, the kernel side, the model. */

@@ -31,6 +31,7 @@ enum {
 	OPT_OBJECTS_SAMPLE,
 	OPT_SAMPLE_BUDGET,
 	OPT_FOLDED,
+	OPT_FOLDED_OBJECTS,
 	OPT_NO_REGIONS,
 	OPT_CGROUP,
 	OPT_UNIT,
@@ -70,6 +71,7 @@ static const struct option long_opts[] = {
 	{ "objects-sample", required_argument, NULL, OPT_OBJECTS_SAMPLE },
 	{ "sample-budget", required_argument, NULL, OPT_SAMPLE_BUDGET },
 	{ "folded", required_argument, NULL, OPT_FOLDED },
+	{ "folded-objects", required_argument, NULL, OPT_FOLDED_OBJECTS },
 	{ "cgroup", required_argument, NULL, OPT_CGROUP },
 	{ "unit", required_argument, NULL, OPT_UNIT },
 	{ "listen", required_argument, NULL, OPT_LISTEN },
@@ -393,6 +395,12 @@ static int apply(struct options *o, int c, const char *arg, char *err, size_t er
 			return fail(err, errlen, "--folded needs a file name");
 		o->folded = arg;
 		o->stacks = true;
+		return 0;
+	case OPT_FOLDED_OBJECTS:
+		if (!*arg)
+			return fail(err, errlen, "--folded-objects needs a file name");
+		o->folded_objects = arg;
+		o->objects = true;
 		return 0;
 	case OPT_STACKS_SAMPLE:
 		e = parse_count(arg, 1, 1000000, &v);

@@ -45,6 +45,7 @@ struct options {
 	double sample_budget; /* --sample-budget: % of one CPU for stack captures and object reads, each; 0 no limit */
 	bool sample_budget_set;
 	const char *folded;   /* --folded FILE: stacks in folded form at exit */
+	const char *folded_objects; /* --folded-objects FILE: copies by object, folded, at exit */
 	bool objects;         /* --objects: copies by runtime object */
 	unsigned objects_sample; /* --objects-sample N: 1 copy in N (default OBJECTS_SAMPLE_DEFAULT) */
 	const char *listen;   /* --listen [ADDR:]PORT as given; NULL: no exporter */

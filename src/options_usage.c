@@ -94,6 +94,8 @@ void options_usage(FILE *f)
 	      "                            part was written (refcount, gc_header, flags, ...)\n"
 	      "      --objects-sample N    read the object of at most 1 copy in N (default 8;\n"
 	      "                            --sample-budget applies)\n"
+	      "      --folded-objects FILE at exit, write the copies by object for flame graphs,\n"
+	      "                            comm;runtime;type;[write] (implies --objects)\n"
 	      "\n"
 	      "Metrics for Prometheus (see cowtop(8), METRICS):\n"
 	      "      --listen [ADDR:]PORT  serve /metrics there (ADDR default 127.0.0.1;\n"

@@ -39,7 +39,8 @@ void collect__init(struct collect *c, struct model *m, int procfd)
 struct tracer_handlers collect__handlers(struct collect *c)
 {
 	return (struct tracer_handlers){
-		.event = collect__event, .hit = collect__hit, .mem = collect__mem, .ctx = c,
+		.event = collect__event, .hit = collect__hit, .mem = collect__mem,
+		.mapped = collect__mapped, .ctx = c,
 	};
 }
 
@@ -121,6 +122,15 @@ void collect__mem(const struct tracer_mem *m, void *ctx)
 	p->reclaim_marked = now;
 	kernel_marker(c, m->memcg ? "reclaim:memcg" : "reclaim:direct", m->pid, m->time,
 		      (long long)(m->stall * 1e6), m->tid);
+}
+
+/* A watched process mapped a file executable: its probes may be new. */
+void collect__mapped(int pid, void *ctx)
+{
+	struct collect *c = ctx;
+
+	if (c->on_mapped)
+		c->on_mapped(pid, c->ctx);
 }
 
 /* A fork of a watched process: p is the child; its parent forked one more. */

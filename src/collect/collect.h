@@ -42,6 +42,9 @@ struct collect {
 	size_t (*machine_tasks)(void); /* tasks (threads) of the machine now; 0 unknown */
 	/* Called when a watched process exec'd (its probes may be new). */
 	void (*on_exec)(int pid, void *ctx);
+	/* Called when a watched process mapped a file executable (a library
+	 * loaded: its probes may be new). */
+	void (*on_mapped)(int pid, void *ctx);
 	void *ctx;
 	int launched;             /* pid of the launched command, 0 when none */
 	bool launched_execd;      /* ... and it has exec'd */
@@ -69,6 +72,7 @@ struct tracer_handlers collect__handlers(struct collect *c);
 void collect__event(const struct tracer_event *e, void *ctx);
 void collect__hit(const struct tracer_hit *h, void *ctx);
 void collect__mem(const struct tracer_mem *m, void *ctx);
+void collect__mapped(int pid, void *ctx);
 int collect__watch(struct collect *c, const struct proc_stat *st);
 /* Watch one process the task iterator found (tracer__discover): in the
  * kernel when it is not there yet, and in the model from its record. */

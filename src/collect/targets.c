@@ -86,6 +86,7 @@ int targets__setup_probes(struct targets *tg, struct model *m, char *err, size_t
 	if (tg->scanfd < 0 || loop_timer_stop(tg->scanfd))
 		return fail(1, err, errlen, "cannot set up the probe scan timer");
 	tg->collect->on_exec = targets__on_exec;
+	tg->collect->on_mapped = targets__on_mapped;
 	tg->collect->ctx = tg;
 	return 0;
 }
@@ -378,17 +379,33 @@ int targets__start(struct targets *tg, bool quiet, char *err, size_t errlen)
 	return find_probes(tg, err, errlen);
 }
 
-/* A watched process exec'd: look for probes in it for a while, since its
+/* A watched process exec'd: look for probes in it. Where the kernel side
+ * reports the libraries its loader maps (targets__on_mapped), once, now:
+ * the executable and the loader are mapped. Else for a while, since its
  * loader is still mapping libraries. */
 void targets__on_exec(int pid, void *ctx)
 {
 	struct targets *tg = ctx;
 
+	if (tg->probes && tg->collect->tracer && tracer__sees_mappings(tg->collect->tracer)) {
+		probes__scan_pid(tg->probes, tg->collect->tracer, tg->collect->procfd, pid);
+		return;
+	}
 	if (!tg->probes || tg->nrescan == TARGETS_RESCAN_MAX)
 		return;
 	tg->rescan[tg->nrescan] = pid;
 	tg->rescan_until[tg->nrescan++] = loop_now() + RESCAN_SECONDS;
 	loop_timer_set(tg->scanfd, 0.005, 0.02);
+}
+
+/* A watched process mapped a file executable (the loader mapping a
+ * library's code): look in its maps now, for the objects not met before. */
+void targets__on_mapped(int pid, void *ctx)
+{
+	struct targets *tg = ctx;
+
+	if (tg->probes && probes__wants_maps(tg->probes))
+		probes__scan_pid(tg->probes, tg->collect->tracer, tg->collect->procfd, pid);
 }
 
 /* The rescan timer fired: look for probes in the processes that exec'd
@@ -429,20 +446,22 @@ static bool maps_changed(struct targets *tg, struct proc *p)
 	return true;
 }
 
-/* Once a tick: look for the -u probes in what the watched processes mapped
- * since they were last looked at (a library they dlopen()ed): the probe is
- * attached in the new object as soon as this tick, for every process that
- * maps it. The trigger is the size (VSZ) the tick read anyway: a process
- * whose size did not change mapped nothing new (or unmapped as much), and
- * costs nothing; one that did costs a read of its maps, without an open for
- * the objects met before. */
+/* Once a tick, where the kernel does not report new executable mappings
+ * (targets__on_mapped): look for the -u probes in what the watched
+ * processes mapped since they were last looked at (a library they
+ * dlopen()ed): the probe is attached in the new object as soon as this
+ * tick, for every process that maps it. The trigger is the size (VSZ) the
+ * tick read anyway: a process whose size did not change mapped nothing new
+ * (or unmapped as much: a library swapped for a region of its size within
+ * a tick is missed), and costs nothing; one that did costs a read of its
+ * maps, without an open for the objects met before. */
 void targets__tick(struct targets *tg)
 {
 	struct collect *c = tg->collect;
 	struct proc *p;
 	size_t i;
 
-	if (!probes__wants_maps(tg->probes))
+	if (!probes__wants_maps(tg->probes) || (c->tracer && tracer__sees_mappings(c->tracer)))
 		return;
 	for (i = 0; (p = model__at(c->model, i)); i++) {
 		if (!maps_changed(tg, p))

@@ -44,6 +44,7 @@ int targets__resolve_pids(struct targets *tg, char *err, size_t errlen);
 int targets__tracer_roots(const struct targets *tg, struct tracer_root *roots);
 int targets__start(struct targets *tg, bool quiet, char *err, size_t errlen);
 void targets__on_exec(int pid, void *ctx);
+void targets__on_mapped(int pid, void *ctx);
 void targets__rescan(struct targets *tg);
 void targets__tick(struct targets *tg);
 void targets__reap(struct targets *tg);

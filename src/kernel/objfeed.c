@@ -6,8 +6,10 @@
 #include <string.h>
 #include <sys/uio.h>
 #include <time.h>
+#include "folded.h"
 #include "objfeed.h"
 #include "runtime.h"
+#include "safefile.h"
 
 /* Seconds on the monotonic clock. */
 static double monotonic(void)
@@ -20,7 +22,7 @@ static double monotonic(void)
 
 /* Set up the feed; nothing happens unless on. */
 int objfeed__init(struct objfeed *f, struct tracer *t, struct model *m, bool on, unsigned every,
-		  double budget_pct)
+		  double budget_pct, bool whole_run)
 {
 	*f = (struct objfeed){ .tracer = t, .model = m, .every = every ? every : 1 };
 	sample_budget__init(&f->budget, budget_pct, f->every);
@@ -29,6 +31,7 @@ int objfeed__init(struct objfeed *f, struct tracer *t, struct model *m, bool on,
 	f->objects = objects__new();
 	if (!f->objects)
 		return -ENOMEM;
+	objects__keep_gone(f->objects, whole_run);
 	tracer__set_objects(t, f->every);
 	return 0;
 }
@@ -137,7 +140,8 @@ static void on_obj(const struct tracer_obj *o, void *ctx)
 
 	if (!p)
 		return; /* not in the model yet: next tick */
-	if (objects__set(f->objects, o->pid, o->start, o->runtime, o->type, o->write, o->pages) == 1)
+	if (objects__set(f->objects, o->pid, o->start, p->comm, o->runtime, o->type, o->write,
+			 o->pages) == 1)
 		name_type(f, p, o->type);
 	if (p->exited)
 		list_add(&f->gone, &f->ngone, &f->gone_cap, o->pid, o->start, 0);
@@ -179,6 +183,28 @@ void objfeed__tick(struct objfeed *f)
 	objects__set_status(f->objects, tracer__objects(f->tracer),
 			    st.taken + st.failed ? st.ns / 1e3 / (st.taken + st.failed) : -1,
 			    st.failed);
+}
+
+/* Write the copies by object of the whole run to path in the folded
+ * format, after a last read; nothing when --objects is off. Returns 0, or
+ * -1 with the reason in err. */
+int objfeed__write_folded(struct objfeed *f, const char *path, char *err, size_t errlen)
+{
+	size_t len = 0;
+	char *buf;
+	int e;
+
+	if (!f->objects)
+		return 0;
+	objfeed__tick(f);
+	buf = folded_objects_text(f->objects, &len);
+	if (!buf) {
+		snprintf(err, errlen, "%s", strerror(ENOMEM));
+		return -1;
+	}
+	e = safefile_write(path, buf, len, NULL, err, errlen);
+	free(buf);
+	return e ? -1 : 0;
 }
 
 void objfeed__free(struct objfeed *f)

@@ -28,10 +28,12 @@ struct objfeed {
 	size_t ngone, gone_cap;
 };
 
-/* budget_pct: % of one CPU the object reads may cost (0: no limit). */
+/* budget_pct: % of one CPU the object reads may cost (0: no limit);
+ * whole_run: keep the figures of the processes gone, for the folded file. */
 int objfeed__init(struct objfeed *f, struct tracer *t, struct model *m, bool on, unsigned every,
-		  double budget_pct);
+		  double budget_pct, bool whole_run);
 void objfeed__tick(struct objfeed *f);
+int objfeed__write_folded(struct objfeed *f, const char *path, char *err, size_t errlen);
 void objfeed__free(struct objfeed *f);
 
 #endif

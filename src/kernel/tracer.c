@@ -85,6 +85,13 @@ static void decode_mem(struct tracer *t, const struct cowtop_mem_event *r)
 		t->on.mem(&m, t->on.ctx);
 }
 
+/* A new executable mapping of a watched process: hand it on. */
+static void decode_mapped(struct tracer *t, const struct cowtop_map_event *r)
+{
+	if (t->on.mapped)
+		t->on.mapped((int)r->pid, t->on.ctx);
+}
+
 /* Ring-buffer callback: decode one record by its type. */
 static int on_record(void *ctx, void *data, size_t size)
 {
@@ -98,6 +105,8 @@ static int on_record(void *ctx, void *data, size_t size)
 	else if ((*type == COWTOP_EV_OOM || *type == COWTOP_EV_RECLAIM) &&
 		 size >= sizeof(struct cowtop_mem_event))
 		decode_mem(t, data);
+	else if (*type == COWTOP_EV_MAPPED && size >= sizeof(struct cowtop_map_event))
+		decode_mapped(t, data);
 	else if ((*type <= COWTOP_EV_EXIT || *type == COWTOP_EV_ENTER || *type == COWTOP_EV_LEAVE) &&
 		 size >= sizeof(struct cowtop_event))
 		decode_event(t, data);
@@ -198,6 +207,10 @@ static const struct optional_prog {
 	  offsetof(struct tracer, reclaim_out) },
 	{ "on_memcg_reclaim_end", "no-reclaim", "reclaim stalls are not seen",
 	  offsetof(struct tracer, reclaim_out) },
+	{ "on_sys_exit", "maps:size", "libraries loaded later are found when a process's size changes",
+	  offsetof(struct tracer, mapped_out) },
+	{ "on_mmap_exit", "maps:size", "libraries loaded later are found when a process's size changes",
+	  offsetof(struct tracer, mapped_out) },
 };
 
 /* The load failed: if the kernel rejected a program cowtop can do without,
@@ -241,6 +254,7 @@ static int open_load(struct tracer *t, const struct tracer_opts *o, const struct
 		if (e)
 			return e;
 		tracer__pick_memory_programs(t, vmlinux);
+		tracer__pick_mapped(t, o->mapped, vmlinux);
 		tracer__configure(t, o, vmlinux);
 		e = tracer__size_stacks(t, err, errlen);
 		if (e)
@@ -435,6 +449,12 @@ int tracer__drain(struct tracer *t)
 	return n < 0 ? n : 0;
 }
 
+
+/* Whether new executable mappings are reported (see tracer.h). */
+bool tracer__sees_mappings(const struct tracer *t)
+{
+	return t->mapped;
+}
 
 /* Whether copies are counted per phase (-u given). */
 bool tracer__has_phases(const struct tracer *t)

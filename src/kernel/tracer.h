@@ -85,6 +85,8 @@ struct tracer_handlers {
 	void (*event)(const struct tracer_event *e, void *ctx);
 	void (*hit)(const struct tracer_hit *h, void *ctx);
 	void (*mem)(const struct tracer_mem *m, void *ctx);
+	/* A watched process mmap()ed a file executable (tracer_opts.mapped). */
+	void (*mapped)(int pid, void *ctx);
 	void *ctx;
 };
 
@@ -145,6 +147,7 @@ struct tracer_opts {
 	int first_clone_of;
 	unsigned ringbuf_kib; /* 0: default */
 	bool usdt;            /* load the USDT program and count copies per phase */
+	bool mapped;          /* report new executable file mappings of watched processes */
 	bool no_regions;      /* leave copies unsplit by region (all "other") */
 	bool objects;         /* follow runtime layouts for the object sampler */
 	struct tracer_handlers on;
@@ -159,6 +162,9 @@ const char *tracer__fallbacks(const struct tracer *t);
 const char *tracer__fallback_notes(const struct tracer *t);
 /* Whether OOM kills and reclaim stalls are seen (their tracepoints exist). */
 int tracer__watch(struct tracer *t, int pid, int ppid, unsigned long long start);
+/* Whether new executable file mappings are reported (tracer_opts.mapped,
+ * and the kernel runs the program that sees them). */
+bool tracer__sees_mappings(const struct tracer *t);
 int tracer__forget(struct tracer *t, int pid, unsigned long long start);
 /* Count no regions for pid until it execs (the launched command, whose
  * copies before its exec are cowtop's own). */

@@ -52,6 +52,7 @@ struct tracer {
 	enum cowtop_rss_layout rss; /* how the kernel side reads mm->rss_stat */
 	enum cowtop_fault_end fault_end; /* how it tells a fault has ended */
 	bool oom_out, reclaim_out; /* their programs left out (missing, or rejected) */
+	bool mapped, mapped_out;   /* the same for new executable mappings */
 	char fallbacks[256];     /* words for the header and JSON (tracer__fallbacks) */
 	char notes[1024];        /* why, a line each */
 	struct iter_bpf *iter;   /* the task iterator; NULL when this kernel cannot run it */
@@ -122,6 +123,7 @@ void dump__free(struct dump *d);
 /* tracer_pick.c: what the kernel has, chosen before load. */
 int tracer__pick_mechanism(struct tracer *t, const struct btf *vmlinux, char *err, size_t errlen);
 void tracer__pick_memory_programs(struct tracer *t, const struct btf *vmlinux);
+void tracer__pick_mapped(struct tracer *t, bool wanted, const struct btf *vmlinux);
 void tracer__configure(struct tracer *t, const struct tracer_opts *o, const struct btf *vmlinux);
 int tracer__size_stacks(struct tracer *t, char *err, size_t errlen);
 int tracer__configure_cgroup(struct tracer *t, const struct tracer_cgroup *cg,

@@ -5,6 +5,8 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "tracer.h"
@@ -183,6 +185,41 @@ void tracer__pick_memory_programs(struct tracer *t, const struct btf *vmlinux)
 	bpf_program__set_autoload(s->progs.on_direct_reclaim_end, t->reclaim);
 	bpf_program__set_autoload(s->progs.on_memcg_reclaim_begin, t->reclaim);
 	bpf_program__set_autoload(s->progs.on_memcg_reclaim_end, t->reclaim);
+}
+
+/* Whether the classic tracepoint syscalls:sys_exit_mmap can be attached:
+ * libbpf reads its id in tracefs, where it looks for it (debugfs's
+ * tracing directory first). */
+static bool have_mmap_exit_event(void)
+{
+	const char *dir = access("/sys/kernel/debug/tracing", F_OK) == 0 ?
+			  "/sys/kernel/debug/tracing" : "/sys/kernel/tracing";
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s/events/syscalls/sys_exit_mmap/id", dir);
+	return access(path, R_OK) == 0 && !getenv("COWTOP_NO_TRACEFS");
+}
+
+/* Load a program that sees new executable mappings only when the -u
+ * probes are looked for in what processes map (wanted): attached, every
+ * system call of the machine takes the kernel's slow exit path. The
+ * classic syscalls:sys_exit_mmap where tracefs is mounted (the kernel
+ * filters by call number), else raw_syscalls:sys_exit (a program run at
+ * every call's exit). Without either, a process's maps are read again
+ * when its size changes, and cowtop says so. */
+void tracer__pick_mapped(struct tracer *t, bool wanted, const struct btf *vmlinux)
+{
+	bool raw = has_tracepoint(vmlinux, "sys_exit");
+	bool classic = wanted && have_mmap_exit_event();
+
+	if (wanted && !raw && !classic && !t->mapped_out)
+		tracer__fallback(t, "maps:size", "the kernel has no raw_syscalls:sys_exit tracepoint: "
+				"libraries loaded later are found when a process's size changes");
+	t->mapped_out = t->mapped_out || (!raw && !classic);
+	t->mapped = wanted && !t->mapped_out;
+	t->skel->rodata->mmap_nr = SYS_mmap;
+	bpf_program__set_autoload(t->skel->progs.on_mmap_exit, t->mapped && classic);
+	bpf_program__set_autoload(t->skel->progs.on_sys_exit, t->mapped && !classic);
 }
 
 /* Choose the mechanism and check the follow tracepoints exist. */

@@ -12,11 +12,23 @@ struct objects_ent {
 	int runtime, write;
 	unsigned long long type, pages;
 	char name[OBJECTS_NAME_MAX]; /* "" until named */
+	char comm[OBJECTS_COMM_MAX]; /* its process's name, "" when not given */
+};
+
+/* The pages of processes pruned, by (comm, runtime, type name, write). */
+struct objects_fold {
+	char comm[OBJECTS_COMM_MAX];
+	char type[OBJECTS_NAME_MAX];
+	int runtime, write;
+	unsigned long long pages;
 };
 
 struct objects {
 	struct objects_ent *v;
 	size_t n, cap;
+	bool keep_gone;            /* prune folds rows into folds instead of dropping them */
+	struct objects_fold *folds;
+	size_t nfolds, fcap;
 	unsigned every;
 	double us;
 	unsigned long long failed;
@@ -90,6 +102,7 @@ void objects__free(struct objects *o)
 	if (!o)
 		return;
 	free(o->v);
+	free(o->folds);
 	free(o);
 }
 
@@ -109,12 +122,14 @@ static struct objects_ent *find(struct objects *o, int pid, unsigned long long s
 	return NULL;
 }
 
-int objects__set(struct objects *o, int pid, unsigned long long start, int runtime,
-		 unsigned long long type, int write, unsigned long long pages)
+int objects__set(struct objects *o, int pid, unsigned long long start, const char *comm,
+		 int runtime, unsigned long long type, int write, unsigned long long pages)
 {
 	struct objects_ent *e = find(o, pid, start, runtime, type, write);
 	size_t i;
 
+	if (e && comm && !e->comm[0])
+		snprintf(e->comm, sizeof(e->comm), "%s", comm);
 	if (e) {
 		if (pages > e->pages)
 			e->pages = pages;
@@ -132,6 +147,8 @@ int objects__set(struct objects *o, int pid, unsigned long long start, int runti
 	e = &o->v[o->n++];
 	*e = (struct objects_ent){ .pid = pid, .start = start, .runtime = runtime, .type = type,
 				   .write = write, .pages = pages };
+	if (comm)
+		snprintf(e->comm, sizeof(e->comm), "%s", comm);
 	if (obj_type_static_name(runtime, type, e->name, sizeof(e->name)))
 		return 0;
 	/* Another write kind of the same type may be named already. */
@@ -167,15 +184,74 @@ const char *objects__name_of(const struct objects *o, int pid, unsigned long lon
 	return NULL;
 }
 
+/* The type name a row is shown under. */
+static const char *ent_type(const struct objects_ent *e)
+{
+	return e->name[0] ? e->name : "(unnamed)";
+}
+
+/* Add row e (its process pruned) to the totals; -ENOMEM when it cannot. */
+static int fold(struct objects *o, const struct objects_ent *e)
+{
+	struct objects_fold *f;
+	size_t i;
+
+	for (i = 0; i < o->nfolds; i++) {
+		f = &o->folds[i];
+		if (f->runtime == e->runtime && f->write == e->write && !strcmp(f->comm, e->comm) &&
+		    !strcmp(f->type, ent_type(e))) {
+			f->pages += e->pages;
+			return 0;
+		}
+	}
+	if (o->nfolds == o->fcap) {
+		size_t cap = o->fcap ? o->fcap * 2 : 64;
+		void *v = realloc(o->folds, cap * sizeof(*o->folds));
+
+		if (!v)
+			return -ENOMEM;
+		o->folds = v;
+		o->fcap = cap;
+	}
+	f = &o->folds[o->nfolds++];
+	*f = (struct objects_fold){ .runtime = e->runtime, .write = e->write, .pages = e->pages };
+	snprintf(f->comm, sizeof(f->comm), "%s", e->comm);
+	snprintf(f->type, sizeof(f->type), "%s", ent_type(e));
+	return 0;
+}
+
 void objects__prune(struct objects *o, bool (*keep)(int pid, unsigned long long start, void *ctx),
 		    void *ctx)
 {
 	size_t i, k = 0;
 
 	for (i = 0; i < o->n; i++)
-		if (keep(o->v[i].pid, o->v[i].start, ctx))
-			o->v[k++] = o->v[i];
+		if (keep(o->v[i].pid, o->v[i].start, ctx) ||
+		    (o->keep_gone && o->v[i].pages && fold(o, &o->v[i])))
+			o->v[k++] = o->v[i]; /* kept, or not folded for want of memory: next time */
 	o->n = k;
+}
+
+void objects__keep_gone(struct objects *o, bool keep)
+{
+	o->keep_gone = keep;
+}
+
+void objects__each(const struct objects *o, objects_fn fn, void *ctx)
+{
+	size_t i;
+
+	for (i = 0; i < o->nfolds; i++) {
+		const struct objects_fold *f = &o->folds[i];
+
+		fn(f->comm, runtime_name(f->runtime), f->type, f->write, f->pages, ctx);
+	}
+	for (i = 0; i < o->n; i++) {
+		const struct objects_ent *e = &o->v[i];
+
+		if (e->pages)
+			fn(e->comm, runtime_name(e->runtime), ent_type(e), e->write, e->pages, ctx);
+	}
 }
 
 void objects__set_status(struct objects *o, unsigned every, double us, unsigned long long failed)
@@ -198,7 +274,7 @@ static void top_add(struct objects_proc *p, const struct objects_ent *e)
 	for (; i > 0 && p->top[i - 1].pages < e->pages; i--)
 		p->top[i] = p->top[i - 1];
 	p->top[i] = (struct objects_row){ .write = e->write, .pages = e->pages };
-	snprintf(p->top[i].type, sizeof(p->top[i].type), "%s", e->name[0] ? e->name : "(unnamed)");
+	snprintf(p->top[i].type, sizeof(p->top[i].type), "%s", ent_type(e));
 }
 
 /* (pid, start) order of entries, through pointers. */

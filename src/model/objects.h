@@ -10,6 +10,7 @@
 
 #define OBJECTS_TOP 16       /* (type, write) rows per process in a snapshot */
 #define OBJECTS_NAME_MAX 64
+#define OBJECTS_COMM_MAX 64  /* as PROC_COMM_MAX */
 
 /* Which part of an object a copy's write fell in (the kernel's values). */
 enum obj_write {
@@ -68,19 +69,31 @@ struct objects_snap {
 
 struct objects *objects__new(void);
 void objects__free(struct objects *o);
-/* Set the pages of (pid, start, runtime, type, write) (kept monotonic).
- * Returns 1 when its type has no name yet, 0, or -ENOMEM. */
-int objects__set(struct objects *o, int pid, unsigned long long start, int runtime,
-		 unsigned long long type, int write, unsigned long long pages);
+/* Set the pages of (pid, start, runtime, type, write) (kept monotonic);
+ * comm (NULL: not known) names the process in objects__each. Returns 1
+ * when its type has no name yet, 0, or -ENOMEM. */
+int objects__set(struct objects *o, int pid, unsigned long long start, const char *comm,
+		 int runtime, unsigned long long type, int write, unsigned long long pages);
 /* Name the type of the rows of (pid, start) with that type. */
 void objects__name(struct objects *o, int pid, unsigned long long start, unsigned long long type,
 		   const char *name);
 /* The name of type in a row of (pid, start), or NULL. */
 const char *objects__name_of(const struct objects *o, int pid, unsigned long long start,
 			     unsigned long long type);
-/* Drop the rows of processes for which keep says false. */
+/* Drop the rows of processes for which keep says false; with
+ * objects__keep_gone, add them to the whole run's totals first. */
 void objects__prune(struct objects *o, bool (*keep)(int pid, unsigned long long start, void *ctx),
 		    void *ctx);
+/* Keep the pages of pruned processes, by (comm, runtime, type name, write
+ * kind), for objects__each (the whole run asked for: --folded-objects). */
+void objects__keep_gone(struct objects *o, bool keep);
+/* One row of the whole run: a process name ("" unknown), its runtime's
+ * name, a type name ("(unnamed)" when none was read), a write kind. */
+typedef void (*objects_fn)(const char *comm, const char *runtime, const char *type, int write,
+			   unsigned long long pages, void *ctx);
+/* Every row with pages: the totals of pruned processes (kept with
+ * objects__keep_gone), then the rows held. */
+void objects__each(const struct objects *o, objects_fn fn, void *ctx);
 void objects__set_status(struct objects *o, unsigned every, double us, unsigned long long failed);
 struct objects_snap *objects__snap(const struct objects *o);
 void objects_snap__free(struct objects_snap *sn);

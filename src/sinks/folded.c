@@ -35,6 +35,40 @@ static void each_line(const char *comm, const struct stack_top *st, void *ctx)
 	folded_line(ctx, comm, st);
 }
 
+/* One (process, type, write kind) row as a folded line. */
+static void object_line(const char *comm, const char *runtime, const char *type, int write,
+			unsigned long long pages, void *ctx)
+{
+	FILE *f = ctx;
+
+	if (!pages)
+		return;
+	put_name(f, *comm ? comm : "[unknown]");
+	fputc(';', f);
+	put_name(f, runtime);
+	fputc(';', f);
+	put_name(f, type);
+	fputs(";[", f);
+	put_name(f, obj_write_name(write));
+	fprintf(f, "] %llu\n", pages);
+}
+
+/* The copies by object of the whole run, folded. */
+char *folded_objects_text(const struct objects *o, size_t *len)
+{
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
+
+	if (!f)
+		return NULL;
+	objects__each(o, object_line, f);
+	if (fclose(f)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
 /* The whole table, folded. */
 char *folded_text(const struct stacks *s, size_t *len)
 {

@@ -22,6 +22,13 @@
 # cost more than 1% of a CPU). Without --objects no objects field appears. The master stays alive
 # until the child's counts are shown, so that type names are read from it.
 #
+# --folded-objects FILE (iter and gc runs): at exit, one line per (process,
+# type, write kind), "comm;cpython-3.11;TYPE;[WRITE] PAGES"; its
+# (str, refcount) or (Item, gc_header) pages, over every process, within
+# the same bounds of the same truth, and its pages add up to those of the
+# last frame's cow_objects of every process (the workload's master and
+# child, both still shown).
+#
 # Environment (besides lib.sh's): COWTOP_TEST_PYTHON (default
 # /usr/bin/python3.11).
 set -euo pipefail
@@ -111,7 +118,30 @@ share() {
 		test "$(($2 * 100))" -ge "$(($3 * SHARE_PCT))"
 }
 
-run_mode iter --objects --objects-sample 1 --sample-budget 0 -- --mode iter
+# The pages of the folded file's lines of TYPE and WRITE: folded_pages FILE TYPE WRITE.
+folded_pages() {
+	awk -v t="$2" -v w="[$3]" '{ n = split($1, f, ";") }
+		n >= 4 && f[n - 1] == t && f[n] == w { s += $2 } END { print s + 0 }' "$1"
+}
+
+# Check the folded file of run NAME: its format, and that its pages are
+# every process's sampled pages in the last frame: check_folded NAME.
+check_folded() {
+	local file=$WORK/$1.folded total shown
+	check "$1: the folded file was written" test -s "$file"
+	sed "s/^/  $1.folded: /" "$file" || true
+	check "$1: every folded line is comm;cpython-3.11;type;[write] pages" \
+		awk '!/^[^;]+;cpython-3\.11;[^;]+;\[[a-z_]+\] [0-9]+$/ { bad = 1 } END { exit bad }' "$file"
+	total=$(awk '{ s += $NF } END { print s + 0 }' "$file")
+	shown=$(jq -n -r 'reduce inputs.processes[] as $p ({};
+		if $p.cow_objects != null then .[$p.pid | tostring] = $p.cow_objects.pages else . end)
+		| [.[]] | add // 0' "$FRAMES")
+	check "$1: folded pages $total are the sampled pages shown $shown (+ the last read)" \
+		in_range "$total" "$shown" $((shown + SLACK))
+}
+
+run_mode iter --objects --objects-sample 1 --sample-budget 0 --folded-objects "$WORK/iter.folded" \
+	-- --mode iter
 truth=$(rfield pages 4)
 check "iter: runtime detected" jq_true \
 	"$CHILD_OBJ"' | .cow_objects.runtime == "cpython-3.11"' --argjson child "$CHILD"
@@ -121,11 +151,16 @@ share "iter: refcount writes" "$(by_write refcount)" "$(by_write all)"
 cow=$(jq -n -r --argjson child "$CHILD" "$CHILD_OBJ"' | .cow_pages' "$FRAMES")
 check "iter: sampled pages $(by_write all) are the child's copies $cow (1 in 1)" \
 	in_range "$(by_write all)" $((cow - SLACK)) "$cow"
+check_folded iter
+near "iter: folded (str, refcount) pages" "$(folded_pages "$WORK/iter.folded" str refcount)" "$truth"
 
-run_mode gc --objects --objects-sample 1 --sample-budget 0 -- --mode gc
+run_mode gc --objects --objects-sample 1 --sample-budget 0 --folded-objects "$WORK/gc.folded" \
+	-- --mode gc
 truth=$(rfield pages 6)
 gc_plain=$(by_write gc_header)
 near "gc: (Item, gc_header) pages" "$(obj_pages Item gc_header)" "$truth"
+check_folded gc
+near "gc: folded (Item, gc_header) pages" "$(folded_pages "$WORK/gc.folded" Item gc_header)" "$truth"
 share "gc: gc_header writes" "$gc_plain" "$(by_write all)"
 
 run_mode freeze --objects --objects-sample 1 --sample-budget 0 -- --mode gc --freeze

@@ -181,6 +181,25 @@ static void test_sample_budget(void **state)
 	assert_non_null(strstr(err, "--sample-budget needs --stacks or --objects"));
 }
 
+/* --folded-objects FILE implies --objects (so --objects-sample and
+ * --sample-budget apply); a file name is needed. */
+static void test_folded_objects(void **state)
+{
+	struct options o;
+	char *argv[ARGV_MAX];
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse(&o, argv, err, "--folded-objects", "o.folded", "--objects-sample", "1",
+			       "--sample-budget", "0", NULL), 0);
+	assert_true(o.objects);
+	assert_false(o.stacks);
+	assert_string_equal(o.folded_objects, "o.folded");
+	assert_int_equal(options_check_mode(&o, false, err, sizeof(err)), 0);
+	assert_int_equal(parse(&o, argv, err, "--folded-objects", "", NULL), -EINVAL);
+	assert_non_null(strstr(err, "--folded-objects needs a file name"));
+}
+
 static void test_full_line(void **state)
 {
 	struct options o;
@@ -434,6 +453,7 @@ int main(void)
 		cmocka_unit_test(test_pid_lists),
 		cmocka_unit_test(test_smaps_budget),
 		cmocka_unit_test(test_sample_budget),
+		cmocka_unit_test(test_folded_objects),
 		cmocka_unit_test(test_command_after_dashes),
 		cmocka_unit_test(test_bad_values),
 		cmocka_unit_test(test_number_words),

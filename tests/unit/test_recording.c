@@ -206,10 +206,10 @@ static void test_objects_round_trip(void **state)
 	assert_non_null(o);
 	/* a child of 101 with a lower pid: the file has it before 102 */
 	add(m, 50, 101, 70, "helper", 40);
-	objects__set(o, 101, 60, OBJ_RT_RUBY31, 5, OBJ_W_FLAGS, 500);
-	objects__set(o, 50, 70, OBJ_RT_RUBY31, 7, OBJ_W_FLAGS, 40);
-	objects__set(o, 101, 60, OBJ_RT_RUBY31, OBJ_RBT_NONE, OBJ_W_OUTSIDE, 300);
-	objects__set(o, 100, 50, OBJ_RT_RUBY31, 5, OBJ_W_SLOT, 10);
+	objects__set(o, 101, 60, NULL, OBJ_RT_RUBY31, 5, OBJ_W_FLAGS, 500);
+	objects__set(o, 50, 70, NULL, OBJ_RT_RUBY31, 7, OBJ_W_FLAGS, 40);
+	objects__set(o, 101, 60, NULL, OBJ_RT_RUBY31, OBJ_RBT_NONE, OBJ_W_OUTSIDE, 300);
+	objects__set(o, 100, 50, NULL, OBJ_RT_RUBY31, 5, OBJ_W_SLOT, 10);
 	objects__set_status(o, 8, 0.5, 2);
 	rec_objects = o;
 	write_recording(m, 2, RECORD_SCHEMA);

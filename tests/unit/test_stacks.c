@@ -1,5 +1,5 @@
 /* Unit tests of the stack table (aggregation, top stacks, copy sites) and
- * the folded writer. */
+ * the folded writers (stacks, and copies by object). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
 #endif
@@ -14,6 +14,8 @@
 #include <string.h>
 #include <cmocka.h>
 #include "folded.h"
+#include "objects.h"
+#include "runtime.h"
 #include "stacks.h"
 
 /* Count stack id of (pid, 7) at pages, giving it frames if it wants some. */
@@ -220,6 +222,59 @@ static void test_fold(void **state)
 	stacks__free(s);
 }
 
+/* keep() of test_folded_objects: only pid 2 stays. */
+static bool keep_two(int pid, unsigned long long start, void *ctx)
+{
+	(void)start;
+	(void)ctx;
+	return pid == 2;
+}
+
+/* Folded copies by object: one line per (comm, runtime, type, write kind),
+ * the write kind bracketed as the leaf; the rows of processes pruned stay
+ * only when the whole run is kept, merged by name however many processes
+ * had them; an unnamed type and an unknown comm are said; ';' and control
+ * bytes cannot break a line; no line for 0 pages. */
+static void test_folded_objects(void **state)
+{
+	struct objects *o = objects__new();
+	size_t len;
+	char *text;
+
+	(void)state;
+	objects__keep_gone(o, true);
+	assert_int_equal(objects__set(o, 1, 10, "py", OBJ_RT_PY311, 0x1000, OBJ_W_REFCNT, 30), 1);
+	objects__name(o, 1, 10, 0x1000, "str");
+	assert_int_equal(objects__set(o, 3, 30, "py", OBJ_RT_PY311, 0x1000, OBJ_W_REFCNT, 12), 1);
+	objects__name(o, 3, 30, 0x1000, "str");
+	assert_int_equal(objects__set(o, 3, 30, "py", OBJ_RT_PY311, 0x2000, OBJ_W_GC, 5), 1);
+	assert_int_equal(objects__set(o, 2, 20, "w;k\n", OBJ_RT_RUBY31, 5, OBJ_W_FLAGS, 7), 0);
+	assert_int_equal(objects__set(o, 2, 20, NULL, OBJ_RT_RUBY31, 7, OBJ_W_SLOT, 0), 0);
+	assert_int_equal(objects__set(o, 4, 40, NULL, OBJ_RT_PY311, OBJ_PYT_BLOCK, OBJ_W_PAYLOAD, 2), 0);
+	objects__prune(o, keep_two, NULL);
+	text = folded_objects_text(o, &len);
+	assert_non_null(text);
+	assert_int_equal(strlen(text), len);
+	assert_string_equal(text,
+			    "py;cpython-3.11;str;[refcount] 42\n"
+			    "py;cpython-3.11;(unnamed);[gc_header] 5\n"
+			    "[unknown];cpython-3.11;(block without object);[payload] 2\n"
+			    "w:k?;ruby-3.1;T_STRING;[flags] 7\n");
+	free(text);
+	objects__free(o);
+
+	/* Without the whole run, the pruned processes' rows are dropped. */
+	o = objects__new();
+	assert_int_equal(objects__set(o, 1, 10, "py", OBJ_RT_PY311, OBJ_PYT_BLOCK, OBJ_W_PAYLOAD, 3), 0);
+	assert_int_equal(objects__set(o, 2, 20, "rb", OBJ_RT_RUBY31, 5, OBJ_W_FLAGS, 4), 0);
+	objects__prune(o, keep_two, NULL);
+	text = folded_objects_text(o, &len);
+	assert_non_null(text);
+	assert_string_equal(text, "rb;ruby-3.1;T_STRING;[flags] 4\n");
+	free(text);
+	objects__free(o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -228,6 +283,7 @@ int main(void)
 		cmocka_unit_test(test_many),
 		cmocka_unit_test(test_folded),
 		cmocka_unit_test(test_fold),
+		cmocka_unit_test(test_folded_objects),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -23,10 +23,10 @@ static struct frame *sample(struct objects *o, const char *type_name)
 
 	add(m, 101, 100, 11, "worker", 1000);
 	if (o) {
-		objects__set(o, 101, 11, OBJ_RT_RUBY31, 5, OBJ_W_FLAGS, 500);
-		objects__set(o, 101, 11, OBJ_RT_RUBY31, OBJ_RBT_NONE, OBJ_W_OUTSIDE, 300);
+		objects__set(o, 101, 11, NULL, OBJ_RT_RUBY31, 5, OBJ_W_FLAGS, 500);
+		objects__set(o, 101, 11, NULL, OBJ_RT_RUBY31, OBJ_RBT_NONE, OBJ_W_OUTSIDE, 300);
 		if (type_name) {
-			objects__set(o, 101, 11, OBJ_RT_PY311, 0x1000, OBJ_W_REFCNT, 10);
+			objects__set(o, 101, 11, NULL, OBJ_RT_PY311, 0x1000, OBJ_W_REFCNT, 10);
 			objects__name(o, 101, 11, 0x1000, type_name);
 		}
 		objects__set_status(o, 8, 0.5, 0);

@@ -15,8 +15,16 @@
  * (A: 1 when the probes were attached before the phase, 0 when the wait
  * ran out), then the main process's "main PID".
  *
+ * With --swap the library comes in without a change of size: the main
+ * process reserves (before its start delay, so before the fork) an
+ * anonymous region exactly as large as the library's mapping (its ELF load
+ * segments' span), and the child unmaps it right after dlopen(), the two
+ * a few microseconds apart. The child's line then also says whether its
+ * size (VSZ) was the same before the dlopen() and after the munmap():
+ *   child PID inside I outside O attached A same_size Z
+ *
  * Usage: dlopenload [--report FILE] [--lib PATH] [--outside N] [--inside N]
- *                   [--after N] [--wait SECONDS] [--start-delay SECONDS]
+ *                   [--after N] [--wait SECONDS] [--start-delay SECONDS] [--swap]
  * --lib defaults to libdlprobe.so next to the executable; --start-delay
  * (default 0) is how long the main process waits before it forks, for a
  * tracer given its pid.
@@ -25,6 +33,7 @@
 #define _GNU_SOURCE
 #endif
 #include <dlfcn.h>
+#include <elf.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -42,11 +51,14 @@ const char wl_prog[] = "dlopenload";
 
 static const char usage_text[] =
 	"usage: dlopenload [--report FILE] [--lib PATH] [--outside N] [--inside N]\n"
-	"                  [--after N] [--wait SECONDS] [--start-delay SECONDS]\n";
+	"                  [--after N] [--wait SECONDS] [--start-delay SECONDS] [--swap]\n";
 
 static const char *report_path, *lib_path;
 static unsigned long outside = 100, inside = 300, after = 50;
 static double wait_s = 20, start_delay;
+static int swap;
+static void *reserved; /* --swap: the region the child gives back after dlopen() */
+static size_t reserved_len;
 
 static const struct option long_opts[] = {
 	{ "report", required_argument, NULL, 'r' },
@@ -56,6 +68,7 @@ static const struct option long_opts[] = {
 	{ "after", required_argument, NULL, 'a' },
 	{ "wait", required_argument, NULL, 'w' },
 	{ "start-delay", required_argument, NULL, 's' },
+	{ "swap", no_argument, NULL, 'x' },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
 };
@@ -82,6 +95,7 @@ static void set_opt(int opt, const char *arg, const char *name)
 	case 'a': after = pages_arg(arg, name); break;
 	case 'w': wait_s = parse_seconds(arg, name); break;
 	case 's': start_delay = parse_seconds(arg, name); break;
+	case 'x': swap = 1; break;
 	}
 }
 
@@ -100,6 +114,53 @@ static const char *default_lib(char *buf, size_t len)
 	return buf;
 }
 
+/* The size of the mapping the loader makes for the ELF object at path:
+ * from the first load segment's page to the end of the last one's memory,
+ * in whole pages. */
+static size_t lib_span(const char *path, size_t page)
+{
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+	unsigned long lo = ~0UL, hi = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), i;
+
+	if (fd < 0)
+		die(path);
+	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64)
+		usage_error(path, "not a 64-bit ELF object");
+	for (i = 0; i < eh.e_phnum; i++) {
+		if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + (size_t)i * eh.e_phentsize)) !=
+		    (ssize_t)sizeof(ph))
+			die(path);
+		if (ph.p_type != PT_LOAD)
+			continue;
+		if (ph.p_vaddr < lo)
+			lo = ph.p_vaddr;
+		if (ph.p_vaddr + ph.p_memsz > hi)
+			hi = ph.p_vaddr + ph.p_memsz;
+	}
+	close(fd);
+	if (hi <= lo)
+		usage_error(path, "no load segments");
+	lo &= ~(page - 1);
+	return ((hi + page - 1) & ~(page - 1)) - lo;
+}
+
+/* This process's size (VSZ) in pages, from /proc/self/statm. */
+static unsigned long vsz_pages(void)
+{
+	char buf[128];
+	int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+
+	if (n <= 0)
+		die("/proc/self/statm");
+	close(fd);
+	buf[n] = '\0';
+	return strtoul(buf, NULL, 10);
+}
+
 /* Write one byte into each of n pages from p: n copies. */
 static void write_pages(volatile char *p, unsigned long n, size_t page)
 {
@@ -116,11 +177,14 @@ static void child(char *mem, size_t page, int fd)
 	void (*begin)(long), (*end)(long);
 	struct line l = { .len = 0 };
 	char buf[4096];
-	unsigned long waited = 0;
+	unsigned long waited = 0, size_before = vsz_pages(), size_after;
 	int ok;
 	void *h;
 
 	h = dlopen(lib_path ? lib_path : default_lib(buf, sizeof(buf)), RTLD_NOW);
+	if (h && reserved && munmap(reserved, reserved_len))
+		die("munmap");
+	size_after = vsz_pages();
 	if (!h) {
 		fprintf(stderr, "dlopenload: %s\n", dlerror());
 		_exit(1);
@@ -146,6 +210,8 @@ static void child(char *mem, size_t page, int fd)
 	line_kv(&l, "inside", inside);
 	line_kv(&l, "outside", outside + after);
 	line_kv(&l, "attached", (unsigned long)ok);
+	if (swap)
+		line_kv(&l, "same_size", size_after == size_before);
 	if (line_emit(&l, fd))
 		_exit(1);
 	_exit(0);
@@ -170,6 +236,18 @@ int main(int argc, char **argv)
 		die("mmap");
 	madvise(mem, total ? total : page, MADV_NOHUGEPAGE);
 	memset(mem, 1, total); /* pre-touched: every page present before the fork */
+	if (swap) {
+		void *volatile heap; /* not a pair the compiler may drop */
+		char buf[4096];
+
+		reserved_len = lib_span(lib_path ? lib_path : default_lib(buf, sizeof(buf)), page);
+		reserved = mmap(NULL, reserved_len, PROT_NONE,
+				MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (reserved == MAP_FAILED)
+			die("mmap");
+		heap = malloc(1); /* the heap set up now: dlopen()'s allocations grow nothing */
+		free(heap);
+	}
 	sleep_ms((unsigned long)(start_delay * 1000));
 	fflush(NULL);
 	pid = fork();
