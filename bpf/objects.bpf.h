@@ -184,16 +184,18 @@ static __noinline int py311_classify(__u64 addr, __u64 type_type, struct cowtop_
 /* Ruby 3.1 (64-bit, no variable-width allocation): heap page bodies are
  * 64 KiB, 64 KiB-aligned; their first word points to the page's struct
  * heap_page, whose start field (RB31_PAGE_START) is the first slot: the
- * first multiple of the 40-byte slot size after that word. A slot's flags
- * word holds its builtin type in its low 5 bits. */
+ * first multiple of the 40-byte slot size after that word. A slot starts
+ * with struct RBasic: its flags word holds its builtin type in its low 5
+ * bits, the next word is its class (klass). */
 #define RB31_PAGE 65536
 #define RB31_SLOT 40
 #define RB31_PAGE_START 32 /* offsetof(struct heap_page, start): measured on Debian's 3.1 */
+#define RB31_CLASS_SERIAL 32 /* offsetof(struct RClass, class_serial): measured likewise */
 
 /* The Ruby slot holding addr and the part of it written, into k. */
 static __noinline int rb31_classify(__u64 addr, struct cowtop_obj_key *k)
 {
-	__u64 body = addr & ~(__u64)(RB31_PAGE - 1), page = 0, start, first = 0, slot, flags = 0;
+	__u64 body = addr & ~(__u64)(RB31_PAGE - 1), page = 0, start, first = 0, slot, w[2] = {};
 
 	k->type = COWTOP_RBT_NONE;
 	k->write = COWTOP_W_OUTSIDE;
@@ -205,10 +207,16 @@ static __noinline int rb31_classify(__u64 addr, struct cowtop_obj_key *k)
 	    first != start)
 		return 0;
 	slot = start + (addr - start) / RB31_SLOT * RB31_SLOT;
-	if (slot + RB31_SLOT > body + RB31_PAGE ||
-	    bpf_probe_read_user(&flags, sizeof(flags), (void *)slot))
+	if (slot + RB31_SLOT > body + RB31_PAGE || bpf_probe_read_user(w, sizeof(w), (void *)slot))
 		return 0;
-	k->type = flags & 0x1f;
+	/* w: RBasic's flags and klass (the class, read by user space) */
+	k->type = w[0] & 0x1f;
+	if (COWTOP_RB_KLASS_TYPES & (1U << k->type)) {
+		k->klass = w[1]; /* validated by user space; 0: hidden from Ruby code */
+		if (w[1] && !(w[1] & 7) && w[1] < user_addr_end)
+			bpf_probe_read_user(&k->klass_serial, sizeof(k->klass_serial),
+					    (void *)(w[1] + RB31_CLASS_SERIAL));
+	}
 	k->write = addr - slot < 8 ? COWTOP_W_FLAGS : COWTOP_W_SLOT;
 	return 0;
 }

@@ -10,8 +10,10 @@ struct objects_ent {
 	int pid;
 	unsigned long long start;
 	int runtime, write;
-	unsigned long long type, pages;
+	unsigned long long type, klass, serial, pages;
+	bool has_class;              /* a Ruby type whose class is read */
 	char name[OBJECTS_NAME_MAX]; /* "" until named */
+	char cls[OBJECTS_NAME_MAX];  /* "" until named (has_class) */
 };
 
 struct objects {
@@ -80,6 +82,12 @@ bool obj_type_static_name(int runtime, unsigned long long type, char *buf, size_
 	return true;
 }
 
+/* T_OBJECT, T_STRUCT, T_DATA: the kernel side reads their class word. */
+bool obj_has_class(int runtime, unsigned long long type)
+{
+	return runtime == OBJ_RT_RUBY31 && (type == 0x01 || type == 0x09 || type == 0x0c);
+}
+
 struct objects *objects__new(void)
 {
 	return calloc(1, sizeof(struct objects));
@@ -93,32 +101,55 @@ void objects__free(struct objects *o)
 	free(o);
 }
 
-/* The entry of (pid, start, runtime, type, write), or NULL. */
-static struct objects_ent *find(struct objects *o, int pid, unsigned long long start, int runtime,
-				unsigned long long type, int write)
+/* The entry of k, or NULL. */
+static struct objects_ent *find(struct objects *o, const struct objects_key *k)
 {
 	size_t i;
 
 	for (i = o->n; i-- > 0;) {
 		struct objects_ent *e = &o->v[i];
 
-		if (e->pid == pid && e->start == start && e->type == type && e->write == write &&
-		    e->runtime == runtime)
+		if (e->pid == k->pid && e->start == k->start && e->type == k->type &&
+		    e->write == k->write && e->runtime == k->runtime && e->klass == k->klass &&
+		    e->serial == k->klass_serial)
 			return e;
 	}
 	return NULL;
 }
 
-int objects__set(struct objects *o, int pid, unsigned long long start, int runtime,
-		 unsigned long long type, int write, unsigned long long pages)
+/* What is still to be named of e (OBJECTS_NEED_*). */
+static int need(const struct objects_ent *e)
 {
-	struct objects_ent *e = find(o, pid, start, runtime, type, write);
+	return (e->name[0] ? 0 : OBJECTS_NEED_TYPE) |
+	       (e->has_class && !e->cls[0] ? OBJECTS_NEED_CLASS : 0);
+}
+
+/* Name e's type and class as another row of its process names them. */
+static void name_from_peers(struct objects *o, struct objects_ent *e)
+{
 	size_t i;
+
+	for (i = 0; i + 1 < o->n && need(e); i++) {
+		const struct objects_ent *x = &o->v[i];
+
+		if (x->pid != e->pid || x->start != e->start)
+			continue;
+		if (!e->name[0] && x->type == e->type && x->name[0])
+			memcpy(e->name, x->name, sizeof(e->name));
+		if (e->has_class && !e->cls[0] && x->has_class && x->klass == e->klass &&
+		    x->serial == e->serial && x->cls[0])
+			memcpy(e->cls, x->cls, sizeof(e->cls));
+	}
+}
+
+int objects__set(struct objects *o, const struct objects_key *k, unsigned long long pages)
+{
+	struct objects_ent *e = find(o, k);
 
 	if (e) {
 		if (pages > e->pages)
 			e->pages = pages;
-		return e->name[0] ? 0 : 1;
+		return need(e);
 	}
 	if (o->n == o->cap) {
 		size_t cap = o->cap ? o->cap * 2 : 64;
@@ -130,18 +161,16 @@ int objects__set(struct objects *o, int pid, unsigned long long start, int runti
 		o->cap = cap;
 	}
 	e = &o->v[o->n++];
-	*e = (struct objects_ent){ .pid = pid, .start = start, .runtime = runtime, .type = type,
-				   .write = write, .pages = pages };
-	if (obj_type_static_name(runtime, type, e->name, sizeof(e->name)))
-		return 0;
-	/* Another write kind of the same type may be named already. */
-	for (i = 0; i + 1 < o->n; i++)
-		if (o->v[i].pid == pid && o->v[i].start == start && o->v[i].type == type &&
-		    o->v[i].name[0]) {
-			memcpy(e->name, o->v[i].name, sizeof(e->name));
-			return 0;
-		}
-	return 1;
+	*e = (struct objects_ent){ .pid = k->pid, .start = k->start, .runtime = k->runtime,
+				   .type = k->type, .klass = k->klass, .serial = k->klass_serial,
+				   .write = k->write, .pages = pages,
+				   .has_class = obj_has_class(k->runtime, k->type) };
+	obj_type_static_name(k->runtime, k->type, e->name, sizeof(e->name));
+	if (e->has_class && !e->klass)
+		snprintf(e->cls, sizeof(e->cls), "%s", OBJ_CLASS_NONE);
+	/* Another write kind of the same type or class may be named already. */
+	name_from_peers(o, e);
+	return need(e);
 }
 
 void objects__name(struct objects *o, int pid, unsigned long long start, unsigned long long type,
@@ -153,6 +182,29 @@ void objects__name(struct objects *o, int pid, unsigned long long start, unsigne
 		if (o->v[i].pid == pid && o->v[i].start == start && o->v[i].type == type &&
 		    !o->v[i].name[0])
 			snprintf(o->v[i].name, sizeof(o->v[i].name), "%s", name);
+}
+
+void objects__name_class(struct objects *o, int pid, unsigned long long start,
+			 unsigned long long klass, unsigned long long serial, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < o->n; i++)
+		if (o->v[i].pid == pid && o->v[i].start == start && o->v[i].has_class &&
+		    o->v[i].klass == klass && o->v[i].serial == serial && !o->v[i].cls[0])
+			snprintf(o->v[i].cls, sizeof(o->v[i].cls), "%s", name);
+}
+
+const char *objects__class_of(const struct objects *o, int pid, unsigned long long start,
+			      unsigned long long klass, unsigned long long serial)
+{
+	size_t i;
+
+	for (i = 0; i < o->n; i++)
+		if (o->v[i].pid == pid && o->v[i].start == start && o->v[i].has_class &&
+		    o->v[i].klass == klass && o->v[i].serial == serial && o->v[i].cls[0])
+			return o->v[i].cls;
+	return NULL;
 }
 
 const char *objects__name_of(const struct objects *o, int pid, unsigned long long start,
@@ -199,6 +251,8 @@ static void top_add(struct objects_proc *p, const struct objects_ent *e)
 		p->top[i] = p->top[i - 1];
 	p->top[i] = (struct objects_row){ .write = e->write, .pages = e->pages };
 	snprintf(p->top[i].type, sizeof(p->top[i].type), "%s", e->name[0] ? e->name : "(unnamed)");
+	if (e->has_class)
+		snprintf(p->top[i].cls, sizeof(p->top[i].cls), "%s", e->cls[0] ? e->cls : OBJ_CLASS_UNKNOWN);
 }
 
 /* (pid, start) order of entries, through pointers. */

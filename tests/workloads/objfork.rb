@@ -6,8 +6,10 @@
 #
 # The master (the garbage collector disabled, so that its objects stay young)
 # allocates --strings strings, each of 24 characters in a buffer of its own
-# with room for more (not embedded in the slot), and --arrays arrays of two
-# integers (embedded in their slot). With --warmup N it runs GC.start N times
+# with room for more (not embedded in the slot), --arrays arrays of two
+# integers (embedded in their slot), --widgets instances of Cowtest::Widget
+# (T_OBJECT, two instance variables embedded in the slot) and --points of
+# Cowtest::Point (a Struct: T_STRUCT, two members embedded). With --warmup N it runs GC.start N times
 # before forking (what nakayoshi_fork does: the objects become old, so a
 # later collection no longer writes their age into their flags word). It
 # reports "ready" and waits until the file --go exists. Then it forks one
@@ -19,6 +21,9 @@
 #   append  appends one character to each string: the character goes into
 #           the string's buffer (outside the heap pages), its new length
 #           into its slot (after the flags word)
+#   ivars   sets an instance variable of each widget and a member of each
+#           point to another integer: written in the object's slot, after
+#           its flags word and class
 #
 # The master waits for the child, then until the file --stop exists (so that
 # a tracer can still read its memory). Report lines (appended to --report):
@@ -26,26 +31,31 @@
 #   heap PID pages N old N live N
 #                        the 4 KiB pages of all heap pages, the objects
 #                        already old (promoted), all live objects (GC.stat)
-#   pages PID strings N arrays N buffers N
+#   pages PID strings N arrays N buffers N widgets N points N
 #                        distinct 4 KiB pages holding the strings' slots, the
 #                        arrays' slots, the byte of each string's buffer an
-#                        append writes first (by address)
+#                        append writes first (by address), the widgets' and
+#                        the points' slots (where ivars writes)
 #   ready PID
 #   child PID mode MODE
 #   done PID dirty_before KIB dirty_after KIB
 #
-# usage: ruby objfork.rb --mode gc|append --go FILE --stop FILE --report FILE
-#                        [--strings N] [--arrays N] [--warmup N]
+# usage: ruby objfork.rb --mode gc|append|ivars --go FILE --stop FILE --report FILE
+#                        [--strings N] [--arrays N] [--widgets N] [--points N]
+#                        [--warmup N]
 
 require 'fiddle'
 require 'optparse'
 
-opts = { mode: nil, strings: 50_000, arrays: 50_000, warmup: 0, go: nil, stop: nil, report: nil }
+opts = { mode: nil, strings: 50_000, arrays: 50_000, widgets: 0, points: 0, warmup: 0,
+         go: nil, stop: nil, report: nil }
 begin
   OptionParser.new do |o|
-    o.on('--mode MODE', %w[gc append]) { |v| opts[:mode] = v }
+    o.on('--mode MODE', %w[gc append ivars]) { |v| opts[:mode] = v }
     o.on('--strings N', Integer) { |v| opts[:strings] = v }
     o.on('--arrays N', Integer) { |v| opts[:arrays] = v }
+    o.on('--widgets N', Integer) { |v| opts[:widgets] = v }
+    o.on('--points N', Integer) { |v| opts[:points] = v }
     o.on('--warmup N', Integer) { |v| opts[:warmup] = v }
     o.on('--go FILE') { |v| opts[:go] = v }
     o.on('--stop FILE') { |v| opts[:stop] = v }
@@ -55,6 +65,24 @@ begin
 rescue OptionParser::ParseError => e
   warn "objfork.rb: #{e.message}"
   exit 2
+end
+
+# Objects of the application's own classes, for the class names.
+module Cowtest
+  # A plain object (T_OBJECT) with two instance variables.
+  class Widget
+    def initialize
+      @a = 1
+      @b = 'x'
+    end
+
+    def touch
+      @a = 2
+    end
+  end
+
+  # A Struct (T_STRUCT) of two members.
+  Point = Struct.new(:x, :y)
 end
 
 # Append one line to the report in one write(2).
@@ -76,21 +104,26 @@ end
 # object's address (its VALUE) without writing to it (object_id would set a
 # flag); Fiddle::Pointer[s] the address of a string's buffer, where an
 # appended character goes at its current length.
-def measure(opts, strings, arrays)
+def measure(opts, strings, arrays, widgets, points)
   str_pages = strings.map { |s| Fiddle.dlwrap(s) >> 12 }.uniq.size
   arr_pages = arrays.map { |a| Fiddle.dlwrap(a) >> 12 }.uniq.size
   buf_pages = strings.map { |s| (Fiddle::Pointer[s].to_i + s.bytesize) >> 12 }.uniq.size
-  report(opts[:report], "pages #{Process.ppid} strings #{str_pages} arrays #{arr_pages} buffers #{buf_pages}")
+  wid_pages = widgets.map { |w| Fiddle.dlwrap(w) >> 12 }.uniq.size
+  pt_pages = points.map { |p| Fiddle.dlwrap(p) >> 12 }.uniq.size
+  report(opts[:report], "pages #{Process.ppid} strings #{str_pages} arrays #{arr_pages} buffers #{buf_pages} " \
+                        "widgets #{wid_pages} points #{pt_pages}")
   exit!(0)
 end
 
 # The child: do the mode's writes, report, leave without teardown.
-def child(opts, strings)
+def child(opts, strings, widgets, points)
   before = private_dirty_kib
-  if opts[:mode] == 'gc'
-    GC.start(full_mark: true, immediate_sweep: true)
+  case opts[:mode]
+  when 'gc' then GC.start(full_mark: true, immediate_sweep: true)
+  when 'append' then strings.each { |s| s << 'x' }
   else
-    strings.each { |s| s << 'x' }
+    widgets.each(&:touch)
+    points.each { |p| p.x = 2 }
   end
   report(opts[:report], "done #{Process.pid} dirty_before #{before} dirty_after #{private_dirty_kib}")
   exit!(0)
@@ -100,6 +133,8 @@ GC.disable
 # No temporary objects: garbage would be swept (written) by the child's GC.
 strings = Array.new(opts[:strings]) { String.new(capacity: 64) << 'abcdefghijklmnopqrstuvwx' }
 arrays = Array.new(opts[:arrays]) { |i| [i, i] }
+widgets = Array.new(opts[:widgets]) { Cowtest::Widget.new }
+points = Array.new(opts[:points]) { |i| Cowtest::Point.new(i, i) }
 # GC.start collects even while the collector is disabled.
 opts[:warmup].times { GC.start(full_mark: true, immediate_sweep: true) }
 report(opts[:report], "main #{Process.pid} strings #{strings.size} arrays #{arrays.size} warmup #{opts[:warmup]}")
@@ -108,10 +143,10 @@ report(opts[:report], "heap #{Process.pid} pages #{GC.stat(:heap_allocated_pages
 # The pages are counted in a child of its own: the objects this allocates
 # (a Fiddle::Pointer per string) would otherwise be garbage that the
 # child's GC sweeps, on pages of their own, and the master's heap would grow.
-Process.wait(fork { measure(opts, strings, arrays) })
+Process.wait(fork { measure(opts, strings, arrays, widgets, points) })
 report(opts[:report], "ready #{Process.pid}")
 sleep(0.01) until File.exist?(opts[:go])
-pid = fork { child(opts, strings) }
+pid = fork { child(opts, strings, widgets, points) }
 report(opts[:report], "child #{pid} mode #{opts[:mode]}")
 Process.wait(pid)
 sleep(0.01) until File.exist?(opts[:stop])
