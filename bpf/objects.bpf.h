@@ -182,12 +182,14 @@ static __noinline int py311_classify(__u64 addr, __u64 type_type, struct cowtop_
 }
 
 /* Ruby 3.1 (64-bit, no variable-width allocation): heap page bodies are
- * 64 KiB, 64 KiB-aligned; their first word points to the page's struct
- * heap_page, whose start field (RB31_PAGE_START) is the first slot: the
- * first multiple of the 40-byte slot size after that word. A slot starts
- * with struct RBasic: its flags word holds its builtin type in its low 5
- * bits, the next word is its class (klass). */
-#define RB31_PAGE 65536
+ * 16 KiB, 16 KiB-aligned (HEAP_PAGE_SIZE in GC::INTERNAL_CONSTANTS of
+ * Debian's 3.1.2; its struct heap_page says 409 slots); their first word
+ * points to the page's struct heap_page, whose start field
+ * (RB31_PAGE_START) is the first slot: the first multiple of the 40-byte
+ * slot size after that word. A slot starts with struct RBasic: its flags
+ * word holds its builtin type in its low 5 bits, the next word is its
+ * class (klass). */
+#define RB31_PAGE 16384
 #define RB31_SLOT 40
 #define RB31_PAGE_START 32 /* offsetof(struct heap_page, start): measured on Debian's 3.1 */
 #define RB31_CLASS_SERIAL 32 /* offsetof(struct RClass, class_serial): measured likewise */

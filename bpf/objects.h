@@ -11,7 +11,7 @@ enum cowtop_runtime {
 	COWTOP_RT_NONE = 0,    /* no runtime cowtop knows: nothing sampled */
 	COWTOP_RT_UNKNOWN = 1, /* a runtime whose layout cowtop does not know */
 	COWTOP_RT_PY311 = 2,   /* CPython 3.11, pymalloc with 16 KiB pools */
-	COWTOP_RT_RUBY31 = 3,  /* Ruby 3.1, 64 KiB heap pages of 40-byte slots */
+	COWTOP_RT_RUBY31 = 3,  /* Ruby 3.1, 16 KiB heap pages of 40-byte slots */
 };
 
 struct cowtop_rt {

@@ -30,7 +30,12 @@
 #               pages as hold widgets, (T_STRUCT, class Cowtest::Point,
 #               slot) as hold points, and no object of either type whose
 #               class is unknown; the class is read from the master's
-#               memory (the child has gone by then).
+#               memory (the child has gone by then);
+#   blind       the ivars run writing only the objects in a heap page whose
+#               64 KiB-aligned address holds no heap page (the master finds
+#               them from its objects' addresses; Ruby 3.1's heap pages are
+#               16 KiB): under their classes on about as many pages as hold
+#               them, none taken for outside writes.
 # Each run is recorded (-w): a replay (-r) must give the child's copies by
 # write kind, and the ivars child's rows with their classes, as the live
 # run showed them, and --diff of the gc and warm
@@ -193,6 +198,13 @@ check "ivars: a class only on the rows of objects, structs and data" jq_true "$C
 	| [.cow_objects.top[] | select(.type | IN("T_OBJECT", "T_STRUCT", "T_DATA") | not)
 	   | has("class")] | any | not' --argjson child "$CHILD"
 ivars_child=$CHILD
+
+run_mode blind 1 -- --mode ivars --strings 0 --arrays 0 --widgets 20000 --points 20000 --blind
+truth=$(($(rfield blind 4) + $(rfield blind 6)))
+[ "$truth" -gt 0 ] || echo "note: blind: no object in such a page this run, nothing to tell apart"
+near "blind: (T_OBJECT Cowtest::Widget or T_STRUCT Cowtest::Point, slot) pages" \
+	$(($(class_pages T_OBJECT Cowtest::Widget slot) + $(class_pages T_STRUCT Cowtest::Point slot))) \
+	"$truth"
 
 # The child's by_write in the last frame of a replay of run NAME: replayed NAME.
 replayed() {

@@ -23,7 +23,10 @@
 #           into its slot (after the flags word)
 #   ivars   sets an instance variable of each widget and a member of each
 #           point to another integer: written in the object's slot, after
-#           its flags word and class
+#           its flags word and class; with --blind only of those in a heap
+#           page whose 64 KiB-aligned address holds no heap page (Ruby
+#           3.1's heap pages are 16 KiB: a reader taking them for 64 KiB
+#           ones finds no page header there)
 #
 # The master waits for the child, then until the file --stop exists (so that
 # a tracer can still read its memory). Report lines (appended to --report):
@@ -36,19 +39,23 @@
 #                        arrays' slots, the byte of each string's buffer an
 #                        append writes first (by address), the widgets' and
 #                        the points' slots (where ivars writes)
+#   blind PID widgets N points N
+#                        (--blind) the pages of the widgets and points
+#                        ivars writes (heap pages are told from the
+#                        addresses of all the objects ObjectSpace shows)
 #   ready PID
 #   child PID mode MODE
 #   done PID dirty_before KIB dirty_after KIB
 #
 # usage: ruby objfork.rb --mode gc|append|ivars --go FILE --stop FILE --report FILE
 #                        [--strings N] [--arrays N] [--widgets N] [--points N]
-#                        [--warmup N]
+#                        [--warmup N] [--blind]
 
 require 'fiddle'
 require 'optparse'
 
 opts = { mode: nil, strings: 50_000, arrays: 50_000, widgets: 0, points: 0, warmup: 0,
-         go: nil, stop: nil, report: nil }
+         blind: false, go: nil, stop: nil, report: nil }
 begin
   OptionParser.new do |o|
     o.on('--mode MODE', %w[gc append ivars]) { |v| opts[:mode] = v }
@@ -57,6 +64,7 @@ begin
     o.on('--widgets N', Integer) { |v| opts[:widgets] = v }
     o.on('--points N', Integer) { |v| opts[:points] = v }
     o.on('--warmup N', Integer) { |v| opts[:warmup] = v }
+    o.on('--blind') { opts[:blind] = true }
     o.on('--go FILE') { |v| opts[:go] = v }
     o.on('--stop FILE') { |v| opts[:stop] = v }
     o.on('--report FILE') { |v| opts[:report] = v }
@@ -112,7 +120,22 @@ def measure(opts, strings, arrays, widgets, points)
   pt_pages = points.map { |p| Fiddle.dlwrap(p) >> 12 }.uniq.size
   report(opts[:report], "pages #{Process.ppid} strings #{str_pages} arrays #{arr_pages} buffers #{buf_pages} " \
                         "widgets #{wid_pages} points #{pt_pages}")
+  blind(opts, widgets, points) if opts[:blind]
   exit!(0)
+end
+
+# Write the indexes of the widgets and points in a heap page whose 64 KiB-
+# aligned address holds none (one line each) to the file REPORT.blind for
+# the master, and report their pages.
+def blind(opts, widgets, points)
+  pages = {}
+  ObjectSpace.each_object { |o| pages[Fiddle.dlwrap(o) & ~0x3fff] = true }
+  sel = [widgets, points].map do |v|
+    v.each_index.reject { |i| pages[Fiddle.dlwrap(v[i]) & ~0xffff] }
+  end
+  File.write("#{opts[:report]}.blind", sel.map { |ix| "#{ix.join(' ')}\n" }.join)
+  n = [widgets, points].zip(sel).map { |v, ix| ix.map { |i| Fiddle.dlwrap(v[i]) >> 12 }.uniq.size }
+  report(opts[:report], "blind #{Process.ppid} widgets #{n[0]} points #{n[1]}")
 end
 
 # The child: do the mode's writes, report, leave without teardown.
@@ -138,12 +161,18 @@ points = Array.new(opts[:points]) { |i| Cowtest::Point.new(i, i) }
 # GC.start collects even while the collector is disabled.
 opts[:warmup].times { GC.start(full_mark: true, immediate_sweep: true) }
 report(opts[:report], "main #{Process.pid} strings #{strings.size} arrays #{arrays.size} warmup #{opts[:warmup]}")
-report(opts[:report], "heap #{Process.pid} pages #{GC.stat(:heap_allocated_pages) * 16} " \
+report(opts[:report], "heap #{Process.pid} pages " \
+                      "#{GC.stat(:heap_allocated_pages) * GC::INTERNAL_CONSTANTS[:HEAP_PAGE_SIZE] / 4096} " \
                       "old #{GC.stat(:old_objects)} live #{GC.stat(:heap_live_slots)}")
 # The pages are counted in a child of its own: the objects this allocates
 # (a Fiddle::Pointer per string) would otherwise be garbage that the
 # child's GC sweeps, on pages of their own, and the master's heap would grow.
 Process.wait(fork { measure(opts, strings, arrays, widgets, points) })
+if opts[:blind]
+  sel = File.readlines("#{opts[:report]}.blind").map { |l| l.split.map(&:to_i) }
+  widgets = widgets.values_at(*sel[0])
+  points = points.values_at(*sel[1])
+end
 report(opts[:report], "ready #{Process.pid}")
 sleep(0.01) until File.exist?(opts[:go])
 pid = fork { child(opts, strings, widgets, points) }
