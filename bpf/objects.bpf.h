@@ -193,11 +193,14 @@ static __noinline int py311_classify(__u64 addr, __u64 type_type, struct cowtop_
 #define RB31_SLOT 40
 #define RB31_PAGE_START 32 /* offsetof(struct heap_page, start): measured on Debian's 3.1 */
 #define RB31_CLASS_SERIAL 32 /* offsetof(struct RClass, class_serial): measured likewise */
+#define RB31_T_CLASS 0x02
+#define RB31_FL_SINGLETON (1ULL << 12) /* FL_USER0 on a class */
 
 /* The Ruby slot holding addr and the part of it written, into k. */
 static __noinline int rb31_classify(__u64 addr, struct cowtop_obj_key *k)
 {
 	__u64 body = addr & ~(__u64)(RB31_PAGE - 1), page = 0, start, first = 0, slot, w[2] = {};
+	__u64 c[RB31_SLOT / 8]; /* the class's slot */
 
 	k->type = COWTOP_RBT_NONE;
 	k->write = COWTOP_W_OUTSIDE;
@@ -215,9 +218,14 @@ static __noinline int rb31_classify(__u64 addr, struct cowtop_obj_key *k)
 	k->type = w[0] & 0x1f;
 	if (COWTOP_RB_KLASS_TYPES & (1U << k->type)) {
 		k->klass = w[1]; /* validated by user space; 0: hidden from Ruby code */
-		if (w[1] && !(w[1] & 7) && w[1] < user_addr_end)
-			bpf_probe_read_user(&k->klass_serial, sizeof(k->klass_serial),
-					    (void *)(w[1] + RB31_CLASS_SERIAL));
+		if (w[1] && !(w[1] & 7) && w[1] < user_addr_end &&
+		    !bpf_probe_read_user(c, sizeof(c), (void *)w[1])) {
+			/* one singleton class per object: all counted as one */
+			if ((c[0] & 0x1f) == RB31_T_CLASS && (c[0] & RB31_FL_SINGLETON))
+				k->klass = COWTOP_RB_SINGLETON;
+			else
+				k->klass_serial = c[RB31_CLASS_SERIAL / 8];
+		}
 	}
 	k->write = addr - slot < 8 ? COWTOP_W_FLAGS : COWTOP_W_SLOT;
 	return 0;

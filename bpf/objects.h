@@ -38,7 +38,8 @@ enum cowtop_write {
  * slot's builtin type (flags & 0x1f), or COWTOP_RBT_NONE. klass is, for a
  * RUBY31 slot of a type whose class is the application's (COWTOP_RB_KLASS_TYPES),
  * the slot's RBasic.klass word as it was before the write (user space
- * reads the class's name from it); 0 otherwise. klass_serial is the class's
+ * reads the class's name from it), COWTOP_RB_SINGLETON for any object's
+ * singleton class (one per object: they would fill the map); 0 otherwise. klass_serial is the class's
  * serial number (struct RClass's class_serial, read with klass): user space
  * names the class only where it finds the same serial at klass, so that a
  * class freed, or created after a fork, is not named as another. */
@@ -56,6 +57,7 @@ struct cowtop_obj_key {
 #define COWTOP_PYT_BLOCK 1 /* a pool block that holds no object (a buffer, a free block) */
 #define COWTOP_PYT_POOL 2  /* a pool's own header */
 #define COWTOP_RBT_NONE 0x100 /* outside Ruby's heap pages */
+#define COWTOP_RB_SINGLETON 1 /* klass: a singleton class (never a class's address) */
 /* The builtin types whose klass is kept: T_OBJECT (1), T_STRUCT (9),
  * T_DATA (0x0c), as bits. Other types' classes are the builtin's (String,
  * Array...) nearly always: keeping them would multiply the keys for little. */

@@ -168,6 +168,8 @@ int objects__set(struct objects *o, const struct objects_key *k, unsigned long l
 	obj_type_static_name(k->runtime, k->type, e->name, sizeof(e->name));
 	if (e->has_class && !e->klass)
 		snprintf(e->cls, sizeof(e->cls), "%s", OBJ_CLASS_NONE);
+	else if (e->has_class && e->klass == OBJ_RB_SINGLETON)
+		snprintf(e->cls, sizeof(e->cls), "%s", OBJ_CLASS_SINGLETON);
 	/* Another write kind of the same type or class may be named already. */
 	name_from_peers(o, e);
 	return need(e);
@@ -237,22 +239,38 @@ void objects__set_status(struct objects *o, unsigned every, double us, unsigned 
 	o->failed = failed;
 }
 
-/* Put row e into p's top rows, heaviest first. */
-static void top_add(struct objects_proc *p, const struct objects_ent *e)
+/* Put row r into p's top rows, heaviest first. */
+static void top_add(struct objects_proc *p, const struct objects_row *r)
 {
 	size_t i = p->ntop < OBJECTS_TOP ? p->ntop++ : OBJECTS_TOP;
 
 	if (i == OBJECTS_TOP) {
-		if (e->pages <= p->top[OBJECTS_TOP - 1].pages)
+		if (r->pages <= p->top[OBJECTS_TOP - 1].pages)
 			return;
 		i = OBJECTS_TOP - 1;
 	}
-	for (; i > 0 && p->top[i - 1].pages < e->pages; i--)
+	for (; i > 0 && p->top[i - 1].pages < r->pages; i--)
 		p->top[i] = p->top[i - 1];
-	p->top[i] = (struct objects_row){ .write = e->write, .pages = e->pages };
-	snprintf(p->top[i].type, sizeof(p->top[i].type), "%s", e->name[0] ? e->name : "(unnamed)");
+	p->top[i] = *r;
+}
+
+/* Add e to its process's rows [0, *n) as they are shown: classes of one
+ * name (anonymous ones, unknown ones, singletons) make one row. */
+static void merge(struct objects_row *rows, size_t *n, const struct objects_ent *e)
+{
+	struct objects_row r = { .write = e->write, .pages = e->pages };
+	size_t i;
+
+	snprintf(r.type, sizeof(r.type), "%s", e->name[0] ? e->name : "(unnamed)");
 	if (e->has_class)
-		snprintf(p->top[i].cls, sizeof(p->top[i].cls), "%s", e->cls[0] ? e->cls : OBJ_CLASS_UNKNOWN);
+		snprintf(r.cls, sizeof(r.cls), "%s", e->cls[0] ? e->cls : OBJ_CLASS_UNKNOWN);
+	for (i = 0; i < *n; i++)
+		if (rows[i].write == r.write && !strcmp(rows[i].type, r.type) &&
+		    !strcmp(rows[i].cls, r.cls)) {
+			rows[i].pages += r.pages;
+			return;
+		}
+	rows[(*n)++] = r;
 }
 
 /* (pid, start) order of entries, through pointers. */
@@ -273,16 +291,19 @@ struct objects_snap *objects__snap(const struct objects *o)
 {
 	struct objects_snap *sn = calloc(1, sizeof(*sn));
 	const struct objects_ent **by = NULL;
+	struct objects_row *rows = NULL;
 	struct objects_proc *p = NULL;
-	size_t i;
+	size_t i, nrows = 0, k;
 
 	if (!sn)
 		return NULL;
 	sn->every = o->every;
 	sn->us_per_sample = o->us;
 	sn->failed = o->failed;
-	if (o->n && (!(sn->procs = calloc(o->n, sizeof(*sn->procs))) || !(by = malloc(o->n * sizeof(*by))))) {
+	if (o->n && (!(sn->procs = calloc(o->n, sizeof(*sn->procs))) || !(by = malloc(o->n * sizeof(*by))) ||
+		     !(rows = malloc(o->n * sizeof(*rows))))) {
 		free(sn->procs);
+		free(by);
 		free(sn);
 		return NULL;
 	}
@@ -294,6 +315,9 @@ struct objects_snap *objects__snap(const struct objects *o)
 		const struct objects_ent *e = by[i];
 
 		if (!p || p->pid != e->pid || p->start != e->start) {
+			for (k = 0; k < nrows; k++)
+				top_add(p, &rows[k]);
+			nrows = 0;
 			p = &sn->procs[sn->nprocs++];
 			p->pid = e->pid;
 			p->start = e->start;
@@ -301,8 +325,11 @@ struct objects_snap *objects__snap(const struct objects *o)
 		}
 		p->pages += e->pages;
 		p->by_write[e->write >= 0 && e->write < OBJ_WRITES ? e->write : OBJ_W_UNKNOWN] += e->pages;
-		top_add(p, e);
+		merge(rows, &nrows, e);
 	}
+	for (k = 0; k < nrows; k++)
+		top_add(p, &rows[k]);
+	free(rows);
 	free(by);
 	return sn;
 }

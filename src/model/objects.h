@@ -29,6 +29,7 @@ enum obj_write {
 #define OBJ_PYT_BLOCK 1
 #define OBJ_PYT_POOL 2
 #define OBJ_RBT_NONE 0x100
+#define OBJ_RB_SINGLETON 1 /* the klass of every singleton class (COWTOP_RB_SINGLETON) */
 
 /* The JSON and metric name of a write kind ("refcount", "gc_header", ...). */
 const char *obj_write_name(int w);

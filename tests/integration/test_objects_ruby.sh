@@ -24,13 +24,16 @@
 #               (T_STRING, flags) estimate within half of the truth;
 #   ivars       the master has no strings and arrays but instances of two
 #               classes of its own, Cowtest::Widget (T_OBJECT) and
-#               Cowtest::Point (a Struct: T_STRUCT); the child sets an
-#               instance variable of each widget and a member of each point:
-#               (T_OBJECT, class Cowtest::Widget, slot) on about as many
-#               pages as hold widgets, (T_STRUCT, class Cowtest::Point,
-#               slot) as hold points, and no object of either type whose
-#               class is unknown; the class is read from the master's
-#               memory (the child has gone by then);
+#               Cowtest::Point (a Struct: T_STRUCT), widgets of an anonymous
+#               subclass and widgets with a singleton class each; the child
+#               sets an instance variable of each widget and a member of each
+#               point: (T_OBJECT, class Cowtest::Widget, slot) on about as
+#               many pages as hold widgets, (T_STRUCT, class Cowtest::Point,
+#               slot) as hold points, "(anonymous class)" and "(singleton
+#               class)" as hold those (each one row: 2,000 singleton
+#               classes do not fill the counter map), and no object of
+#               either type whose class is unknown; the class is read from
+#               the master's memory (the child has gone by then);
 #   blind       the ivars run writing only the objects in a heap page whose
 #               64 KiB-aligned address holds no heap page (the master finds
 #               them from its objects' addresses; Ruby 3.1's heap pages are
@@ -186,7 +189,8 @@ check "sample: status says 1 in 8" jq_true '[inputs] | last | .objects.sample ==
 check "sample: (T_STRING, flags) estimate $(obj_pages T_STRING flags) within half of $truth" \
 	in_range "$(obj_pages T_STRING flags)" $((truth / 2)) $((truth * 3 / 2))
 
-run_mode ivars 1 -- --mode ivars --strings 0 --arrays 0 --widgets 20000 --points 20000
+run_mode ivars 1 -- --mode ivars --strings 0 --arrays 0 --widgets 20000 --points 20000 \
+	--anons 5000 --singles 2000
 near "ivars: (T_OBJECT Cowtest::Widget, slot) pages" \
 	"$(class_pages T_OBJECT Cowtest::Widget slot)" "$(rfield pages 10)"
 near "ivars: (T_STRUCT Cowtest::Point, slot) pages" \
@@ -194,6 +198,14 @@ near "ivars: (T_STRUCT Cowtest::Point, slot) pages" \
 unknown=$(($(class_pages T_OBJECT '(class unknown)' flags slot) +
 	$(class_pages T_STRUCT '(class unknown)' flags slot)))
 check "ivars: objects and structs of unknown class: $unknown pages" in_range "$unknown" 0 "$SLACK"
+near "ivars: (T_OBJECT (anonymous class), slot) pages" \
+	"$(class_pages T_OBJECT '(anonymous class)' slot)" "$(rfield pages 14)"
+near "ivars: (T_OBJECT (singleton class), slot) pages" \
+	"$(class_pages T_OBJECT '(singleton class)' slot)" "$(rfield pages 16)"
+check "ivars: one row of singleton classes per write kind" jq_true "$CHILD_OBJ"'
+	| [.cow_objects.top[] | select(.class == "(singleton class)") | .write]
+	| length == (unique | length)' --argjson child "$CHILD"
+check "ivars: no sample lost (map full)" jq_true '[inputs] | last | .objects.failed == 0'
 check "ivars: a class only on the rows of objects, structs and data" jq_true "$CHILD_OBJ"'
 	| [.cow_objects.top[] | select(.type | IN("T_OBJECT", "T_STRUCT", "T_DATA") | not)
 	   | has("class")] | any | not' --argjson child "$CHILD"

@@ -119,8 +119,9 @@ static void test_hostile_name(void **state)
 }
 
 /* A Ruby object's class beside its type: named once read, "(class
- * unknown)" until then, "(no class)" for a hidden object; only the types
- * whose class is read carry one. */
+ * unknown)" until then, "(no class)" for a hidden object, "(singleton
+ * class)" for any singleton class; classes shown alike make one row; only
+ * the types whose class is read carry one. */
 static void test_class(void **state)
 {
 	struct frame_status st = { .time = 1, .interval = 1 };
@@ -144,6 +145,12 @@ static void test_class(void **state)
 	k.klass_serial = 806; /* another class at the same address: apart */
 	assert_int_equal(objects__set(o, &k, 100), OBJECTS_NEED_CLASS);
 	k = widget;
+	k.klass = 0x7f0000002000; /* another class never named: one row with the first */
+	assert_int_equal(objects__set(o, &k, 10), OBJECTS_NEED_CLASS);
+	k = widget;
+	k.klass = OBJ_RB_SINGLETON, k.klass_serial = 0; /* any singleton class */
+	assert_int_equal(objects__set(o, &k, 5), 0);
+	k = widget;
 	k.type = 0x0c, k.klass = 0; /* T_DATA hidden from Ruby code */
 	assert_int_equal(objects__set(o, &k, 50), 0);
 	k = widget;
@@ -159,10 +166,12 @@ static void test_class(void **state)
 	assert_non_null(f);
 	n = pane(f, out);
 	assert_true(has_line(out, n, "  T_OBJECT Cowtest::Widget                 slot            300   43%"));
-	assert_true(has_line(out, n, "  T_OBJECT Cowtest::Widget                 flags           200   29%"));
-	assert_true(has_line(out, n, "  T_OBJECT (class unknown)                 slot            100   14%"));
+	assert_true(has_line(out, n, "  T_OBJECT Cowtest::Widget                 flags           200   28%"));
+	assert_true(has_line(out, n, "  T_OBJECT (class unknown)                 slot            110   16%"));
 	assert_true(has_line(out, n, "  T_DATA (no class)                        slot             50    7%"));
 	assert_true(has_line(out, n, "  T_STRING                                 slot             40    6%"));
+	assert_true(has_line(out, n, "  T_OBJECT (singleton class)               slot              5    1%"));
+	assert_int_equal(f->objects->procs[0].ntop, 6);
 	frame__free(f);
 	model__free(m);
 	objects__free(o);
