@@ -182,18 +182,25 @@ static __noinline int py311_classify(__u64 addr, __u64 type_type, struct cowtop_
 }
 
 /* Ruby 3.1 (64-bit, no variable-width allocation): heap page bodies are
- * 64 KiB, 64 KiB-aligned; their first word points to the page's struct
- * heap_page, whose start field (RB31_PAGE_START) is the first slot: the
- * first multiple of the 40-byte slot size after that word. A slot's flags
- * word holds its builtin type in its low 5 bits. */
-#define RB31_PAGE 65536
+ * 16 KiB, 16 KiB-aligned (HEAP_PAGE_SIZE in GC::INTERNAL_CONSTANTS of
+ * Debian's 3.1.2; its struct heap_page says 409 slots); their first word
+ * points to the page's struct heap_page, whose start field
+ * (RB31_PAGE_START) is the first slot: the first multiple of the 40-byte
+ * slot size after that word. A slot starts with struct RBasic: its flags
+ * word holds its builtin type in its low 5 bits, the next word is its
+ * class (klass). */
+#define RB31_PAGE 16384
 #define RB31_SLOT 40
 #define RB31_PAGE_START 32 /* offsetof(struct heap_page, start): measured on Debian's 3.1 */
+#define RB31_CLASS_SERIAL 32 /* offsetof(struct RClass, class_serial): measured likewise */
+#define RB31_T_CLASS 0x02
+#define RB31_FL_SINGLETON (1ULL << 12) /* FL_USER0 on a class */
 
 /* The Ruby slot holding addr and the part of it written, into k. */
 static __noinline int rb31_classify(__u64 addr, struct cowtop_obj_key *k)
 {
-	__u64 body = addr & ~(__u64)(RB31_PAGE - 1), page = 0, start, first = 0, slot, flags = 0;
+	__u64 body = addr & ~(__u64)(RB31_PAGE - 1), page = 0, start, first = 0, slot, w[2] = {};
+	__u64 c[RB31_SLOT / 8]; /* the class's slot */
 
 	k->type = COWTOP_RBT_NONE;
 	k->write = COWTOP_W_OUTSIDE;
@@ -205,10 +212,21 @@ static __noinline int rb31_classify(__u64 addr, struct cowtop_obj_key *k)
 	    first != start)
 		return 0;
 	slot = start + (addr - start) / RB31_SLOT * RB31_SLOT;
-	if (slot + RB31_SLOT > body + RB31_PAGE ||
-	    bpf_probe_read_user(&flags, sizeof(flags), (void *)slot))
+	if (slot + RB31_SLOT > body + RB31_PAGE || bpf_probe_read_user(w, sizeof(w), (void *)slot))
 		return 0;
-	k->type = flags & 0x1f;
+	/* w: RBasic's flags and klass (the class, read by user space) */
+	k->type = w[0] & 0x1f;
+	if (COWTOP_RB_KLASS_TYPES & (1U << k->type)) {
+		k->klass = w[1]; /* validated by user space; 0: hidden from Ruby code */
+		if (w[1] && !(w[1] & 7) && w[1] < user_addr_end &&
+		    !bpf_probe_read_user(c, sizeof(c), (void *)w[1])) {
+			/* one singleton class per object: all counted as one */
+			if ((c[0] & 0x1f) == RB31_T_CLASS && (c[0] & RB31_FL_SINGLETON))
+				k->klass = COWTOP_RB_SINGLETON;
+			else
+				k->klass_serial = c[RB31_CLASS_SERIAL / 8];
+		}
+	}
 	k->write = addr - slot < 8 ? COWTOP_W_FLAGS : COWTOP_W_SLOT;
 	return 0;
 }

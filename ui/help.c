@@ -33,7 +33,7 @@ static const char *const legend_after[] = {
 	"         stack (the main thread's), anon (anonymous mappings), file:NAME",
 	"         (private mappings of a file), other (the rest); see cowtop(8)",
 	"objects  (o, with --objects) the runtime objects (CPython 3.11, Ruby 3.1) on",
-	"         the selected process's copied pages by type and kind of write:",
+	"         the copied pages by type (and a Ruby object's class) and write kind:",
 	"         refcount, gc_header, header, payload (CPython); flags, slot (Ruby);",
 	"         outside the runtime's heap; README \"Reading the numbers\"",
 };

@@ -4,7 +4,7 @@
 #include "objpane.h"
 #include "row.h"
 
-#define TYPE_COLS 26
+#define TYPE_COLS 40 /* the type, and a Ruby object's class after it */
 #define WRITE_COLS 10
 #define COUNT_COLS 9
 #define SHARE_COLS 5
@@ -53,13 +53,15 @@ static void title(struct line *l, const struct frame *f, const struct proc *p,
 	line_add(l, ROLE_PLAIN, ")");
 }
 
-/* One (type, write) row with its share of the process's read copies. */
+/* One (type, class, write) row with its share of the process's read copies. */
 static void obj_line(struct line *l, const struct objects_row *r, unsigned long long total,
 		     bool utf8)
 {
+	char type[2 * OBJECTS_NAME_MAX + 2], pct[8];
+
+	snprintf(type, sizeof(type), "%s%s%s", r->type, r->cls[0] ? " " : "", r->cls);
 	line_add(l, ROLE_PLAIN, "  ");
-	row_put_cell_safe(l, ROLE_LABEL, r->type, strlen(r->type), utf8, TYPE_COLS);
-	char pct[8];
+	row_put_cell_safe(l, ROLE_LABEL, type, strlen(type), utf8, TYPE_COLS);
 
 	line_add(l, ROLE_PLAIN, " %-*s%*llu ", WRITE_COLS, obj_write_name(r->write), COUNT_COLS,
 		 r->pages);

@@ -136,20 +136,40 @@ static enum obj_runtime check_py311(int pid, const char *path, unsigned long lon
 	return OBJ_RT_PY311;
 }
 
+/* How pid's Ruby 3.1 (its symbols relocated by bias) names its classes:
+ * from the values of rb_cObject and rb_cString. Left without (class names
+ * unknown) when they do not hold together, or before they are set. */
+static void ruby31_names(int pid, const char *path, unsigned long long bias,
+			 struct rb31_names *out)
+{
+	unsigned long long obj, str, base, v[2] = { 0 };
+	struct rb31_reader r = { rb31_peek_pid, &pid };
+	int type;
+
+	*out = (struct rb31_names){ 0 };
+	if (elf_symbol(path, "rb_cObject", &obj, &base, &type) ||
+	    elf_symbol(path, "rb_cString", &str, &base, &type) ||
+	    peek(pid, bias + obj, &v[0], sizeof(v[0])) || peek(pid, bias + str, &v[1], sizeof(v[1])))
+		return;
+	rb31_names_find(&r, v[0], v[1], out);
+}
+
 /* Check a libruby mapped at start (file offset 0) from path: its
  * ruby_api_version says 3.1. Heap pages of another layout (a build with
  * variable-width allocation) are refused by the kernel side page by page:
  * their page header does not point back to the slot cowtop computes. */
-static enum obj_runtime check_ruby31(int pid, const char *path, unsigned long long start)
+static enum obj_runtime check_ruby31(int pid, const char *path, unsigned long long start,
+				     struct rb31_names *names)
 {
-	unsigned long long sym, base;
+	unsigned long long sym, base, bias;
 	int type, api[3] = { 0 };
 
 	if (elf_symbol(path, "ruby_api_version", &sym, &base, &type))
 		return OBJ_RT_UNKNOWN;
-	if (peek(pid, (type == ET_EXEC ? 0 : start - base) + sym, api, sizeof(api)) ||
-	    api[0] != 3 || api[1] != 1)
+	bias = type == ET_EXEC ? 0 : start - base;
+	if (peek(pid, bias + sym, api, sizeof(api)) || api[0] != 3 || api[1] != 1)
 		return OBJ_RT_UNKNOWN;
+	ruby31_names(pid, path, bias, names);
 	return OBJ_RT_RUBY31;
 }
 
@@ -172,7 +192,7 @@ static void look(int pid, const char *line, struct runtime_layout *out)
 	if (r == OBJ_RT_PY311)
 		r = check_py311(pid, full, lo, &out->type_type);
 	else if (r == OBJ_RT_RUBY31)
-		r = check_ruby31(pid, full, lo);
+		r = check_ruby31(pid, full, lo, &out->rb_names);
 	out->runtime = r;
 }
 

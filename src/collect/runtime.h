@@ -6,6 +6,7 @@
 #define COWTOP_RUNTIME_H
 
 #include <stddef.h>
+#include "rbclass.h"
 
 enum obj_runtime {
 	OBJ_RT_NONE = 0,    /* no runtime cowtop knows of */
@@ -17,6 +18,7 @@ enum obj_runtime {
 struct runtime_layout {
 	enum obj_runtime runtime;
 	unsigned long long type_type; /* PY311: PyType_Type's address in the process */
+	struct rb31_names rb_names;   /* RUBY31: how its classes are named (ID 0: not) */
 	char what[64];                /* the object it was found in (basename) */
 };
 

@@ -91,6 +91,9 @@ static void detect(struct objfeed *f, const struct proc *p)
 		s = list_add(&f->seen, &f->nseen, &f->seen_cap, p->pid, p->start_time, rt.runtime);
 	if (s) {
 		s->runtime = rt.runtime;
+		s->names = rt.rb_names;
+		s->names_tick = f->ticks;
+		s->names_tries = 0;
 		memcpy(s->comm, p->comm, sizeof(s->comm));
 	}
 }
@@ -132,17 +135,100 @@ static void name_type(struct objfeed *f, const struct proc *p, unsigned long lon
 	}
 }
 
+/* How many times a Ruby process's class names are looked for (once a tick,
+ * while a class is to be named) before its classes are unknown. */
+#define NAMES_TRIES 8
+
+/* How live process q's Ruby names its classes: found at its detection, or
+ * its parent's when it was forked from one; looked for again when its
+ * runtime was detected before it had set them up. NULL while they may
+ * still be found; names with no classpath ID (nothing can be named) once
+ * looked for NAMES_TRIES times. */
+static const struct rb31_names *names_of(struct objfeed *f, const struct proc *q)
+{
+	struct objfeed_seen *s;
+	struct runtime_layout rt;
+	int depth;
+
+	for (depth = 0; q && depth < 8; depth++) {
+		s = seen_of(f, q->pid, q->start_time);
+		if (s && s->runtime == OBJ_RT_RUBY31) {
+			if (!s->names.classpath_id && s->names_tries < NAMES_TRIES && !q->exited &&
+			    s->names_tick != f->ticks) {
+				s->names_tick = f->ticks;
+				s->names_tries++;
+				if (!runtime_detect(q->pid, &rt) && rt.runtime == OBJ_RT_RUBY31)
+					s->names = rt.rb_names;
+			}
+			return s->names.classpath_id || s->names_tries >= NAMES_TRIES ? &s->names : NULL;
+		}
+		if (s && s->runtime != -1)
+			return NULL;
+		q = q->ppid > 0 ? model__find(f->model, q->ppid, 0) : NULL;
+	}
+	return NULL;
+}
+
+/* Name Ruby class (klass, serial) for process p as an ancestor's row names
+ * it, or from p's memory, or from the nearest live ancestor's: a forked
+ * child has its parent's classes at the same addresses, and a class with
+ * another serial there (created after the fork, or freed) is not named.
+ * Left for the next tick while no process can be read yet; unknown when
+ * every one read said no. */
+static void name_class(struct objfeed *f, const struct proc *p, unsigned long long klass,
+		       unsigned long long serial)
+{
+	char name[OBJECTS_NAME_MAX];
+	const struct rb31_names *nm;
+	bool tried = false;
+	const struct proc *q;
+	const char *known;
+	int depth, pid, e;
+
+	for (q = p, depth = 0; q && depth < 8; depth++) {
+		struct rb31_reader r = { rb31_peek_pid, &pid };
+
+		known = q == p ? NULL : objects__class_of(f->objects, q->pid, q->start_time, klass, serial);
+		if (known) {
+			objects__name_class(f->objects, p->pid, p->start_time, klass, serial, known);
+			return;
+		}
+		if (!q->exited && (nm = names_of(f, q))) {
+			pid = q->pid;
+			tried = true;
+			e = rb31_class_name(&r, nm, klass, serial, name, sizeof(name));
+			if (e >= 0) {
+				objects__name_class(f->objects, p->pid, p->start_time, klass, serial,
+						    e == RB31_NAMED	? name
+						    : e == RB31_SINGLETON ? OBJ_CLASS_SINGLETON
+									  : OBJ_CLASS_ANON);
+				return;
+			}
+		}
+		q = q->ppid > 0 ? model__find(f->model, q->ppid, 0) : NULL;
+	}
+	if (tried)
+		objects__name_class(f->objects, p->pid, p->start_time, klass, serial, OBJ_CLASS_UNKNOWN);
+}
+
 /* One kernel counter into the table. */
 static void on_obj(const struct tracer_obj *o, void *ctx)
 {
 	struct objfeed *f = ctx;
 	struct proc *p = model__find(f->model, o->pid, o->start);
+	const struct objects_key k = { .pid = o->pid, .start = o->start, .runtime = o->runtime,
+				       .type = o->type, .klass = o->klass,
+				       .klass_serial = o->klass_serial, .write = o->write,
+				       .comm = p ? p->comm : NULL };
+	int need;
 
 	if (!p)
 		return; /* not in the model yet: next tick */
-	if (objects__set(f->objects, o->pid, o->start, p->comm, o->runtime, o->type, o->write,
-			 o->pages) == 1)
+	need = objects__set(f->objects, &k, o->pages);
+	if (need > 0 && (need & OBJECTS_NEED_TYPE))
 		name_type(f, p, o->type);
+	if (need > 0 && (need & OBJECTS_NEED_CLASS))
+		name_class(f, p, o->klass, o->klass_serial);
 	if (p->exited)
 		list_add(&f->gone, &f->ngone, &f->gone_cap, o->pid, o->start, 0);
 }
@@ -160,6 +246,7 @@ void objfeed__tick(struct objfeed *f)
 
 	if (!f->objects)
 		return;
+	f->ticks++;
 	n = model__count(f->model);
 	for (i = 0; i < n; i++) {
 		struct proc *p = model__at(f->model, i);

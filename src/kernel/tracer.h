@@ -258,6 +258,9 @@ struct tracer_obj {
 	int write;                 /* enum obj_write */
 	unsigned long long type;   /* PY311: the type object's address, or OBJ_PYT_*;
 				      RUBY31: the builtin type, or OBJ_RBT_NONE */
+	unsigned long long klass;  /* RUBY31: the slot's class word (its T_OBJECT,
+				      T_STRUCT, T_DATA), else 0 */
+	unsigned long long klass_serial; /* the class's serial read with it */
 	unsigned long long pages;  /* scaled by the sampling */
 };
 typedef void (*tracer_obj_fn)(const struct tracer_obj *o, void *ctx);

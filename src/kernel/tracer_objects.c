@@ -54,7 +54,8 @@ int tracer__for_each_object(struct tracer *t, tracer_obj_fn fn, void *ctx)
 			continue; /* deleted meanwhile */
 		fn(&(struct tracer_obj){ .pid = (int)key.tgid, .start = key.start,
 					 .runtime = key.runtime, .write = key.write,
-					 .type = key.type, .pages = pages }, ctx);
+					 .type = key.type, .klass = key.klass,
+					 .klass_serial = key.klass_serial, .pages = pages }, ctx);
 	}
 	return errno == ENOENT ? 0 : -errno;
 }

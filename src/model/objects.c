@@ -10,15 +10,17 @@ struct objects_ent {
 	int pid;
 	unsigned long long start;
 	int runtime, write;
-	unsigned long long type, pages;
+	unsigned long long type, klass, serial, pages;
+	bool has_class;              /* a Ruby type whose class is read */
 	char name[OBJECTS_NAME_MAX]; /* "" until named */
+	char cls[OBJECTS_NAME_MAX];  /* "" until named (has_class) */
 	char comm[OBJECTS_COMM_MAX]; /* its process's name, "" when not given */
 };
 
 /* The pages of processes pruned, by (comm, runtime, type name, write). */
 struct objects_fold {
 	char comm[OBJECTS_COMM_MAX];
-	char type[OBJECTS_NAME_MAX];
+	char type[2 * OBJECTS_NAME_MAX];
 	int runtime, write;
 	unsigned long long pages;
 };
@@ -92,6 +94,12 @@ bool obj_type_static_name(int runtime, unsigned long long type, char *buf, size_
 	return true;
 }
 
+/* T_OBJECT, T_STRUCT, T_DATA: the kernel side reads their class word. */
+bool obj_has_class(int runtime, unsigned long long type)
+{
+	return runtime == OBJ_RT_RUBY31 && (type == 0x01 || type == 0x09 || type == 0x0c);
+}
+
 struct objects *objects__new(void)
 {
 	return calloc(1, sizeof(struct objects));
@@ -106,34 +114,57 @@ void objects__free(struct objects *o)
 	free(o);
 }
 
-/* The entry of (pid, start, runtime, type, write), or NULL. */
-static struct objects_ent *find(struct objects *o, int pid, unsigned long long start, int runtime,
-				unsigned long long type, int write)
+/* The entry of k, or NULL. */
+static struct objects_ent *find(struct objects *o, const struct objects_key *k)
 {
 	size_t i;
 
 	for (i = o->n; i-- > 0;) {
 		struct objects_ent *e = &o->v[i];
 
-		if (e->pid == pid && e->start == start && e->type == type && e->write == write &&
-		    e->runtime == runtime)
+		if (e->pid == k->pid && e->start == k->start && e->type == k->type &&
+		    e->write == k->write && e->runtime == k->runtime && e->klass == k->klass &&
+		    e->serial == k->klass_serial)
 			return e;
 	}
 	return NULL;
 }
 
-int objects__set(struct objects *o, int pid, unsigned long long start, const char *comm,
-		 int runtime, unsigned long long type, int write, unsigned long long pages)
+/* What is still to be named of e (OBJECTS_NEED_*). */
+static int need(const struct objects_ent *e)
 {
-	struct objects_ent *e = find(o, pid, start, runtime, type, write);
+	return (e->name[0] ? 0 : OBJECTS_NEED_TYPE) |
+	       (e->has_class && !e->cls[0] ? OBJECTS_NEED_CLASS : 0);
+}
+
+/* Name e's type and class as another row of its process names them. */
+static void name_from_peers(struct objects *o, struct objects_ent *e)
+{
 	size_t i;
 
-	if (e && comm && !e->comm[0])
-		snprintf(e->comm, sizeof(e->comm), "%s", comm);
+	for (i = 0; i + 1 < o->n && need(e); i++) {
+		const struct objects_ent *x = &o->v[i];
+
+		if (x->pid != e->pid || x->start != e->start)
+			continue;
+		if (!e->name[0] && x->type == e->type && x->name[0])
+			memcpy(e->name, x->name, sizeof(e->name));
+		if (e->has_class && !e->cls[0] && x->has_class && x->klass == e->klass &&
+		    x->serial == e->serial && x->cls[0])
+			memcpy(e->cls, x->cls, sizeof(e->cls));
+	}
+}
+
+int objects__set(struct objects *o, const struct objects_key *k, unsigned long long pages)
+{
+	struct objects_ent *e = find(o, k);
+
+	if (e && k->comm && !e->comm[0])
+		snprintf(e->comm, sizeof(e->comm), "%s", k->comm);
 	if (e) {
 		if (pages > e->pages)
 			e->pages = pages;
-		return e->name[0] ? 0 : 1;
+		return need(e);
 	}
 	if (o->n == o->cap) {
 		size_t cap = o->cap ? o->cap * 2 : 64;
@@ -145,20 +176,20 @@ int objects__set(struct objects *o, int pid, unsigned long long start, const cha
 		o->cap = cap;
 	}
 	e = &o->v[o->n++];
-	*e = (struct objects_ent){ .pid = pid, .start = start, .runtime = runtime, .type = type,
-				   .write = write, .pages = pages };
-	if (comm)
-		snprintf(e->comm, sizeof(e->comm), "%s", comm);
-	if (obj_type_static_name(runtime, type, e->name, sizeof(e->name)))
-		return 0;
-	/* Another write kind of the same type may be named already. */
-	for (i = 0; i + 1 < o->n; i++)
-		if (o->v[i].pid == pid && o->v[i].start == start && o->v[i].type == type &&
-		    o->v[i].name[0]) {
-			memcpy(e->name, o->v[i].name, sizeof(e->name));
-			return 0;
-		}
-	return 1;
+	*e = (struct objects_ent){ .pid = k->pid, .start = k->start, .runtime = k->runtime,
+				   .type = k->type, .klass = k->klass, .serial = k->klass_serial,
+				   .write = k->write, .pages = pages,
+				   .has_class = obj_has_class(k->runtime, k->type) };
+	if (k->comm)
+		snprintf(e->comm, sizeof(e->comm), "%s", k->comm);
+	obj_type_static_name(k->runtime, k->type, e->name, sizeof(e->name));
+	if (e->has_class && !e->klass)
+		snprintf(e->cls, sizeof(e->cls), "%s", OBJ_CLASS_NONE);
+	else if (e->has_class && e->klass == OBJ_RB_SINGLETON)
+		snprintf(e->cls, sizeof(e->cls), "%s", OBJ_CLASS_SINGLETON);
+	/* Another write kind of the same type or class may be named already. */
+	name_from_peers(o, e);
+	return need(e);
 }
 
 void objects__name(struct objects *o, int pid, unsigned long long start, unsigned long long type,
@@ -170,6 +201,29 @@ void objects__name(struct objects *o, int pid, unsigned long long start, unsigne
 		if (o->v[i].pid == pid && o->v[i].start == start && o->v[i].type == type &&
 		    !o->v[i].name[0])
 			snprintf(o->v[i].name, sizeof(o->v[i].name), "%s", name);
+}
+
+void objects__name_class(struct objects *o, int pid, unsigned long long start,
+			 unsigned long long klass, unsigned long long serial, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < o->n; i++)
+		if (o->v[i].pid == pid && o->v[i].start == start && o->v[i].has_class &&
+		    o->v[i].klass == klass && o->v[i].serial == serial && !o->v[i].cls[0])
+			snprintf(o->v[i].cls, sizeof(o->v[i].cls), "%s", name);
+}
+
+const char *objects__class_of(const struct objects *o, int pid, unsigned long long start,
+			      unsigned long long klass, unsigned long long serial)
+{
+	size_t i;
+
+	for (i = 0; i < o->n; i++)
+		if (o->v[i].pid == pid && o->v[i].start == start && o->v[i].has_class &&
+		    o->v[i].klass == klass && o->v[i].serial == serial && o->v[i].cls[0])
+			return o->v[i].cls;
+	return NULL;
 }
 
 const char *objects__name_of(const struct objects *o, int pid, unsigned long long start,
@@ -184,22 +238,31 @@ const char *objects__name_of(const struct objects *o, int pid, unsigned long lon
 	return NULL;
 }
 
-/* The type name a row is shown under. */
-static const char *ent_type(const struct objects_ent *e)
+/* The type a row is shown under: its type name ("(unnamed)" when none was
+ * read), and a Ruby object's class after a space; in buf. */
+static const char *ent_type(const struct objects_ent *e, char *buf, size_t len)
 {
-	return e->name[0] ? e->name : "(unnamed)";
+	const char *name = e->name[0] ? e->name : "(unnamed)";
+
+	if (e->has_class)
+		snprintf(buf, len, "%s %s", name, e->cls[0] ? e->cls : OBJ_CLASS_UNKNOWN);
+	else
+		snprintf(buf, len, "%s", name);
+	return buf;
 }
 
 /* Add row e (its process pruned) to the totals; -ENOMEM when it cannot. */
 static int fold(struct objects *o, const struct objects_ent *e)
 {
+	char type[sizeof(((struct objects_fold *)0)->type)];
 	struct objects_fold *f;
 	size_t i;
 
+	ent_type(e, type, sizeof(type));
 	for (i = 0; i < o->nfolds; i++) {
 		f = &o->folds[i];
 		if (f->runtime == e->runtime && f->write == e->write && !strcmp(f->comm, e->comm) &&
-		    !strcmp(f->type, ent_type(e))) {
+		    !strcmp(f->type, type)) {
 			f->pages += e->pages;
 			return 0;
 		}
@@ -216,7 +279,7 @@ static int fold(struct objects *o, const struct objects_ent *e)
 	f = &o->folds[o->nfolds++];
 	*f = (struct objects_fold){ .runtime = e->runtime, .write = e->write, .pages = e->pages };
 	snprintf(f->comm, sizeof(f->comm), "%s", e->comm);
-	snprintf(f->type, sizeof(f->type), "%s", ent_type(e));
+	snprintf(f->type, sizeof(f->type), "%s", type);
 	return 0;
 }
 
@@ -239,6 +302,7 @@ void objects__keep_gone(struct objects *o, bool keep)
 
 void objects__each(const struct objects *o, objects_fn fn, void *ctx)
 {
+	char type[sizeof(((struct objects_fold *)0)->type)];
 	size_t i;
 
 	for (i = 0; i < o->nfolds; i++) {
@@ -250,7 +314,8 @@ void objects__each(const struct objects *o, objects_fn fn, void *ctx)
 		const struct objects_ent *e = &o->v[i];
 
 		if (e->pages)
-			fn(e->comm, runtime_name(e->runtime), ent_type(e), e->write, e->pages, ctx);
+			fn(e->comm, runtime_name(e->runtime), ent_type(e, type, sizeof(type)), e->write,
+			   e->pages, ctx);
 	}
 }
 
@@ -261,20 +326,38 @@ void objects__set_status(struct objects *o, unsigned every, double us, unsigned 
 	o->failed = failed;
 }
 
-/* Put row e into p's top rows, heaviest first. */
-static void top_add(struct objects_proc *p, const struct objects_ent *e)
+/* Put row r into p's top rows, heaviest first. */
+static void top_add(struct objects_proc *p, const struct objects_row *r)
 {
 	size_t i = p->ntop < OBJECTS_TOP ? p->ntop++ : OBJECTS_TOP;
 
 	if (i == OBJECTS_TOP) {
-		if (e->pages <= p->top[OBJECTS_TOP - 1].pages)
+		if (r->pages <= p->top[OBJECTS_TOP - 1].pages)
 			return;
 		i = OBJECTS_TOP - 1;
 	}
-	for (; i > 0 && p->top[i - 1].pages < e->pages; i--)
+	for (; i > 0 && p->top[i - 1].pages < r->pages; i--)
 		p->top[i] = p->top[i - 1];
-	p->top[i] = (struct objects_row){ .write = e->write, .pages = e->pages };
-	snprintf(p->top[i].type, sizeof(p->top[i].type), "%s", ent_type(e));
+	p->top[i] = *r;
+}
+
+/* Add e to its process's rows [0, *n) as they are shown: classes of one
+ * name (anonymous ones, unknown ones, singletons) make one row. */
+static void merge(struct objects_row *rows, size_t *n, const struct objects_ent *e)
+{
+	struct objects_row r = { .write = e->write, .pages = e->pages };
+	size_t i;
+
+	snprintf(r.type, sizeof(r.type), "%s", e->name[0] ? e->name : "(unnamed)");
+	if (e->has_class)
+		snprintf(r.cls, sizeof(r.cls), "%s", e->cls[0] ? e->cls : OBJ_CLASS_UNKNOWN);
+	for (i = 0; i < *n; i++)
+		if (rows[i].write == r.write && !strcmp(rows[i].type, r.type) &&
+		    !strcmp(rows[i].cls, r.cls)) {
+			rows[i].pages += r.pages;
+			return;
+		}
+	rows[(*n)++] = r;
 }
 
 /* (pid, start) order of entries, through pointers. */
@@ -295,16 +378,19 @@ struct objects_snap *objects__snap(const struct objects *o)
 {
 	struct objects_snap *sn = calloc(1, sizeof(*sn));
 	const struct objects_ent **by = NULL;
+	struct objects_row *rows = NULL;
 	struct objects_proc *p = NULL;
-	size_t i;
+	size_t i, nrows = 0, k;
 
 	if (!sn)
 		return NULL;
 	sn->every = o->every;
 	sn->us_per_sample = o->us;
 	sn->failed = o->failed;
-	if (o->n && (!(sn->procs = calloc(o->n, sizeof(*sn->procs))) || !(by = malloc(o->n * sizeof(*by))))) {
+	if (o->n && (!(sn->procs = calloc(o->n, sizeof(*sn->procs))) || !(by = malloc(o->n * sizeof(*by))) ||
+		     !(rows = malloc(o->n * sizeof(*rows))))) {
 		free(sn->procs);
+		free(by);
 		free(sn);
 		return NULL;
 	}
@@ -316,6 +402,9 @@ struct objects_snap *objects__snap(const struct objects *o)
 		const struct objects_ent *e = by[i];
 
 		if (!p || p->pid != e->pid || p->start != e->start) {
+			for (k = 0; k < nrows; k++)
+				top_add(p, &rows[k]);
+			nrows = 0;
 			p = &sn->procs[sn->nprocs++];
 			p->pid = e->pid;
 			p->start = e->start;
@@ -323,8 +412,11 @@ struct objects_snap *objects__snap(const struct objects *o)
 		}
 		p->pages += e->pages;
 		p->by_write[e->write >= 0 && e->write < OBJ_WRITES ? e->write : OBJ_W_UNKNOWN] += e->pages;
-		top_add(p, e);
+		merge(rows, &nrows, e);
 	}
+	for (k = 0; k < nrows; k++)
+		top_add(p, &rows[k]);
+	free(rows);
 	free(by);
 	return sn;
 }

@@ -1,7 +1,7 @@
 /* Copies by runtime object (--objects): pages copied per (process, object
- * type, write kind), as the kernel's sampler counts them, with each type's
- * name; and a snapshot of the top ones per process for a frame. Pure: the
- * object feed (objfeed.c) fills it. */
+ * type, class, write kind), as the kernel's sampler counts them, with each
+ * type's and class's name; and a snapshot of the top ones per process for a
+ * frame. Pure: the object feed (objfeed.c) fills it. */
 #ifndef COWTOP_OBJECTS_H
 #define COWTOP_OBJECTS_H
 
@@ -30,6 +30,7 @@ enum obj_write {
 #define OBJ_PYT_BLOCK 1
 #define OBJ_PYT_POOL 2
 #define OBJ_RBT_NONE 0x100
+#define OBJ_RB_SINGLETON 1 /* the klass of every singleton class (COWTOP_RB_SINGLETON) */
 
 /* The JSON and metric name of a write kind ("refcount", "gc_header", ...). */
 const char *obj_write_name(int w);
@@ -42,9 +43,17 @@ bool obj_type_static_name(int runtime, unsigned long long type, char *buf, size_
 
 struct objects;
 
-/* One (type, write) row of a process. */
+/* A Ruby object's class when it could not be named (never a guess). */
+#define OBJ_CLASS_UNKNOWN "(class unknown)"
+#define OBJ_CLASS_ANON "(anonymous class)"
+#define OBJ_CLASS_SINGLETON "(singleton class)"
+#define OBJ_CLASS_NONE "(no class)" /* klass 0: an object hidden from Ruby code */
+
+/* One (type, class, write) row of a process. */
 struct objects_row {
 	char type[OBJECTS_NAME_MAX];
+	char cls[OBJECTS_NAME_MAX]; /* Ruby T_OBJECT, T_STRUCT, T_DATA: its class's
+				       name or one of OBJ_CLASS_*; "" no class read */
 	int write;         /* enum obj_write */
 	unsigned long long pages;
 };
@@ -69,11 +78,33 @@ struct objects_snap {
 
 struct objects *objects__new(void);
 void objects__free(struct objects *o);
-/* Set the pages of (pid, start, runtime, type, write) (kept monotonic);
- * comm (NULL: not known) names the process in objects__each. Returns 1
- * when its type has no name yet, 0, or -ENOMEM. */
-int objects__set(struct objects *o, int pid, unsigned long long start, const char *comm,
-		 int runtime, unsigned long long type, int write, unsigned long long pages);
+/* What a row counts under (the kernel's key, decoded). */
+struct objects_key {
+	int pid;
+	unsigned long long start;
+	int runtime;              /* enum obj_runtime */
+	unsigned long long type;  /* PY311: the type object's address, or OBJ_PYT_*;
+				     RUBY31: the builtin type, or OBJ_RBT_NONE */
+	unsigned long long klass; /* RUBY31 T_OBJECT, T_STRUCT, T_DATA: the class word */
+	unsigned long long klass_serial; /* the class's serial, read with klass */
+	int write;                /* enum obj_write */
+	const char *comm;         /* its process's name (objects__each), NULL: not known */
+};
+
+#define OBJECTS_NEED_TYPE 1  /* objects__set: the row's type has no name yet */
+#define OBJECTS_NEED_CLASS 2 /* objects__set: the row's class has no name yet */
+
+/* Whether a Ruby row of builtin type type has a class to name. Pure. */
+bool obj_has_class(int runtime, unsigned long long type);
+/* Set the pages of the row of k (kept monotonic). Returns the
+ * OBJECTS_NEED_* of what is still to be named, 0, or -ENOMEM. */
+int objects__set(struct objects *o, const struct objects_key *k, unsigned long long pages);
+/* Name the class (klass, serial) of the rows of (pid, start) with that class. */
+void objects__name_class(struct objects *o, int pid, unsigned long long start,
+			 unsigned long long klass, unsigned long long serial, const char *name);
+/* The name of class (klass, serial) in a row of (pid, start), or NULL. */
+const char *objects__class_of(const struct objects *o, int pid, unsigned long long start,
+			      unsigned long long klass, unsigned long long serial);
 /* Name the type of the rows of (pid, start) with that type. */
 void objects__name(struct objects *o, int pid, unsigned long long start, unsigned long long type,
 		   const char *name);
@@ -88,7 +119,8 @@ void objects__prune(struct objects *o, bool (*keep)(int pid, unsigned long long 
  * kind), for objects__each (the whole run asked for: --folded-objects). */
 void objects__keep_gone(struct objects *o, bool keep);
 /* One row of the whole run: a process name ("" unknown), its runtime's
- * name, a type name ("(unnamed)" when none was read), a write kind. */
+ * name, a type name ("(unnamed)" when none was read; a Ruby class follows
+ * its builtin type after a space), a write kind. */
 typedef void (*objects_fn)(const char *comm, const char *runtime, const char *type, int write,
 			   unsigned long long pages, void *ctx);
 /* Every row with pages: the totals of pruned processes (kept with

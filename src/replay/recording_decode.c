@@ -46,6 +46,7 @@ static int take_objects(struct recording *r, json_object *o, struct frame *f, co
 		struct objects_row *row = &op.top[op.ntop++];
 
 		jread_string(&r->jr, e, "type", row->type, sizeof(row->type));
+		jread_string(&r->jr, e, "class", row->cls, sizeof(row->cls));
 		jread_string(&r->jr, e, "write", s, sizeof(s));
 		row->write = obj_write_of_name(s);
 		row->pages = jread_count(&r->jr, e, "pages", NULL);

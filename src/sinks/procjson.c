@@ -52,8 +52,9 @@ static void json_stacks(struct jbuf *b, const struct frame *fr, const struct pro
 	jbuf_putc(b, ']');
 }
 
-/* A process's copies by runtime object: its runtime, then (type, write
- * kind, pages) heaviest first; pages are sampled copies scaled by the rate. */
+/* A process's copies by runtime object: its runtime, then (type, class
+ * where one is read, write kind, pages) heaviest first; pages are sampled
+ * copies scaled by the rate. */
 static void json_objects(struct jbuf *b, const struct frame *fr, const struct proc *p)
 {
 	const struct objects_proc *op = objects_snap__of(fr->objects, p->pid, p->start_time);
@@ -80,6 +81,10 @@ static void json_objects(struct jbuf *b, const struct frame *fr, const struct pr
 
 		jbuf_puts(b, i ? ",{\"type\":" : "{\"type\":");
 		jbuf_string(b, op->top[i].type, strlen(op->top[i].type));
+		if (op->top[i].cls[0]) {
+			jbuf_puts(b, ",\"class\":");
+			jbuf_string(b, op->top[i].cls, strlen(op->top[i].cls));
+		}
 		jbuf_puts(b, ",\"write\":");
 		jbuf_string(b, w, strlen(w));
 		jbuf_count(b, "pages", true, op->top[i].pages);

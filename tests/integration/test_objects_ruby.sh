@@ -21,9 +21,27 @@
 #               is copied too (Ruby clears the string's cached code range in
 #               its flags word before it writes the new length after it).
 #   sample      the gc run reading 1 copy in 8 (the others read all): the
-#               (T_STRING, flags) estimate within half of the truth.
+#               (T_STRING, flags) estimate within half of the truth;
+#   ivars       the master has no strings and arrays but instances of two
+#               classes of its own, Cowtest::Widget (T_OBJECT) and
+#               Cowtest::Point (a Struct: T_STRUCT), widgets of an anonymous
+#               subclass and widgets with a singleton class each; the child
+#               sets an instance variable of each widget and a member of each
+#               point: (T_OBJECT, class Cowtest::Widget, slot) on about as
+#               many pages as hold widgets, (T_STRUCT, class Cowtest::Point,
+#               slot) as hold points, "(anonymous class)" and "(singleton
+#               class)" as hold those (each one row: 2,000 singleton
+#               classes do not fill the counter map), and no object of
+#               either type whose class is unknown; the class is read from
+#               the master's memory (the child has gone by then);
+#   blind       the ivars run writing only the objects in a heap page whose
+#               64 KiB-aligned address holds no heap page (the master finds
+#               them from its objects' addresses; Ruby 3.1's heap pages are
+#               16 KiB): under their classes on about as many pages as hold
+#               them, none taken for outside writes.
 # Each run is recorded (-w): a replay (-r) must give the child's copies by
-# write kind as the live run showed them, and --diff of the gc and warm
+# write kind, and the ivars child's rows with their classes, as the live
+# run showed them, and --diff of the gc and warm
 # recordings the flags figures of the two children.
 # Bounds: [LOW x truth, truth + SLACK], the truth being what the workload
 # measured of itself; truth + 2 x SLACK in the gc run (young objects of
@@ -101,6 +119,17 @@ obj_pages() {
 		   | .pages] | add // 0' "$FRAMES"
 }
 
+# Pages of the child's rows of TYPE, class CLASS and write kinds WRITE...:
+# class_pages TYPE CLASS WRITE...
+class_pages() {
+	local t=$1 c=$2
+	shift 2
+	jq -n -r --argjson child "$CHILD" --arg t "$t" --arg c "$c" --arg w "$*" "$CHILD_OBJ"'
+		| [(.cow_objects.top // [])[]
+		   | select(.type == $t and .class == $c and (.write as $x | $w | split(" ") | index($x)))
+		   | .pages] | add // 0' "$FRAMES"
+}
+
 # The child's pages of write kind WRITE, and over all kinds: by_write WRITE|all.
 by_write() {
 	jq -n -r --argjson child "$CHILD" --arg w "$1" "$CHILD_OBJ"'
@@ -160,6 +189,35 @@ check "sample: status says 1 in 8" jq_true '[inputs] | last | .objects.sample ==
 check "sample: (T_STRING, flags) estimate $(obj_pages T_STRING flags) within half of $truth" \
 	in_range "$(obj_pages T_STRING flags)" $((truth / 2)) $((truth * 3 / 2))
 
+run_mode ivars 1 -- --mode ivars --strings 0 --arrays 0 --widgets 20000 --points 20000 \
+	--anons 5000 --singles 2000
+near "ivars: (T_OBJECT Cowtest::Widget, slot) pages" \
+	"$(class_pages T_OBJECT Cowtest::Widget slot)" "$(rfield pages 10)"
+near "ivars: (T_STRUCT Cowtest::Point, slot) pages" \
+	"$(class_pages T_STRUCT Cowtest::Point slot)" "$(rfield pages 12)"
+unknown=$(($(class_pages T_OBJECT '(class unknown)' flags slot) +
+	$(class_pages T_STRUCT '(class unknown)' flags slot)))
+check "ivars: objects and structs of unknown class: $unknown pages" in_range "$unknown" 0 "$SLACK"
+near "ivars: (T_OBJECT (anonymous class), slot) pages" \
+	"$(class_pages T_OBJECT '(anonymous class)' slot)" "$(rfield pages 14)"
+near "ivars: (T_OBJECT (singleton class), slot) pages" \
+	"$(class_pages T_OBJECT '(singleton class)' slot)" "$(rfield pages 16)"
+check "ivars: one row of singleton classes per write kind" jq_true "$CHILD_OBJ"'
+	| [.cow_objects.top[] | select(.class == "(singleton class)") | .write]
+	| length == (unique | length)' --argjson child "$CHILD"
+check "ivars: no sample lost (map full)" jq_true '[inputs] | last | .objects.failed == 0'
+check "ivars: a class only on the rows of objects, structs and data" jq_true "$CHILD_OBJ"'
+	| [.cow_objects.top[] | select(.type | IN("T_OBJECT", "T_STRUCT", "T_DATA") | not)
+	   | has("class")] | any | not' --argjson child "$CHILD"
+ivars_child=$CHILD
+
+run_mode blind 1 -- --mode ivars --strings 0 --arrays 0 --widgets 20000 --points 20000 --blind
+truth=$(($(rfield blind 4) + $(rfield blind 6)))
+[ "$truth" -gt 0 ] || echo "note: blind: no object in such a page this run, nothing to tell apart"
+near "blind: (T_OBJECT Cowtest::Widget or T_STRUCT Cowtest::Point, slot) pages" \
+	$(($(class_pages T_OBJECT Cowtest::Widget slot) + $(class_pages T_STRUCT Cowtest::Point slot))) \
+	"$truth"
+
 # The child's by_write in the last frame of a replay of run NAME: replayed NAME.
 replayed() {
 	"$COWTOP" -r "$WORK/$1.rec" -b -f json 2>"$WORK/$1.replay.err" |
@@ -175,6 +233,14 @@ dfig() {
 CHILD=$(awk '$1 == "child" { print $2; exit }' "$WORK/gc.report")
 live=$(jq -c -n --argjson child "$CHILD" "$CHILD_OBJ"' | .cow_objects.by_write' "$WORK/gc.json")
 expect_eq "replay: the gc child's copies by write kind as shown live" "$(replayed gc "$CHILD")" "$live"
+# The child's rows (type, class, write, pages) in the last frame of FILE: rows CHILD FILE.
+rows() {
+	jq -c -n --argjson child "$1" "$CHILD_OBJ"' | [.cow_objects.top[] | [.type, .class, .write, .pages]]' "$2"
+}
+"$COWTOP" -r "$WORK/ivars.rec" -b -f json >"$WORK/ivars.replay.json" 2>"$WORK/ivars.replay.err" ||
+	fail "replay of ivars: exit status $?"
+expect_eq "replay: the ivars child's rows with their classes as shown live" \
+	"$(rows "$ivars_child" "$WORK/ivars.replay.json")" "$(rows "$ivars_child" "$WORK/ivars.json")"
 "$COWTOP" --diff "$WORK/gc.rec" "$WORK/warm.rec" -f json >"$WORK/diff.json" 2>"$WORK/diff.err" ||
 	fail "--diff: exit status $?"
 expect_eq "--diff: A's flags writes are the gc child's" "$(dfig 'objects: flags writes' a)" \

@@ -492,9 +492,15 @@ static void test_objects(void **state)
 	s = text(mt, METRICS_PROMETHEUS);
 	assert_null(strstr(s, "cowtop_cow_object_pages"));
 	free(s);
-	objects__set(o, 101, 11, NULL, OBJ_RT_RUBY31, 5, OBJ_W_FLAGS, 300);
-	objects__set(o, 101, 11, NULL, OBJ_RT_RUBY31, OBJ_RBT_NONE, OBJ_W_OUTSIDE, 100);
-	objects__set(o, 102, 12, NULL, OBJ_RT_RUBY31, 7, OBJ_W_FLAGS, 200);
+	objects__set(o, &(struct objects_key){ .pid = 101, .start = 11, .runtime = OBJ_RT_RUBY31,
+					      .type = 5, .write = OBJ_W_FLAGS },
+		     300);
+	objects__set(o, &(struct objects_key){ .pid = 101, .start = 11, .runtime = OBJ_RT_RUBY31,
+					      .type = OBJ_RBT_NONE, .write = OBJ_W_OUTSIDE },
+		     100);
+	objects__set(o, &(struct objects_key){ .pid = 102, .start = 12, .runtime = OBJ_RT_RUBY31,
+					      .type = 7, .write = OBJ_W_FLAGS },
+		     200);
 	feed_objects(mt, m, o);
 	s = text(mt, METRICS_PROMETHEUS);
 	assert_int_equal(sample(s, OBJ("flags")), 500);
@@ -506,7 +512,9 @@ static void test_objects(void **state)
 	model__mark_exited(c1, 1.0);
 	feed_objects(mt, m, o);
 	model__remove_exited(m, 2.0);
-	objects__set(o, 102, 12, NULL, OBJ_RT_RUBY31, 7, OBJ_W_FLAGS, 250);
+	objects__set(o, &(struct objects_key){ .pid = 102, .start = 12, .runtime = OBJ_RT_RUBY31,
+					      .type = 7, .write = OBJ_W_FLAGS },
+		     250);
 	feed_objects(mt, m, o);
 	feed_objects(mt, m, o);
 	s = text(mt, METRICS_PROMETHEUS);

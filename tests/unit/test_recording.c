@@ -206,10 +206,23 @@ static void test_objects_round_trip(void **state)
 	assert_non_null(o);
 	/* a child of 101 with a lower pid: the file has it before 102 */
 	add(m, 50, 101, 70, "helper", 40);
-	objects__set(o, 101, 60, NULL, OBJ_RT_RUBY31, 5, OBJ_W_FLAGS, 500);
-	objects__set(o, 50, 70, NULL, OBJ_RT_RUBY31, 7, OBJ_W_FLAGS, 40);
-	objects__set(o, 101, 60, NULL, OBJ_RT_RUBY31, OBJ_RBT_NONE, OBJ_W_OUTSIDE, 300);
-	objects__set(o, 100, 50, NULL, OBJ_RT_RUBY31, 5, OBJ_W_SLOT, 10);
+	objects__set(o, &(struct objects_key){ .pid = 101, .start = 60, .runtime = OBJ_RT_RUBY31,
+					      .type = 5, .write = OBJ_W_FLAGS },
+		     500);
+	objects__set(o, &(struct objects_key){ .pid = 50, .start = 70, .runtime = OBJ_RT_RUBY31,
+					      .type = 7, .write = OBJ_W_FLAGS },
+		     40);
+	objects__set(o, &(struct objects_key){ .pid = 101, .start = 60, .runtime = OBJ_RT_RUBY31,
+					      .type = OBJ_RBT_NONE, .write = OBJ_W_OUTSIDE },
+		     300);
+	objects__set(o, &(struct objects_key){ .pid = 100, .start = 50, .runtime = OBJ_RT_RUBY31,
+					      .type = 5, .write = OBJ_W_SLOT },
+		     10);
+	objects__set(o, &(struct objects_key){ .pid = 100, .start = 50, .runtime = OBJ_RT_RUBY31,
+					      .type = 1, .klass = 0x1000, .klass_serial = 9,
+					      .write = OBJ_W_SLOT },
+		     20);
+	objects__name_class(o, 100, 50, 0x1000, 9, "Cowtest::Widget");
 	objects__set_status(o, 8, 0.5, 2);
 	rec_objects = o;
 	write_recording(m, 2, RECORD_SCHEMA);
@@ -236,7 +249,12 @@ static void test_objects_round_trip(void **state)
 	assert_int_equal(op->by_write[OBJ_W_FLAGS], 40);
 	assert_string_equal(op->top[0].type, "T_ARRAY");
 	assert_non_null(op = objects_snap__of(f->objects, 100, 50));
-	assert_int_equal(op->by_write[OBJ_W_SLOT], 10);
+	assert_int_equal(op->by_write[OBJ_W_SLOT], 30);
+	assert_int_equal(op->ntop, 2);
+	assert_string_equal(op->top[0].type, "T_OBJECT"); /* with its class */
+	assert_string_equal(op->top[0].cls, "Cowtest::Widget");
+	assert_string_equal(op->top[1].type, "T_STRING"); /* without */
+	assert_string_equal(op->top[1].cls, "");
 	assert_int_equal(f->objects->nprocs, 3);
 	frame__free(f);
 	recording__free(r);

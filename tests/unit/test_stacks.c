@@ -230,6 +230,15 @@ static bool keep_two(int pid, unsigned long long start, void *ctx)
 	return pid == 2;
 }
 
+/* objects__set of one row, its key given field by field. */
+static int set_row(struct objects *o, int pid, unsigned long long start, const char *comm, int runtime,
+		   unsigned long long type, int write, unsigned long long pages)
+{
+	return objects__set(o, &(struct objects_key){ .pid = pid, .start = start, .runtime = runtime,
+						      .type = type, .write = write, .comm = comm },
+			    pages);
+}
+
 /* Folded copies by object: one line per (comm, runtime, type, write kind),
  * the write kind bracketed as the leaf; the rows of processes pruned stay
  * only when the whole run is kept, merged by name however many processes
@@ -243,14 +252,14 @@ static void test_folded_objects(void **state)
 
 	(void)state;
 	objects__keep_gone(o, true);
-	assert_int_equal(objects__set(o, 1, 10, "py", OBJ_RT_PY311, 0x1000, OBJ_W_REFCNT, 30), 1);
+	assert_int_equal(set_row(o, 1, 10, "py", OBJ_RT_PY311, 0x1000, OBJ_W_REFCNT, 30), 1);
 	objects__name(o, 1, 10, 0x1000, "str");
-	assert_int_equal(objects__set(o, 3, 30, "py", OBJ_RT_PY311, 0x1000, OBJ_W_REFCNT, 12), 1);
+	assert_int_equal(set_row(o, 3, 30, "py", OBJ_RT_PY311, 0x1000, OBJ_W_REFCNT, 12), 1);
 	objects__name(o, 3, 30, 0x1000, "str");
-	assert_int_equal(objects__set(o, 3, 30, "py", OBJ_RT_PY311, 0x2000, OBJ_W_GC, 5), 1);
-	assert_int_equal(objects__set(o, 2, 20, "w;k\n", OBJ_RT_RUBY31, 5, OBJ_W_FLAGS, 7), 0);
-	assert_int_equal(objects__set(o, 2, 20, NULL, OBJ_RT_RUBY31, 7, OBJ_W_SLOT, 0), 0);
-	assert_int_equal(objects__set(o, 4, 40, NULL, OBJ_RT_PY311, OBJ_PYT_BLOCK, OBJ_W_PAYLOAD, 2), 0);
+	assert_int_equal(set_row(o, 3, 30, "py", OBJ_RT_PY311, 0x2000, OBJ_W_GC, 5), 1);
+	assert_int_equal(set_row(o, 2, 20, "w;k\n", OBJ_RT_RUBY31, 5, OBJ_W_FLAGS, 7), 0);
+	assert_int_equal(set_row(o, 2, 20, NULL, OBJ_RT_RUBY31, 7, OBJ_W_SLOT, 0), 0);
+	assert_int_equal(set_row(o, 4, 40, NULL, OBJ_RT_PY311, OBJ_PYT_BLOCK, OBJ_W_PAYLOAD, 2), 0);
 	objects__prune(o, keep_two, NULL);
 	text = folded_objects_text(o, &len);
 	assert_non_null(text);
@@ -265,8 +274,8 @@ static void test_folded_objects(void **state)
 
 	/* Without the whole run, the pruned processes' rows are dropped. */
 	o = objects__new();
-	assert_int_equal(objects__set(o, 1, 10, "py", OBJ_RT_PY311, OBJ_PYT_BLOCK, OBJ_W_PAYLOAD, 3), 0);
-	assert_int_equal(objects__set(o, 2, 20, "rb", OBJ_RT_RUBY31, 5, OBJ_W_FLAGS, 4), 0);
+	assert_int_equal(set_row(o, 1, 10, "py", OBJ_RT_PY311, OBJ_PYT_BLOCK, OBJ_W_PAYLOAD, 3), 0);
+	assert_int_equal(set_row(o, 2, 20, "rb", OBJ_RT_RUBY31, 5, OBJ_W_FLAGS, 4), 0);
 	objects__prune(o, keep_two, NULL);
 	text = folded_objects_text(o, &len);
 	assert_non_null(text);
