@@ -272,6 +272,26 @@ static void test_folded_objects(void **state)
 	free(text);
 	objects__free(o);
 
+	/* A Ruby object's class follows its type; one not named is said. */
+	o = objects__new();
+	assert_int_equal(objects__set(o, &(struct objects_key){ .pid = 5, .start = 50, .runtime = OBJ_RT_RUBY31,
+								.type = 1, .klass = 0x7f00, .klass_serial = 9,
+								.write = OBJ_W_SLOT, .comm = "rb" },
+				      6),
+			 OBJECTS_NEED_CLASS);
+	objects__name_class(o, 5, 50, 0x7f00, 9, "Cowtest::Widget");
+	assert_int_equal(objects__set(o, &(struct objects_key){ .pid = 5, .start = 50, .runtime = OBJ_RT_RUBY31,
+								.type = 1, .klass = 0x8f00, .klass_serial = 3,
+								.write = OBJ_W_SLOT, .comm = "rb" },
+				      2),
+			 OBJECTS_NEED_CLASS);
+	text = folded_objects_text(o, &len);
+	assert_non_null(text);
+	assert_string_equal(text, "rb;ruby-3.1;T_OBJECT Cowtest::Widget;[slot] 6\n"
+				  "rb;ruby-3.1;T_OBJECT (class unknown);[slot] 2\n");
+	free(text);
+	objects__free(o);
+
 	/* Without the whole run, the pruned processes' rows are dropped. */
 	o = objects__new();
 	assert_int_equal(set_row(o, 1, 10, "py", OBJ_RT_PY311, OBJ_PYT_BLOCK, OBJ_W_PAYLOAD, 3), 0);
