@@ -248,6 +248,26 @@ wait_workload() {
 	expect_eq "workload $1 exit status" "$rc" 0
 }
 
+# Once cowtop (started with start_cowtop) has shown its first frame, release
+# the waiting workloads (SIGUSR1), wait for them and for 3 more intervals,
+# and stop cowtop: release_shown NAME PID... If no frame comes within 15 s,
+# the check fails, cowtop is stopped and the status is 1 (nothing released).
+release_shown() {
+	local name=$1 pid
+	shift
+	if ! wait_lines "$FRAMES" 1 15; then
+		fail "$name printed no frame within 15s"
+		stop_cowtop
+		return 1
+	fi
+	kill -USR1 "$@" || die "$name: cannot release $*"
+	for pid in "$@"; do
+		wait_workload "$pid"
+	done
+	sleep_intervals 3
+	stop_cowtop
+}
+
 # Check the workload checked itself (--check) and found nothing wrong: a
 # failure here is a problem of the machine or of cowload, not of cowtop.
 check_workload_self() {
