@@ -198,6 +198,19 @@ stop_cowtop() {
 	esac
 }
 
+# Once the watched load has ended: wait up to S seconds (default 10) for the
+# batch cowtop (COWTOP_PID) to end with it, and reap it; its exit status goes
+# to RC: reap_cowtop_after_load [S].
+reap_cowtop_after_load() {
+	local i tries=$((${1:-10} * 10))
+	for ((i = 0; i < tries; i++)); do
+		kill -0 "$COWTOP_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	RC=0
+	reap "$COWTOP_PID" || RC=$?
+}
+
 # Count complete lines in a file (0 if missing).
 count_lines() {
 	[ -f "$1" ] || {
