@@ -35,6 +35,14 @@ static __always_inline __u64 anon_pages(struct task_struct *task)
 	return mm_counter(BPF_CORE_READ(task, mm), mm_anonpages);
 }
 
+/* The process task belongs to: its tgid in *tgid, and its entry in procs
+ * (NULL if it is not watched). */
+static __always_inline struct cowtop_proc *task_proc(struct task_struct *task, __u32 *tgid)
+{
+	*tgid = BPF_CORE_READ(task, tgid);
+	return bpf_map_lookup_elem(&procs, tgid);
+}
+
 SEC("raw_tp/sched_process_fork")
 int on_process_fork(struct bpf_raw_tracepoint_args *ctx)
 {
@@ -67,8 +75,8 @@ SEC("raw_tp/sched_process_exec")
 int on_process_exec(struct bpf_raw_tracepoint_args *ctx)
 {
 	struct task_struct *task = (struct task_struct *)ctx->args[0];
-	__u32 tgid = BPF_CORE_READ(task, tgid);
-	struct cowtop_proc *p = bpf_map_lookup_elem(&procs, &tgid);
+	__u32 tgid;
+	struct cowtop_proc *p = task_proc(task, &tgid);
 
 	if (region_hold == tgid)
 		region_hold = 0;
@@ -83,9 +91,8 @@ SEC("raw_tp/sched_process_exit")
 int on_process_exit(struct bpf_raw_tracepoint_args *ctx)
 {
 	struct task_struct *task = (struct task_struct *)ctx->args[0];
-	__u32 tgid = BPF_CORE_READ(task, tgid);
-	struct cowtop_proc *p = bpf_map_lookup_elem(&procs, &tgid);
-	__u32 zero = 0, tid;
+	__u32 tgid, zero = 0, tid;
+	struct cowtop_proc *p = task_proc(task, &tgid);
 	struct cowtop_slot *s;
 
 	if (usdt_enabled) {

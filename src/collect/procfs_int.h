@@ -1,6 +1,7 @@
 /* What the /proc readers' own files share: the parse cursor, the decimal
  * parser and the bounded reads of files under a directory fd. Included only
- * by procfs.c, procfs_mem.c and procfs_maps.c; procfs.h is the API. */
+ * by procfs.c, procfs_parse.c, procfs_mem.c and procfs_maps.c; procfs.h is
+ * the API. */
 #ifndef COWTOP_PROCFS_INT_H
 #define COWTOP_PROCFS_INT_H
 
@@ -9,7 +10,6 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-/* Where a parser is in its buffer. */
 /* Where a parser is in its buffer. */
 struct cursor {
 	const char *p;

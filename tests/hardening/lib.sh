@@ -176,18 +176,6 @@ tty_text() {
 # shellcheck source=../tui/tmux.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../tui/tmux.sh"
 
-# Once the watched load has ended: wait up to 10 s for the batch cowtop
-# (COWTOP_PID) to end with it, and reap it; its exit status goes to RC.
-reap_cowtop_after_load() {
-	local i
-	for ((i = 0; i < 100; i++)); do
-		kill -0 "$COWTOP_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	RC=0
-	reap "$COWTOP_PID" || RC=$?
-}
-
 # Check a condition within 10 s: expect DESC CMD [ARGS...]; on failure show
 # the screen.
 expect() {

@@ -198,6 +198,19 @@ stop_cowtop() {
 	esac
 }
 
+# Once the watched load has ended: wait up to S seconds (default 10) for the
+# batch cowtop (COWTOP_PID) to end with it, and reap it; its exit status goes
+# to RC: reap_cowtop_after_load [S].
+reap_cowtop_after_load() {
+	local i tries=$((${1:-10} * 10))
+	for ((i = 0; i < tries; i++)); do
+		kill -0 "$COWTOP_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	RC=0
+	reap "$COWTOP_PID" || RC=$?
+}
+
 # Count complete lines in a file (0 if missing).
 count_lines() {
 	[ -f "$1" ] || {
@@ -246,6 +259,26 @@ wait_workload() {
 	local rc=0
 	reap "$1" || rc=$?
 	expect_eq "workload $1 exit status" "$rc" 0
+}
+
+# Once cowtop (started with start_cowtop) has shown its first frame, release
+# the waiting workloads (SIGUSR1), wait for them and for 3 more intervals,
+# and stop cowtop: release_shown NAME PID... If no frame comes within 15 s,
+# the check fails, cowtop is stopped and the status is 1 (nothing released).
+release_shown() {
+	local name=$1 pid
+	shift
+	if ! wait_lines "$FRAMES" 1 15; then
+		fail "$name printed no frame within 15s"
+		stop_cowtop
+		return 1
+	fi
+	kill -USR1 "$@" || die "$name: cannot release $*"
+	for pid in "$@"; do
+		wait_workload "$pid"
+	done
+	sleep_intervals 3
+	stop_cowtop
 }
 
 # Check the workload checked itself (--check) and found nothing wrong: a

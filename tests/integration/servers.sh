@@ -9,6 +9,7 @@
 
 TRUTH=${TRUTH:-$(dirname "$0")/pagemap-truth.py}
 SERVER_PIDS=()
+SERVER_MASTER=
 
 # The pid and all its descendants, parents first: tree_pids PID.
 tree_pids() {
@@ -273,6 +274,23 @@ wait_cowtop() {
 	reap "$COWTOP_PID" || RC=$?
 }
 
+# Wait for a started server's master to write its pid to PIDFILE, have it
+# killed with the other servers however the test ends, and wait for its
+# WORKERS workers; the pid goes to SERVER_MASTER: server_up LABEL PIDFILE.
+server_up() {
+	wait_until 30 test -s "$2" || die "$1: no pid file within 30 s"
+	SERVER_MASTER=$(cat "$2")
+	add_server "$SERVER_MASTER"
+	wait_until 30 has_children "$SERVER_MASTER" "$WORKERS" || die "$1: $WORKERS workers not up within 30 s"
+}
+
+# Stop a server's master with SIGNAL and wait up to 20 s for it to be gone:
+# server_stop LABEL MASTER SIGNAL.
+server_stop() {
+	kill -"$3" "$2"
+	wait_until 20 gone "$2" || fail "$1: master still running 20 s after SIG$3"
+}
+
 # The whole case for a server started by SERVER_CMD (an array) that writes
 # its master's pid to PIDFILE, serves on SOCK and stops gracefully on
 # STOP_SIGNAL: web_case MODE (launch: cowtop -- SERVER_CMD; attach: the
@@ -287,10 +305,8 @@ web_case() {
 		"${SERVER_CMD[@]}" >"$WORK/$label.server.log" 2>&1 &
 		add_server $!
 	fi
-	wait_until 30 test -s "$PIDFILE" || die "$label: no pid file within 30 s"
-	master=$(cat "$PIDFILE")
-	add_server "$master"
-	wait_until 30 has_children "$master" "$WORKERS" || die "$label: $WORKERS workers not up within 30 s"
+	server_up "$label" "$PIDFILE"
+	master=$SERVER_MASTER
 	workers=$(live_children "$master")
 	OLD_WORKERS=$workers
 	if [ "$mode" = launch ]; then
@@ -304,8 +320,7 @@ web_case() {
 	fi
 	http_load "$label" "$SOCK" "$master"
 	check_workers "$label" "$master"
-	kill -"$STOP_SIGNAL" "$master"
-	wait_until 20 gone "$master" || fail "$label: master still running 20 s after SIG$STOP_SIGNAL"
+	server_stop "$label" "$master" "$STOP_SIGNAL"
 	wait_cowtop
 	expect_eq "$label: cowtop exit status" "$RC" 0
 	validate_frames

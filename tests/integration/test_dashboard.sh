@@ -164,12 +164,7 @@ test_every_expression() {
 	for child in $children; do
 		kill -TERM "$child" 2>/dev/null || true
 	done
-	for ((v = 0; v < 200; v++)); do
-		kill -0 "$COWTOP_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	RC=0
-	reap "$COWTOP_PID" || RC=$?
+	reap_cowtop_after_load 20
 	expect_eq "cowtop ends with the workload, with its status (children killed: 1)" "$RC" 1
 	stop_prometheus
 }

@@ -235,13 +235,7 @@ test_prometheus() {
 
 # Wait for the headless cowtop to end once its targets are gone.
 reap_after_load() {
-	local i
-	for ((i = 0; i < 100; i++)); do
-		kill -0 "$COWTOP_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	RC=0
-	reap "$COWTOP_PID" || RC=$?
+	reap_cowtop_after_load
 	expect_eq "cowtop ended with its targets" "$RC" 0
 }
 

@@ -105,13 +105,9 @@ stderr_path "$WORK/unicorn.err"
 CONF
 unicorn -c "$WORK/unicorn.conf.rb" -E none "$APPDIR/cow_app.ru" >"$WORK/unicorn.log" 2>&1 &
 add_server $!
-wait_until 30 test -s "$WORK/unicorn.pid" || die "unicorn: no pid file within 30 s"
-MASTER=$(cat "$WORK/unicorn.pid")
-add_server "$MASTER"
-wait_until 30 has_children "$MASTER" "$WORKERS" || die "unicorn: $WORKERS workers not up within 30 s"
-family_case unicorn "$MASTER"
-kill -QUIT "$MASTER"
-wait_until 20 gone "$MASTER" || fail "unicorn: master still running 20 s after SIGQUIT"
+server_up unicorn "$WORK/unicorn.pid"
+family_case unicorn "$SERVER_MASTER"
+server_stop unicorn "$SERVER_MASTER" QUIT
 
 # gunicorn
 SOCK=$WORK/gunicorn.sock
@@ -119,11 +115,7 @@ gunicorn --preload --workers "$WORKERS" --worker-class sync --bind "unix:$SOCK" 
 	--pid "$WORK/gunicorn.pid" --timeout 30 --graceful-timeout 5 \
 	--error-logfile "$WORK/gunicorn.err" --pythonpath "$APPDIR" cow_app:app >"$WORK/gunicorn.log" 2>&1 &
 add_server $!
-wait_until 30 test -s "$WORK/gunicorn.pid" || die "gunicorn: no pid file within 30 s"
-MASTER=$(cat "$WORK/gunicorn.pid")
-add_server "$MASTER"
-wait_until 30 has_children "$MASTER" "$WORKERS" || die "gunicorn: $WORKERS workers not up within 30 s"
-family_case gunicorn "$MASTER"
-kill -TERM "$MASTER"
-wait_until 20 gone "$MASTER" || fail "gunicorn: master still running 20 s after SIGTERM"
+server_up gunicorn "$WORK/gunicorn.pid"
+family_case gunicorn "$SERVER_MASTER"
+server_stop gunicorn "$SERVER_MASTER" TERM
 finish

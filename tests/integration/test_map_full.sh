@@ -22,15 +22,7 @@ test_tree() {
 		--child-writes 400,410,420 --linger 0.5
 	main=$LOAD_PID
 	COWTOP_PROCS_MAX=4 start_cowtop tree -b -f json -d "$INTERVAL" -p "$main"
-	if ! wait_lines "$FRAMES" 1 15; then
-		fail "tree: cowtop printed no frame within 15s"
-		stop_cowtop
-		return
-	fi
-	kill -USR1 "$main"
-	wait_workload "$main"
-	sleep_intervals 3
-	stop_cowtop
+	release_shown "tree: cowtop" "$main" || return 0
 
 	check_workload_self
 	expect_eq "processes refused, in lost_processes" "$(last_field lost_processes)" 5
@@ -75,15 +67,7 @@ test_all() {
 	f0=$(forks)
 	n0=$(nprocs)
 	COWTOP_PROCS_MAX=1 start_cowtop all -b -f json -d "$INTERVAL"
-	if ! wait_lines "$FRAMES" 1 15; then
-		fail "all: cowtop printed no frame within 15s"
-		stop_cowtop
-		return
-	fi
-	kill -USR1 "$main"
-	wait_workload "$main"
-	sleep_intervals 3
-	stop_cowtop
+	release_shown "all: cowtop" "$main" || return 0
 	most=$((n0 + $(forks) - f0))
 	got=$(last_field lost_processes)
 	check "all: $got refused, at most the $most processes there were" \

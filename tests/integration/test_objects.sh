@@ -33,90 +33,16 @@
 # /usr/bin/python3.11).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/objects.sh"
 
 PYTHON=${COWTOP_TEST_PYTHON:-/usr/bin/python3.11}
 OBJFORK=$(dirname "$0")/../workloads/objfork.py
 readonly LOW_PCT=90 FREEZE_LEFT_PCT=15 SHARE_PCT=60
+OBJ_LOAD=("$PYTHON" "$OBJFORK")
+OBJ_READY_WAIT=30
 
 setup
 [ -x "$PYTHON" ] || { echo "SKIP: no python at $PYTHON"; exit 77; }
-
-# Wait up to S seconds for a line starting with WORD in FILE: wait_word FILE WORD S.
-wait_word() {
-	local tries=$(($3 * 20))
-	until grep -q "^$2 " "$1" 2>/dev/null; do
-		[ "$tries" -gt 0 ] || return 1
-		tries=$((tries - 1))
-		sleep 0.05
-	done
-}
-
-# Field N of the report's line starting with WORD: rfield WORD N.
-rfield() {
-	awk -v w="$1" -v n="$2" '$1 == w { print $n; exit }' "$REPORT"
-}
-
-# The child's cow_objects in its last appearance (null until shown).
-readonly CHILD_OBJ='reduce inputs.processes[] as $p (null;
-	if $p.pid == $child and $p.cow_objects != null then $p else . end)'
-
-# Run one fork of objfork.py under cowtop: run_mode NAME COWTOP_ARGS -- WORKLOAD_ARGS.
-run_mode() {
-	local name=$1 load tries=400 cargs=()
-	shift
-	while [ "$1" != "--" ]; do
-		cargs+=("$1")
-		shift
-	done
-	shift
-	new_report "$name"
-	"$PYTHON" "$OBJFORK" --go "$WORK/$name.go" --stop "$WORK/$name.stop" \
-		--report "$REPORT" "$@" 2>"$WORK/$name.load.err" &
-	load=$!
-	BG_PIDS+=("$load")
-	wait_word "$REPORT" ready 30 || die "$name: workload not ready"
-	start_cowtop "$name" -b -f json -d "$INTERVAL" "${cargs[@]}" -p "$load"
-	wait_lines "$FRAMES" 1 30 || die "$name: cowtop showed no frame"
-	touch "$WORK/$name.go"
-	wait_word "$REPORT" done 60 || die "$name: the child did not finish"
-	CHILD=$(rfield child 2)
-	# Until the child's counts are shown after its exit (bounded).
-	until jq -n -e --argjson child "$CHILD" "$CHILD_OBJ"' | .state == "exited"' \
-		"$FRAMES" >/dev/null 2>&1; do
-		[ "$tries" -gt 0 ] || break
-		tries=$((tries - 1))
-		sleep 0.05
-	done
-	touch "$WORK/$name.stop"
-	reap "$load" || fail "$name: workload exit status"
-	stop_cowtop
-}
-
-# Pages of the child's row (TYPE, WRITE): obj_pages TYPE WRITE.
-obj_pages() {
-	jq -n -r --argjson child "$CHILD" --arg t "$1" --arg w "$2" "$CHILD_OBJ"'
-		| [(.cow_objects.top // [])[] | select(.type == $t and .write == $w) | .pages]
-		| add // 0' "$FRAMES"
-}
-
-# The child's pages of write kind WRITE, and over all kinds: by_write WRITE|all.
-by_write() {
-	jq -n -r --argjson child "$CHILD" --arg w "$1" "$CHILD_OBJ"'
-		| if $w == "all" then .cow_objects.pages // 0
-		  else .cow_objects.by_write[$w] // 0 end' "$FRAMES"
-}
-
-# Check VALUE within [LOW_PCT% of TRUTH, TRUTH + SLACK]: near DESC VALUE TRUTH.
-near() {
-	check "$1: $2 in [${LOW_PCT}% of $3, $3 + $SLACK]" \
-		in_range "$2" $(($3 * LOW_PCT / 100)) $(($3 + SLACK))
-}
-
-# Check PART is at least SHARE_PCT% of WHOLE: share DESC PART WHOLE.
-share() {
-	check "$1: $2 of $3 sampled pages (>= ${SHARE_PCT}%)" \
-		test "$(($2 * 100))" -ge "$(($3 * SHARE_PCT))"
-}
 
 # The pages of the folded file's lines of TYPE and WRITE: folded_pages FILE TYPE WRITE.
 folded_pages() {
@@ -143,14 +69,11 @@ check_folded() {
 run_mode iter --objects --objects-sample 1 --sample-budget 0 --folded-objects "$WORK/iter.folded" \
 	-- --mode iter
 truth=$(rfield pages 4)
-check "iter: runtime detected" jq_true \
-	"$CHILD_OBJ"' | .cow_objects.runtime == "cpython-3.11"' --argjson child "$CHILD"
+check_runtime iter cpython-3.11
 check "iter: status says 1 in 1" jq_true '[inputs] | last | .objects.sample == 1'
 near "iter: (str, refcount) pages" "$(obj_pages str refcount)" "$truth"
 share "iter: refcount writes" "$(by_write refcount)" "$(by_write all)"
-cow=$(jq -n -r --argjson child "$CHILD" "$CHILD_OBJ"' | .cow_pages' "$FRAMES")
-check "iter: sampled pages $(by_write all) are the child's copies $cow (1 in 1)" \
-	in_range "$(by_write all)" $((cow - SLACK)) "$cow"
+check_all_sampled iter
 check_folded iter
 near "iter: folded (str, refcount) pages" "$(folded_pages "$WORK/iter.folded" str refcount)" "$truth"
 

@@ -52,71 +52,25 @@
 # Environment (besides lib.sh's): COWTOP_TEST_RUBY (default /usr/bin/ruby3.1).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/objects.sh"
 
 RUBY=${COWTOP_TEST_RUBY:-/usr/bin/ruby3.1}
 OBJFORK=$(dirname "$0")/../workloads/objfork.rb
 readonly LOW_PCT=90 FALL_PCT=15 SHARE_PCT=60
+OBJ_LOAD=("$RUBY" "$OBJFORK")
+OBJ_READY_WAIT=60
 
 setup
 [ -x "$RUBY" ] || { echo "SKIP: no ruby at $RUBY"; exit 77; }
 "$RUBY" -e 'require "fiddle"' 2>/dev/null || { echo "SKIP: no fiddle in $RUBY"; exit 77; }
 
-# Wait up to S seconds for a line starting with WORD in FILE: wait_word FILE WORD S.
-wait_word() {
-	local tries=$(($3 * 20))
-	until grep -q "^$2 " "$1" 2>/dev/null; do
-		[ "$tries" -gt 0 ] || return 1
-		tries=$((tries - 1))
-		sleep 0.05
-	done
-}
-
-# Field N of the report's line starting with WORD: rfield WORD N.
-rfield() {
-	awk -v w="$1" -v n="$2" '$1 == w { print $n; exit }' "$REPORT"
-}
-
-# The child's cow_objects in its last appearance (null until shown).
-readonly CHILD_OBJ='reduce inputs.processes[] as $p (null;
-	if $p.pid == $child and $p.cow_objects != null then $p else . end)'
-
-# Run one fork of objfork.rb under cowtop, reading 1 copy in SAMPLE:
-# run_mode NAME SAMPLE -- WORKLOAD_ARGS.
-run_mode() {
-	local name=$1 sample=$2 load tries=400
+# Run one fork of objfork.rb under cowtop, reading 1 copy in SAMPLE and
+# recording to NAME.rec: rb_mode NAME SAMPLE -- WORKLOAD_ARGS.
+rb_mode() {
+	local name=$1 sample=$2
 	shift 3
-	new_report "$name"
-	"$RUBY" "$OBJFORK" --go "$WORK/$name.go" --stop "$WORK/$name.stop" \
-		--report "$REPORT" "$@" 2>"$WORK/$name.load.err" &
-	load=$!
-	BG_PIDS+=("$load")
-	wait_word "$REPORT" ready 60 || die "$name: workload not ready"
-	start_cowtop "$name" -b -f json -d "$INTERVAL" --objects --objects-sample "$sample" --sample-budget 0 \
-		-w "$WORK/$name.rec" -p "$load"
-	wait_lines "$FRAMES" 1 30 || die "$name: cowtop showed no frame"
-	touch "$WORK/$name.go"
-	wait_word "$REPORT" done 60 || die "$name: the child did not finish"
-	CHILD=$(rfield child 2)
-	# Until the child's counts are shown after its exit (bounded).
-	until jq -n -e --argjson child "$CHILD" "$CHILD_OBJ"' | .state == "exited"' \
-		"$FRAMES" >/dev/null 2>&1; do
-		[ "$tries" -gt 0 ] || break
-		tries=$((tries - 1))
-		sleep 0.05
-	done
-	touch "$WORK/$name.stop"
-	reap "$load" || fail "$name: workload exit status"
-	stop_cowtop
-}
-
-# Pages of the child's rows of TYPE and write kinds WRITE...: obj_pages TYPE WRITE...
-obj_pages() {
-	local t=$1
-	shift
-	jq -n -r --argjson child "$CHILD" --arg t "$t" --arg w "$*" "$CHILD_OBJ"'
-		| [(.cow_objects.top // [])[]
-		   | select(.type == $t and (.write as $x | $w | split(" ") | index($x)))
-		   | .pages] | add // 0' "$FRAMES"
+	run_mode "$name" --objects --objects-sample "$sample" --sample-budget 0 \
+		-w "$WORK/$name.rec" -- "$@"
 }
 
 # Pages of the child's rows of TYPE, class CLASS and write kinds WRITE...:
@@ -130,29 +84,8 @@ class_pages() {
 		   | .pages] | add // 0' "$FRAMES"
 }
 
-# The child's pages of write kind WRITE, and over all kinds: by_write WRITE|all.
-by_write() {
-	jq -n -r --argjson child "$CHILD" --arg w "$1" "$CHILD_OBJ"'
-		| if $w == "all" then .cow_objects.pages // 0
-		  else .cow_objects.by_write[$w] // 0 end' "$FRAMES"
-}
-
-# Check VALUE within [LOW_PCT% of TRUTH, TRUTH + SLACK_]: near DESC VALUE TRUTH [SLACK_].
-near() {
-	local slack=${4:-$SLACK}
-	check "$1: $2 in [${LOW_PCT}% of $3, $3 + $slack]" \
-		in_range "$2" $(($3 * LOW_PCT / 100)) $(($3 + slack))
-}
-
-# Check PART is at least SHARE_PCT% of WHOLE: share DESC PART WHOLE.
-share() {
-	check "$1: $2 of $3 sampled pages (>= ${SHARE_PCT}%)" \
-		test "$(($2 * 100))" -ge "$(($3 * SHARE_PCT))"
-}
-
-run_mode gc 1 -- --mode gc
-check "gc: runtime detected" jq_true \
-	"$CHILD_OBJ"' | .cow_objects.runtime == "ruby-3.1"' --argjson child "$CHILD"
+rb_mode gc 1 -- --mode gc
+check_runtime gc ruby-3.1
 check "gc: the master's objects are young ($(rfield heap 6) old)" \
 	test "$(rfield heap 6)" -lt "$(($(rfield main 4) + $(rfield main 6)))"
 near "gc: (T_STRING, flags) pages" "$(obj_pages T_STRING flags)" "$(rfield pages 4)" $((2 * SLACK))
@@ -161,11 +94,9 @@ flags_young=$(by_write flags)
 share "gc: flags writes" "$flags_young" "$(by_write all)"
 check "gc: flags pages $flags_young within the heap's $(rfield heap 4) pages" \
 	in_range "$flags_young" 0 "$(rfield heap 4)"
-cow=$(jq -n -r --argjson child "$CHILD" "$CHILD_OBJ"' | .cow_pages' "$FRAMES")
-check "gc: sampled pages $(by_write all) are the child's copies $cow (1 in 1)" \
-	in_range "$(by_write all)" $((cow - SLACK)) "$cow"
+check_all_sampled gc
 
-run_mode warm 1 -- --mode gc --warmup 4
+rb_mode warm 1 -- --mode gc --warmup 4
 objects=$(($(rfield main 4) + $(rfield main 6)))
 check "warm: the master's $objects objects are old ($(rfield heap 6) old)" \
 	test "$(rfield heap 6)" -ge "$objects"
@@ -175,7 +106,7 @@ check "warm: flags pages $flags_old below ${FALL_PCT}% of the young run's $flags
 check "warm: no flags copies of strings and arrays" in_range \
 	$(($(obj_pages T_STRING flags) + $(obj_pages T_ARRAY flags))) 0 "$SLACK"
 
-run_mode append 1 -- --mode append
+rb_mode append 1 -- --mode append
 near "append: (outside heap pages, outside) pages" \
 	"$(obj_pages '(outside heap pages)' outside)" "$(rfield pages 8)" $((4 * SLACK))
 near "append: (T_STRING, flags or slot) pages" "$(obj_pages T_STRING flags slot)" \
@@ -183,13 +114,13 @@ near "append: (T_STRING, flags or slot) pages" "$(obj_pages T_STRING flags slot)
 check "append: no copies of arrays ($(obj_pages T_ARRAY flags slot))" \
 	in_range "$(obj_pages T_ARRAY flags slot)" 0 "$SLACK"
 
-run_mode sample 8 -- --mode gc
+rb_mode sample 8 -- --mode gc
 truth=$(rfield pages 4)
 check "sample: status says 1 in 8" jq_true '[inputs] | last | .objects.sample == 8'
 check "sample: (T_STRING, flags) estimate $(obj_pages T_STRING flags) within half of $truth" \
 	in_range "$(obj_pages T_STRING flags)" $((truth / 2)) $((truth * 3 / 2))
 
-run_mode ivars 1 -- --mode ivars --strings 0 --arrays 0 --widgets 20000 --points 20000 \
+rb_mode ivars 1 -- --mode ivars --strings 0 --arrays 0 --widgets 20000 --points 20000 \
 	--anons 5000 --singles 2000
 near "ivars: (T_OBJECT Cowtest::Widget, slot) pages" \
 	"$(class_pages T_OBJECT Cowtest::Widget slot)" "$(rfield pages 10)"
@@ -211,7 +142,7 @@ check "ivars: a class only on the rows of objects, structs and data" jq_true "$C
 	   | has("class")] | any | not' --argjson child "$CHILD"
 ivars_child=$CHILD
 
-run_mode blind 1 -- --mode ivars --strings 0 --arrays 0 --widgets 20000 --points 20000 --blind
+rb_mode blind 1 -- --mode ivars --strings 0 --arrays 0 --widgets 20000 --points 20000 --blind
 truth=$(($(rfield blind 4) + $(rfield blind 6)))
 [ "$truth" -gt 0 ] || echo "note: blind: no object in such a page this run, nothing to tell apart"
 near "blind: (T_OBJECT Cowtest::Widget or T_STRUCT Cowtest::Point, slot) pages" \

@@ -34,9 +34,6 @@ rows() { screen | grep -E '^ *[0-9]+ ' || true; }
 title_line() { screen | grep -m 1 -E '^ +[^ ]*PID .*COMMAND' || true; }
 title_has() { title_line | grep -qF -- "$1"; }
 title_lacks() { local l; l=$(title_line); [[ -n $l ]] && ! grep -qF -- "$1" <<<"$l"; }
-status_line() { screen | tail -n 2 | head -n 1; }
-status_has() { status_line | grep -qF -- "$1"; }
-screen_lacks() { ! screen | grep -qF -- "$1"; }
 # The screen column (from 0) where the title TEXT starts.
 title_col() {
 	local l

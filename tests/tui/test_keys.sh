@@ -30,11 +30,6 @@ OUT=
 # The process rows on screen: lines that start with a PID and a state.
 rows() { screen | grep -E '^ *[0-9]+ [A-Z?] ' || true; }
 row_of() { rows | awk -v pid="$1" '$1 == pid { print; found = 1 } END { exit !found }'; }
-status_line() { screen | tail -n 2 | head -n 1; }
-footer() { screen | tail -n 1; }
-status_has() { status_line | grep -qF -- "$1"; }
-footer_has() { footer | grep -qF -- "$1"; }
-screen_lacks() { ! screen | grep -qF -- "$1"; }
 line_lacks() { ! screen | sed -n "$1p" | grep -qF -- "$2"; }
 width_at_most() {
 	local w

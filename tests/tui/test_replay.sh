@@ -192,8 +192,6 @@ disown "$SLEEPER" # killed at the end without a word from the shell
 jq -c --argjson m "$MAIN" --argjson p "$SLEEPER" \
 	'if .recording then . else .processes |= map(select(.pid == $m) | .pid = $p | .nspid = $p) end' \
 	"$REC" >"$WORK/reused.rec"
-footer() { screen | tail -n 1; }
-status_line() { screen | tail -n 2 | head -n 1; }
 t kill-session -t "$SESSION"
 t new-session -d -s "$SESSION" -x 160 -y 30 \
 	"env LANG=C.UTF-8 TERM=xterm-256color $COWTOP -r $WORK/reused.rec; echo exit=\$?; sleep 30"

@@ -96,7 +96,6 @@ main_pid() {
 }
 
 # Conditions polled by expect.
-screen_lacks() { ! screen | grep -qF -- "$1"; }
 nrows_is() { [[ $(rows | wc -l) -eq $1 ]]; }
 first_pid_is() { [[ $(row_pids | head -n 1) == "$1" ]]; }
 sel_is() { [[ $(sel_pid) == "$1" ]]; }

@@ -39,5 +39,11 @@ keys() {
 }
 
 screen_has() { screen | grep -qF -- "$1"; }
+screen_lacks() { ! screen | grep -qF -- "$1"; }
+# The status line (above the footer) and the footer (the last line).
+status_line() { screen | tail -n 2 | head -n 1; }
+footer() { screen | tail -n 1; }
+status_has() { status_line | grep -qF -- "$1"; }
+footer_has() { footer | grep -qF -- "$1"; }
 line_has() { screen | sed -n "$1p" | grep -qF -- "$2"; }
 pane_flag_is() { [[ $(t display -p -t "$SESSION" "#{$1}") == "$2" ]]; }

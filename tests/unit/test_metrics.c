@@ -24,15 +24,55 @@ static void feed_objects(struct metrics *mt, struct model *m, const struct objec
 	frame__free(f); /* mt holds it */
 }
 
-/* Feed the frame of m now to mt. */
+/* Feed the frame of m now to mt (--objects off). */
 static void feed(struct metrics *mt, struct model *m)
 {
-	struct frame_status st = { .time = 1700000000.0, .interval = 1, .mechanism = "test" };
-	struct frame *f = frame__build(m, &st, NULL, NULL);
+	feed_objects(mt, m, NULL);
+}
 
-	assert_non_null(f);
-	assert_int_equal(metrics__update(mt, f), 0);
-	frame__free(f); /* mt holds it */
+/* What most tests start from: metrics with the default options (or by pid)
+ * and an empty model. */
+struct fx {
+	struct metrics *mt;
+	struct model *m;
+};
+
+/* Make the fixture with metrics made from opts. */
+static int fx_make(void **state, const struct metrics_opts *opts)
+{
+	struct fx *x = calloc(1, sizeof(*x));
+
+	if (!x)
+		return -1;
+	x->mt = metrics__new(opts);
+	x->m = model__new();
+	*state = x;
+	return x->mt && x->m ? 0 : -1;
+}
+
+/* cmocka set-up: metrics with the default options. */
+static int fx_setup(void **state)
+{
+	return fx_make(state, &(struct metrics_opts){ .version = "1" });
+}
+
+/* cmocka set-up: metrics with a series per process (--metrics-by pid). */
+static int fx_setup_by_pid(void **state)
+{
+	return fx_make(state, &(struct metrics_opts){ .by_pid = true, .version = "1" });
+}
+
+/* cmocka tear-down: free what fx_make made. */
+static int fx_teardown(void **state)
+{
+	struct fx *x = *state;
+
+	if (x) {
+		model__free(x->m);
+		metrics__free(x->mt);
+		free(x);
+	}
+	return 0;
 }
 
 /* The text of mt's last frame, malloc'd. */
@@ -87,19 +127,17 @@ static void counts(struct proc *p, unsigned long long cow, unsigned long long ze
  * group's counters: they never go down. */
 static void test_exited_are_folded(void **state)
 {
-	struct metrics *mt = metrics__new(&(struct metrics_opts){ .version = "1" });
-	struct model *m = model__new();
+	struct fx *x = *state;
 	struct proc *c1, *c2;
 	char *s;
 	int i;
 
-	(void)state;
-	add(m, 100, 1, 10, "master", 5);
-	c1 = add(m, 101, 100, 11, "worker", 1000);
-	c2 = add(m, 102, 100, 12, "worker", 2000);
-	add(m, 103, 102, 13, "helper", 7);
-	feed(mt, m);
-	s = text(mt, METRICS_PROMETHEUS);
+	add(x->m, 100, 1, 10, "master", 5);
+	c1 = add(x->m, 101, 100, 11, "worker", 1000);
+	c2 = add(x->m, 102, 100, 12, "worker", 2000);
+	add(x->m, 103, 102, 13, "helper", 7);
+	feed(x->mt, x->m);
+	s = text(x->mt, METRICS_PROMETHEUS);
 	assert_int_equal(sample(s, COW("master", "parent")), 5);
 	assert_int_equal(sample(s, COW("master", "child")), 3000);
 	assert_int_equal(sample(s, COW("master", "grandchild")), 7);
@@ -108,19 +146,17 @@ static void test_exited_are_folded(void **state)
 	/* c1 copies more, exits and is forgotten; a new worker takes its place */
 	counts(c1, 1500, 0, 0);
 	model__mark_exited(c1, 1.0);
-	feed(mt, m);
-	model__remove_exited(m, 2.0);
-	add(m, 104, 100, 14, "worker", 10);
+	feed(x->mt, x->m);
+	model__remove_exited(x->m, 2.0);
+	add(x->m, 104, 100, 14, "worker", 10);
 	counts(c2, 2100, 0, 0);
 	for (i = 0; i < 2; i++)
-		feed(mt, m);
-	s = text(mt, METRICS_PROMETHEUS);
+		feed(x->mt, x->m);
+	s = text(x->mt, METRICS_PROMETHEUS);
 	assert_int_equal(sample(s, COW("master", "child")), 1500 + 2100 + 10);
 	assert_int_equal(sample(s, "cowtop_processes{group=\"master\",role=\"child\"}"), 2);
 	assert_int_equal(nseries(s), 3);
 	free(s);
-	model__free(m);
-	metrics__free(mt);
 }
 
 /* A process keeps the group and role it was first seen in, even when its
@@ -128,54 +164,46 @@ static void test_exited_are_folded(void **state)
  * to another series and the first one would go down. */
 static void test_placement_is_sticky(void **state)
 {
-	struct metrics *mt = metrics__new(&(struct metrics_opts){ .version = "1" });
-	struct model *m = model__new();
+	struct fx *x = *state;
 	struct proc *root;
 	char *s;
 
-	(void)state;
-	root = add(m, 200, 1, 20, "unicorn", 3);
-	add(m, 201, 200, 21, "unicorn", 400);
-	feed(mt, m);
+	root = add(x->m, 200, 1, 20, "unicorn", 3);
+	add(x->m, 201, 200, 21, "unicorn", 400);
+	feed(x->mt, x->m);
 	model__mark_exited(root, 1.0);
-	feed(mt, m);
-	model__remove_exited(m, 2.0);
-	feed(mt, m);
-	s = text(mt, METRICS_PROMETHEUS);
+	feed(x->mt, x->m);
+	model__remove_exited(x->m, 2.0);
+	feed(x->mt, x->m);
+	s = text(x->mt, METRICS_PROMETHEUS);
 	assert_int_equal(sample(s, COW("unicorn", "child")), 400);
 	assert_int_equal(sample(s, COW("unicorn", "parent")), 3);
 	assert_int_equal(sample(s, "cowtop_processes{group=\"unicorn\",role=\"parent\"}"), 0);
 	assert_int_equal(nseries(s), 2);
 	free(s);
-	model__free(m);
-	metrics__free(mt);
 }
 
 /* However many roots come and go, the series stay within the bound; the
  * groups past it share the "(other)" group. */
 static void test_series_bounded(void **state)
 {
-	struct metrics *mt = metrics__new(&(struct metrics_opts){ .version = "1" });
-	struct model *m = model__new();
+	struct fx *x = *state;
 	char name[32];
 	char *s;
 	int i;
 
-	(void)state;
 	for (i = 0; i < 3 * METRICS_GROUPS_MAX; i++) {
 		snprintf(name, sizeof(name), "svc%d", i);
-		add(m, 1000 + 2 * i, 1, (unsigned long long)i + 1, name, 1);
-		add(m, 1001 + 2 * i, 1000 + 2 * i, (unsigned long long)i + 1, name, 2);
-		feed(mt, m);
+		add(x->m, 1000 + 2 * i, 1, (unsigned long long)i + 1, name, 1);
+		add(x->m, 1001 + 2 * i, 1000 + 2 * i, (unsigned long long)i + 1, name, 2);
+		feed(x->mt, x->m);
 	}
-	s = text(mt, METRICS_PROMETHEUS);
+	s = text(x->mt, METRICS_PROMETHEUS);
 	assert_true(nseries(s) <= (METRICS_GROUPS_MAX + 1) * METRICS_ROLES);
 	assert_true(nseries(s) >= METRICS_GROUPS_MAX);
 	assert_int_equal(sample(s, COW("(other)", "child")), 2 * (2 * METRICS_GROUPS_MAX));
 	assert_int_equal(sample(s, COW("svc0", "child")), 2);
 	free(s);
-	model__free(m);
-	metrics__free(mt);
 }
 
 /* Hostile names are made printable and escaped; --label group=NAME names
@@ -209,54 +237,48 @@ static void test_names_escaped_and_label(void **state)
 /* The two formats: counters' metadata, units, the closing # EOF. */
 static void test_formats(void **state)
 {
-	struct metrics *mt = metrics__new(&(struct metrics_opts){ .version = "1" });
-	struct model *m = model__new();
+	struct fx *x = *state;
 	char *s;
 
-	(void)state;
 	assert_int_equal(metrics_format_of(NULL), METRICS_PROMETHEUS);
 	assert_int_equal(metrics_format_of("text/plain;version=0.0.4"), METRICS_PROMETHEUS);
 	assert_int_equal(metrics_format_of("application/openmetrics-text;version=1.0.0,text/plain;q=0.5"),
 			 METRICS_OPENMETRICS);
 	s = NULL;
-	assert_int_equal(metrics__render(mt, METRICS_PROMETHEUS, stdout), -ENODATA);
-	add(m, 400, 1, 40, "m", 1);
-	feed(mt, m);
-	s = text(mt, METRICS_PROMETHEUS);
+	assert_int_equal(metrics__render(x->mt, METRICS_PROMETHEUS, stdout), -ENODATA);
+	add(x->m, 400, 1, 40, "m", 1);
+	feed(x->mt, x->m);
+	s = text(x->mt, METRICS_PROMETHEUS);
 	assert_non_null(strstr(s, "# TYPE cowtop_cow_pages_total counter\n"));
 	assert_non_null(strstr(s, "# TYPE cowtop_build_info gauge\n"));
 	assert_null(strstr(s, "# UNIT"));
 	assert_null(strstr(s, "# EOF"));
 	assert_null(strstr(s, "cowtop_bpf_run_seconds")); /* not counted: said by its absence */
 	free(s);
-	s = text(mt, METRICS_OPENMETRICS);
+	s = text(x->mt, METRICS_OPENMETRICS);
 	assert_non_null(strstr(s, "# TYPE cowtop_cow_pages counter\n# UNIT cowtop_cow_pages pages\n"));
 	assert_non_null(strstr(s, "# TYPE cowtop_build info\n"));
 	assert_non_null(strstr(s, "\ncowtop_cow_pages_total{group=\"m\",role=\"parent\"} 1\n"));
 	assert_string_equal(s + strlen(s) - 6, "# EOF\n");
 	free(s);
-	model__free(m);
-	metrics__free(mt);
 }
 
 /* --metrics-by pid: a series per live process, none for the exited. */
 static void test_by_pid(void **state)
 {
-	struct metrics *mt = metrics__new(&(struct metrics_opts){ .by_pid = true, .version = "1" });
+	struct fx *x = *state;
 	struct metrics *plain = metrics__new(&(struct metrics_opts){ .version = "1" });
-	struct model *m = model__new();
 	struct proc *gone;
 	char *s;
 
-	(void)state;
-	add(m, 500, 1, 50, "m", 1);
-	add(m, 501, 500, 51, "w", 20);
-	gone = add(m, 502, 500, 52, "w", 30);
+	add(x->m, 500, 1, 50, "m", 1);
+	add(x->m, 501, 500, 51, "w", 20);
+	gone = add(x->m, 502, 500, 52, "w", 30);
 	model__mark_exited(gone, 1.0);
-	model__set_smaps(model__find(m, 501, 0), &(struct smaps){ .pss = 8, .pte = 12 }, 1.0);
-	feed(mt, m);
-	feed(plain, m);
-	s = text(mt, METRICS_PROMETHEUS);
+	model__set_smaps(model__find(x->m, 501, 0), &(struct smaps){ .pss = 8, .pte = 12 }, 1.0);
+	feed(x->mt, x->m);
+	feed(plain, x->m);
+	s = text(x->mt, METRICS_PROMETHEUS);
 	assert_int_equal(sample(s, "cowtop_process_cow_pages_total{group=\"m\",role=\"child\",pid=\"501\",comm=\"w\"}"), 20);
 	/* the page tables, from the field table: bytes, only once read */
 	assert_int_equal(sample(s, "cowtop_process_pte_bytes{group=\"m\",role=\"child\",pid=\"501\",comm=\"w\"}"),
@@ -271,8 +293,6 @@ static void test_by_pid(void **state)
 	s = text(plain, METRICS_PROMETHEUS);
 	assert_null(strstr(s, "cowtop_process_"));
 	free(s);
-	model__free(m);
-	metrics__free(mt);
 	metrics__free(plain);
 }
 
@@ -283,16 +303,14 @@ static void test_by_pid(void **state)
  * the age of the oldest reading. */
 static void test_sharing_since_fork(void **state)
 {
-	struct metrics *mt = metrics__new(&(struct metrics_opts){ .by_pid = true, .version = "1" });
-	struct model *m = model__new();
+	struct fx *x = *state;
 	struct proc *w1, *w2, *found;
 	char *s;
 
-	(void)state;
-	add(m, 600, 1, 60, "m", 0);
-	w1 = add(m, 601, 600, 61, "w", 0);
-	w2 = add(m, 602, 600, 62, "w", 0);
-	found = add(m, 603, 600, 63, "w", 0);
+	add(x->m, 600, 1, 60, "m", 0);
+	w1 = add(x->m, 601, 600, 61, "w", 0);
+	w2 = add(x->m, 602, 600, 62, "w", 0);
+	found = add(x->m, 603, 600, 63, "w", 0);
 	model__set_inherited(w1, 1000);
 	model__set_inherited(w2, 1000);
 	/* 500 of 1000 still shared; w2's anonymous memory grew past what it
@@ -301,8 +319,8 @@ static void test_sharing_since_fork(void **state)
 	model__set_smaps(w2, &(struct smaps){ .anon = 2000 }, 1699999995.0);
 	/* found running: no inheritance known, so in neither term */
 	model__set_smaps(found, &(struct smaps){ .anon = 5000 }, 1699999999.0);
-	feed(mt, m);
-	s = text(mt, METRICS_PROMETHEUS);
+	feed(x->mt, x->m);
+	s = text(x->mt, METRICS_PROMETHEUS);
 	assert_int_equal(sample(s, SER("cowtop_inherited_bytes", "m", "child")), 2000 * 1024);
 	assert_int_equal(sample(s, SER("cowtop_inherited_shared_bytes", "m", "child")), 1500 * 1024);
 	assert_int_equal(sample(s, SER("cowtop_memory_reading_age_seconds", "m", "child")), 10);
@@ -319,14 +337,12 @@ static void test_sharing_since_fork(void **state)
 	model__set_family(w1, &(struct family_mem){ .anon_kib = 800, .shared_kib = 600 }, 1699999990.0);
 	model__set_family(found, &(struct family_mem){ .anon_kib = 5000, .shared_kib = 4000 }, 1699999999.0);
 	model__family_unknown(w2, FAMILY_NO_PFN);
-	feed(mt, m);
-	s = text(mt, METRICS_PROMETHEUS);
+	feed(x->mt, x->m);
+	s = text(x->mt, METRICS_PROMETHEUS);
 	assert_int_equal(sample(s, SER("cowtop_family_anon_bytes", "m", "child")), 5800 * 1024);
 	assert_int_equal(sample(s, SER("cowtop_family_shared_bytes", "m", "child")), 4600 * 1024);
 	assert_null(strstr(s, SER("cowtop_family_anon_bytes", "m", "parent")));
 	free(s);
-	model__free(m);
-	metrics__free(mt);
 }
 
 #define EXITS(r, c) "cowtop_exits_total{group=\"m\",role=\"" r "\",cause=\"" c "\"}"
@@ -337,24 +353,22 @@ static void test_sharing_since_fork(void **state)
  * every label value is served (0 rather than absent). */
 static void test_exits_forks_regions(void **state)
 {
-	struct metrics *mt = metrics__new(&(struct metrics_opts){ .version = "1" });
-	struct model *m = model__new();
+	struct fx *x = *state;
 	struct proc *root, *ok, *killed, *failed, *live;
 	char *s;
 
-	(void)state;
-	root = add(m, 700, 1, 70, "m", 0);
-	ok = add(m, 701, 700, 71, "w", 30);
-	killed = add(m, 702, 700, 72, "w", 0);
-	failed = add(m, 703, 700, 73, "w", 0);
-	live = add(m, 704, 700, 74, "w", 0);
+	root = add(x->m, 700, 1, 70, "m", 0);
+	ok = add(x->m, 701, 700, 71, "w", 30);
+	killed = add(x->m, 702, 700, 72, "w", 0);
+	failed = add(x->m, 703, 700, 73, "w", 0);
+	live = add(x->m, 704, 700, 74, "w", 0);
 	root->forked = 4;
 	model__set_reclaim(live, 2, 0.5);
 	model__set_split(ok, SPLIT_REGION, SPLIT_REGION_HEAP, 10);
 	model__set_split(ok, SPLIT_REGION, SPLIT_REGION_FILES, 7);
 	model__set_split(ok, SPLIT_REGION, SPLIT_REGION_FILES + 1, 3);
-	feed(mt, m);
-	s = text(mt, METRICS_PROMETHEUS);
+	feed(x->mt, x->m);
+	s = text(x->mt, METRICS_PROMETHEUS);
 	assert_int_equal(sample(s, EXITS("child", "oom")), 0);
 	assert_int_equal(sample(s, EXITS("child", "exit_zero")), 0);
 	free(s);
@@ -364,10 +378,10 @@ static void test_exits_forks_regions(void **state)
 	model__mark_exited(killed, 1.0);
 	model__set_exit(failed, 3 << 8, false);
 	model__mark_exited(failed, 1.0);
-	feed(mt, m);
-	model__remove_exited(m, 2.0);
-	feed(mt, m);
-	s = text(mt, METRICS_PROMETHEUS);
+	feed(x->mt, x->m);
+	model__remove_exited(x->m, 2.0);
+	feed(x->mt, x->m);
+	s = text(x->mt, METRICS_PROMETHEUS);
 	assert_int_equal(sample(s, EXITS("child", "exit_zero")), 1);
 	assert_int_equal(sample(s, EXITS("child", "oom")), 1);
 	assert_int_equal(sample(s, EXITS("child", "signal")), 0);
@@ -381,8 +395,6 @@ static void test_exits_forks_regions(void **state)
 	assert_int_equal(sample(s, REGION("other")), -1); /* not classified yet: not a counter */
 	assert_int_equal(sample(s, REGION("stack")), 0);
 	free(s);
-	model__free(m);
-	metrics__free(mt);
 }
 
 /* The cause an exit is first counted under stays its cause: the kernel's
@@ -391,37 +403,33 @@ static void test_exits_forks_regions(void **state)
  * the regions only grow. */
 static void test_counters_never_decrease(void **state)
 {
-	struct metrics *mt = metrics__new(&(struct metrics_opts){ .version = "1" });
-	struct model *m = model__new();
+	struct fx *x = *state;
 	struct proc *w;
 	char *s;
 
-	(void)state;
-	add(m, 900, 1, 90, "m", 0);
-	w = add(m, 901, 900, 91, "w", 40);
+	add(x->m, 900, 1, 90, "m", 0);
+	w = add(x->m, 901, 900, 91, "w", 40);
 	model__mark_exited(w, 1.0);
-	feed(mt, m);
-	s = text(mt, METRICS_PROMETHEUS);
+	feed(x->mt, x->m);
+	s = text(x->mt, METRICS_PROMETHEUS);
 	assert_int_equal(sample(s, EXITS("child", "unknown")), 1);
 	assert_int_equal(sample(s, REGION("heap")), 0);
 	free(s);
 	model__set_exit(w, 9, false);
 	model__set_split(w, SPLIT_REGION, SPLIT_REGION_HEAP, 30);
-	feed(mt, m);
-	s = text(mt, METRICS_PROMETHEUS);
+	feed(x->mt, x->m);
+	s = text(x->mt, METRICS_PROMETHEUS);
 	assert_int_equal(sample(s, EXITS("child", "unknown")), 1);
 	assert_int_equal(sample(s, EXITS("child", "signal")), 0);
 	assert_int_equal(sample(s, REGION("heap")), 30);
 	free(s);
-	model__remove_exited(m, 2.0);
-	feed(mt, m);
-	s = text(mt, METRICS_PROMETHEUS);
+	model__remove_exited(x->m, 2.0);
+	feed(x->mt, x->m);
+	s = text(x->mt, METRICS_PROMETHEUS);
 	assert_int_equal(sample(s, EXITS("child", "unknown")), 1);
 	assert_int_equal(sample(s, EXITS("child", "signal")), 0);
 	assert_int_equal(sample(s, REGION("heap")), 30);
 	free(s);
-	model__free(m);
-	metrics__free(mt);
 }
 
 /* Headroom: MemAvailable over the mean USS of the workers with a reading
@@ -430,44 +438,40 @@ static void test_counters_never_decrease(void **state)
  * that copied more than 1% of its USS since. */
 static void test_headroom(void **state)
 {
-	struct metrics *mt = metrics__new(&(struct metrics_opts){ .version = "1" });
-	struct model *m = model__new();
+	struct fx *x = *state;
 	struct proc *root, *w1, *w2;
 	char *s;
 
-	(void)state;
-	model__set_mem_available(m, 1000000);
-	root = add(m, 800, 1, 80, "m", 0);
-	w1 = add(m, 801, 800, 81, "w", 0);
-	w2 = add(m, 802, 801, 82, "w", 0);
-	feed(mt, m);
-	s = text(mt, METRICS_PROMETHEUS);
+	model__set_mem_available(x->m, 1000000);
+	root = add(x->m, 800, 1, 80, "m", 0);
+	w1 = add(x->m, 801, 800, 81, "w", 0);
+	w2 = add(x->m, 802, 801, 82, "w", 0);
+	feed(x->mt, x->m);
+	s = text(x->mt, METRICS_PROMETHEUS);
 	assert_int_equal(sample(s, "cowtop_memory_available_bytes"), 1000000LL * 1024);
 	assert_null(strstr(s, "cowtop_headroom_workers{"));
 	free(s);
 	model__set_smaps(root, &(struct smaps){ .private_dirty = 90000 }, 1699999999.0);
 	model__set_smaps(w1, &(struct smaps){ .private_dirty = 1000 }, 1699999999.0);
-	feed(mt, m);
-	s = text(mt, METRICS_PROMETHEUS);
+	feed(x->mt, x->m);
+	s = text(x->mt, METRICS_PROMETHEUS);
 	assert_null(strstr(s, "cowtop_headroom_workers{")); /* one worker of two read */
 	free(s);
 	model__set_smaps(w2, &(struct smaps){ .private_clean = 1000, .private_dirty = 2000 }, 1699999999.0);
-	feed(mt, m);
-	s = text(mt, METRICS_PROMETHEUS);
+	feed(x->mt, x->m);
+	s = text(x->mt, METRICS_PROMETHEUS);
 	assert_int_equal(sample(s, "cowtop_headroom_workers{group=\"m\"}"), 500);
 	free(s);
 	counts(w1, 3, 0, 0); /* 12 KiB copied since its reading: over 1% of 1000 KiB */
-	feed(mt, m);
-	s = text(mt, METRICS_PROMETHEUS);
+	feed(x->mt, x->m);
+	s = text(x->mt, METRICS_PROMETHEUS);
 	assert_null(strstr(s, "cowtop_headroom_workers{"));
 	free(s);
 	model__set_smaps(w1, &(struct smaps){ .private_dirty = 1000 }, 1699999989.0); /* 11 s old */
-	feed(mt, m);
-	s = text(mt, METRICS_PROMETHEUS);
+	feed(x->mt, x->m);
+	s = text(x->mt, METRICS_PROMETHEUS);
 	assert_null(strstr(s, "cowtop_headroom_workers{"));
 	free(s);
-	model__free(m);
-	metrics__free(mt);
 }
 
 #define OBJ(w) \
@@ -478,18 +482,16 @@ static void test_headroom(void **state)
  * without --objects. */
 static void test_objects(void **state)
 {
-	struct metrics *mt = metrics__new(&(struct metrics_opts){ .version = "1" });
+	struct fx *x = *state;
 	struct objects *o = objects__new();
-	struct model *m = model__new();
 	struct proc *c1;
 	char *s;
 
-	(void)state;
-	add(m, 100, 1, 10, "master", 5);
-	c1 = add(m, 101, 100, 11, "worker", 400);
-	add(m, 102, 100, 12, "worker", 200);
-	feed(mt, m);
-	s = text(mt, METRICS_PROMETHEUS);
+	add(x->m, 100, 1, 10, "master", 5);
+	c1 = add(x->m, 101, 100, 11, "worker", 400);
+	add(x->m, 102, 100, 12, "worker", 200);
+	feed(x->mt, x->m);
+	s = text(x->mt, METRICS_PROMETHEUS);
 	assert_null(strstr(s, "cowtop_cow_object_pages"));
 	free(s);
 	objects__set(o, &(struct objects_key){ .pid = 101, .start = 11, .runtime = OBJ_RT_RUBY31,
@@ -501,8 +503,8 @@ static void test_objects(void **state)
 	objects__set(o, &(struct objects_key){ .pid = 102, .start = 12, .runtime = OBJ_RT_RUBY31,
 					      .type = 7, .write = OBJ_W_FLAGS },
 		     200);
-	feed_objects(mt, m, o);
-	s = text(mt, METRICS_PROMETHEUS);
+	feed_objects(x->mt, x->m, o);
+	s = text(x->mt, METRICS_PROMETHEUS);
 	assert_int_equal(sample(s, OBJ("flags")), 500);
 	assert_int_equal(sample(s, OBJ("outside")), 100);
 	assert_int_equal(sample(s, OBJ("slot")), -1);
@@ -510,36 +512,34 @@ static void test_objects(void **state)
 	free(s);
 	/* the first worker exits and is forgotten: its copies stay counted */
 	model__mark_exited(c1, 1.0);
-	feed_objects(mt, m, o);
-	model__remove_exited(m, 2.0);
+	feed_objects(x->mt, x->m, o);
+	model__remove_exited(x->m, 2.0);
 	objects__set(o, &(struct objects_key){ .pid = 102, .start = 12, .runtime = OBJ_RT_RUBY31,
 					      .type = 7, .write = OBJ_W_FLAGS },
 		     250);
-	feed_objects(mt, m, o);
-	feed_objects(mt, m, o);
-	s = text(mt, METRICS_PROMETHEUS);
+	feed_objects(x->mt, x->m, o);
+	feed_objects(x->mt, x->m, o);
+	s = text(x->mt, METRICS_PROMETHEUS);
 	assert_int_equal(sample(s, OBJ("flags")), 300 + 250);
 	assert_int_equal(sample(s, OBJ("outside")), 100);
 	free(s);
 	objects__free(o);
-	model__free(m);
-	metrics__free(mt);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_exited_are_folded),
-		cmocka_unit_test(test_placement_is_sticky),
-		cmocka_unit_test(test_series_bounded),
+		cmocka_unit_test_setup_teardown(test_exited_are_folded, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_placement_is_sticky, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_series_bounded, fx_setup, fx_teardown),
 		cmocka_unit_test(test_names_escaped_and_label),
-		cmocka_unit_test(test_formats),
-		cmocka_unit_test(test_by_pid),
-		cmocka_unit_test(test_sharing_since_fork),
-		cmocka_unit_test(test_exits_forks_regions),
-		cmocka_unit_test(test_headroom),
-		cmocka_unit_test(test_counters_never_decrease),
-		cmocka_unit_test(test_objects),
+		cmocka_unit_test_setup_teardown(test_formats, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_by_pid, fx_setup_by_pid, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_sharing_since_fork, fx_setup_by_pid, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_exits_forks_regions, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_headroom, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_counters_never_decrease, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_objects, fx_setup, fx_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

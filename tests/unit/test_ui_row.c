@@ -103,6 +103,45 @@ static void own(struct series *s)
 		series__push_marked(s, v[i], mk[i]);
 }
 
+/* What most row tests start from: the sample model, its rows in tree
+ * order, a line to format into and a layout to set. */
+struct fix {
+	struct model *m;
+	struct row *rows;
+	size_t n;
+	struct line *l;
+	struct row_layout rl;
+};
+
+/* Make the fixture of a row test (cmocka set-up). */
+static int fix_setup(void **state)
+{
+	struct fix *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return -1;
+	f->l = malloc(sizeof(*f->l));
+	if (!f->l) {
+		free(f);
+		return -1;
+	}
+	f->m = sample();
+	f->rows = rows_of(f->m, true, &f->n);
+	*state = f;
+	return 0;
+}
+
+/* Free the fixture of a row test (cmocka tear-down). */
+static int fix_teardown(void **state)
+{
+	struct fix *f = *state;
+
+	model__free(f->m);
+	free(f->l);
+	free(f);
+	return 0;
+}
+
 /* The layout of a view showing names (COMMAND without command lines). */
 static void row_layout_init(struct row_layout *l, int width, bool utf8)
 {
@@ -243,90 +282,69 @@ static void test_column_at(void **state)
 
 static void test_row_exact_ascii(void **state)
 {
-	struct model *m = sample();
-	struct line *l = malloc(sizeof(*l));
-	struct row_layout rl;
-	size_t n;
-	struct row *rows = rows_of(m, true, &n);
+	struct fix *f = *state;
 
-	(void)state;
-	assert_int_equal(n, 4);
-	row_layout_init(&rl, 106, false);
-	rl.scale = rows_scale(rows, n, rl.hist);
-	assert_true(rl.scale == 42);
-	row_format(&rows[1], &rl, l);
-	assert_string_equal(l->text,
+	assert_int_equal(f->n, 4);
+	row_layout_init(&f->rl, 106, false);
+	f->rl.scale = rows_scale(f->rows, f->n, f->rl.hist);
+	assert_true(f->rl.scale == 42);
+	row_format(&f->rows[1], &f->rl, f->l);
+	assert_string_equal(f->l->text,
 		"    101 R    21.0      42   1.0M     -     -      -      -   2.0M      -               @+ |- worker");
-	assert_int_equal(l->base, ROLE_PLAIN);
-	row_format(&rows[0], &rl, l);
-	assert_string_equal(l->text,
+	assert_int_equal(f->l->base, ROLE_PLAIN);
+	row_format(&f->rows[0], &f->rl, f->l);
+	assert_string_equal(f->l->text,
 		"    100 S     0.0       0     0K     -     -      -      -     0K      -               __ master");
-	model__free(m);
-	free(l);
 }
 
 /* A scrolled COMMAND hides the first columns of the command line, not the
  * tree lines; the title says how far it is scrolled. */
 static void test_row_scrolled(void **state)
 {
-	struct model *m = sample();
-	struct line *l = malloc(sizeof(*l));
-	struct row_layout rl;
-	size_t n;
-	struct row *rows = rows_of(m, true, &n);
+	struct fix *f = *state;
 
-	(void)state;
-	snprintf(mut(&rows[1])->cmdline, PROC_CMDLINE_MAX, "unicorn worker[1] -c config.rb");
-	row_layout_split(&rl, 140, false, true, 0);
-	rl.scroll = 8;
-	row_format(&rows[1], &rl, l);
-	assert_non_null(strstr(l->text, "|- worker[1] -c config.rb"));
-	assert_null(strstr(l->text, "unicorn"));
-	row_titles(&rl, FIELD_COW_RATE, false, l);
-	assert_non_null(strstr(l->text, "COMMAND (scrolled 8)"));
-	rl.scroll = 1000; /* past the end: the tree lines alone */
-	row_format(&rows[1], &rl, l);
-	assert_non_null(strstr(l->text, "|- "));
-	assert_null(strstr(l->text, "config"));
-	model__free(m);
-	free(l);
+	snprintf(mut(&f->rows[1])->cmdline, PROC_CMDLINE_MAX, "unicorn worker[1] -c config.rb");
+	row_layout_split(&f->rl, 140, false, true, 0);
+	f->rl.scroll = 8;
+	row_format(&f->rows[1], &f->rl, f->l);
+	assert_non_null(strstr(f->l->text, "|- worker[1] -c config.rb"));
+	assert_null(strstr(f->l->text, "unicorn"));
+	row_titles(&f->rl, FIELD_COW_RATE, false, f->l);
+	assert_non_null(strstr(f->l->text, "COMMAND (scrolled 8)"));
+	f->rl.scroll = 1000; /* past the end: the tree lines alone */
+	row_format(&f->rows[1], &f->rl, f->l);
+	assert_non_null(strstr(f->l->text, "|- "));
+	assert_null(strstr(f->l->text, "config"));
 }
 
 /* p: COMMAND shows the command line, escaped like names, or the name when
  * there is none; b: copies in bytes (42 pages of 4 KiB, 21 pages/s). */
 static void test_row_cmdline_and_bytes(void **state)
 {
-	struct model *m = sample();
-	struct line *l = malloc(sizeof(*l));
-	struct row_layout rl;
-	size_t n;
-	struct row *rows = rows_of(m, true, &n);
+	struct fix *f = *state;
 
-	(void)state;
-	snprintf(mut(&rows[1])->cmdline, PROC_CMDLINE_MAX, "unicorn worker[1] -c \x1b[2Jx");
-	row_layout_split(&rl, 106, false, true, 0);
-	rl.scale = rows_scale(rows, n, rl.hist);
-	assert_int_equal(rl.hist, 106 - row_columns_width(rl.keep) - 1 - 22); /* two thirds of 33 to COMMAND */
-	row_format(&rows[1], &rl, l);
-	assert_non_null(strstr(l->text, "|- unicorn worker[1] -")); /* cut at 106 columns */
-	assert_int_equal(text_width(l->text), 106);
-	assert_null(strchr(l->text, '\x1b'));
-	row_format(&rows[0], &rl, l);
-	assert_non_null(strstr(l->text, " master"));
+	snprintf(mut(&f->rows[1])->cmdline, PROC_CMDLINE_MAX, "unicorn worker[1] -c \x1b[2Jx");
+	row_layout_split(&f->rl, 106, false, true, 0);
+	f->rl.scale = rows_scale(f->rows, f->n, f->rl.hist);
+	assert_int_equal(f->rl.hist, 106 - row_columns_width(f->rl.keep) - 1 - 22); /* two thirds of 33 to COMMAND */
+	row_format(&f->rows[1], &f->rl, f->l);
+	assert_non_null(strstr(f->l->text, "|- unicorn worker[1] -")); /* cut at 106 columns */
+	assert_int_equal(text_width(f->l->text), 106);
+	assert_null(strchr(f->l->text, '\x1b'));
+	row_format(&f->rows[0], &f->rl, f->l);
+	assert_non_null(strstr(f->l->text, " master"));
 	if (fmt_page_kib() == 4) {
-		rl.bytes = true;
-		row_format(&rows[1], &rl, l);
-		assert_non_null(strstr(l->text, "    101 R     84K    168K   1.0M "));
-		rl.bytes = false;
-		row_titles(&rl, FIELD_PID, false, l);
-		assert_non_null(strstr(l->text, "CoW/s     COW"));
-		rl.bytes = true;
-		row_titles(&rl, FIELD_PID, false, l);
-		assert_non_null(strstr(l->text, "CoW B/s   COW B"));
-		assert_non_null(strstr(l->text, "max 168K/s"));
+		f->rl.bytes = true;
+		row_format(&f->rows[1], &f->rl, f->l);
+		assert_non_null(strstr(f->l->text, "    101 R     84K    168K   1.0M "));
+		f->rl.bytes = false;
+		row_titles(&f->rl, FIELD_PID, false, f->l);
+		assert_non_null(strstr(f->l->text, "CoW/s     COW"));
+		f->rl.bytes = true;
+		row_titles(&f->rl, FIELD_PID, false, f->l);
+		assert_non_null(strstr(f->l->text, "CoW B/s   COW B"));
+		assert_non_null(strstr(f->l->text, "max 168K/s"));
 	}
-	model__free(m);
-	free(l);
 }
 
 /* K: kernel threads leave the rows, the tree lines of the rest stay right. */
@@ -347,100 +365,73 @@ static void test_drop_kthreads(void **state)
 
 static void test_row_exact_utf8(void **state)
 {
-	struct model *m = sample();
-	struct line *l = malloc(sizeof(*l));
-	struct row_layout rl;
-	size_t n;
-	struct row *rows = rows_of(m, true, &n);
+	struct fix *f = *state;
 
-	(void)state;
-	row_layout_init(&rl, 106, true);
-	rl.scale = 42;
-	row_format(&rows[3], &rl, l);
-	assert_string_equal(l->text,
+	row_layout_init(&f->rl, 106, true);
+	f->rl.scale = 42;
+	row_format(&f->rows[3], &f->rl, f->l);
+	assert_string_equal(f->l->text,
 		"    103 X     0.0       7      -     -     -      -      -      -      -               ▃▁   └─ gone [?]");
 	/* gone never had its stat read: RSS and VSZ unknown, not 0K (master's
 	 * were read, as 0) */
-	assert_int_equal(l->base, ROLE_DIM); /* exited: dimmed, final counts */
-	model__free(m);
-	free(l);
+	assert_int_equal(f->l->base, ROLE_DIM); /* exited: dimmed, final counts */
 }
 
 static void test_row_spans(void **state)
 {
-	struct model *m = sample();
-	struct line *l = malloc(sizeof(*l));
-	struct row_layout rl;
-	size_t n;
-	struct row *rows = rows_of(m, true, &n);
+	struct fix *f = *state;
 	int i, spark = -1, tree = -1;
 
-	(void)state;
-	row_layout_init(&rl, 100, false);
-	rl.scale = 42;
-	row_format(&rows[1], &rl, l);
-	for (i = 0; i < l->nspan; i++) {
-		if (l->span[i].role == ROLE_SPARK)
+	row_layout_init(&f->rl, 100, false);
+	f->rl.scale = 42;
+	row_format(&f->rows[1], &f->rl, f->l);
+	for (i = 0; i < f->l->nspan; i++) {
+		if (f->l->span[i].role == ROLE_SPARK)
 			spark = i;
-		if (l->span[i].role == ROLE_TREE)
+		if (f->l->span[i].role == ROLE_TREE)
 			tree = i;
 	}
 	assert_true(spark >= 0 && tree > spark);
-	assert_int_equal(l->span[spark].off, row_columns_width(rl.keep));
-	assert_int_equal(l->span[spark].len, rl.hist);
-	assert_memory_equal(l->text + l->span[tree].off, "|- ", 3);
-	model__free(m);
-	free(l);
+	assert_int_equal(f->l->span[spark].off, row_columns_width(f->rl.keep));
+	assert_int_equal(f->l->span[spark].len, f->rl.hist);
+	assert_memory_equal(f->l->text + f->l->span[tree].off, "|- ", 3);
 }
 
 static void test_hostile_name_never_reaches_terminal(void **state)
 {
-	struct model *m = sample();
-	struct line *l = malloc(sizeof(*l));
-	struct row_layout rl;
-	size_t n;
-	struct row *rows = rows_of(m, true, &n);
+	struct fix *f = *state;
 	int utf8;
 
-	(void)state;
 	for (utf8 = 0; utf8 < 2; utf8++) {
-		row_layout_init(&rl, 200, utf8);
-		row_format(&rows[2], &rl, l);
-		assert_null(strchr(l->text, '\x1b'));
-		assert_null(strchr(l->text, '\x07'));
-		assert_null(strchr(l->text, '\xff'));
-		assert_non_null(strstr(l->text, "\\e]0;pwned\\x07\\e[2J\\xff"));
+		row_layout_init(&f->rl, 200, utf8);
+		row_format(&f->rows[2], &f->rl, f->l);
+		assert_null(strchr(f->l->text, '\x1b'));
+		assert_null(strchr(f->l->text, '\x07'));
+		assert_null(strchr(f->l->text, '\xff'));
+		assert_non_null(strstr(f->l->text, "\\e]0;pwned\\x07\\e[2J\\xff"));
 	}
-	model__free(m);
-	free(l);
 }
 
 static void test_cut_to_width(void **state)
 {
-	struct model *m = sample();
-	struct line *l = malloc(sizeof(*l));
-	struct row_layout rl;
-	size_t n, i;
-	struct row *rows = rows_of(m, true, &n);
+	struct fix *f = *state;
+	size_t i;
 	int w;
 
-	(void)state;
 	if (!setlocale(LC_CTYPE, "C.UTF-8"))
 		skip();
 	for (w = 0; w < 130; w += 7) {
-		row_layout_init(&rl, w, true);
-		rl.scale = 42;
-		for (i = 0; i < n; i++) {
-			row_format(&rows[i], &rl, l);
-			assert_true(text_width(l->text) <= w);
-			assert_int_equal(strlen(l->text), l->len);
+		row_layout_init(&f->rl, w, true);
+		f->rl.scale = 42;
+		for (i = 0; i < f->n; i++) {
+			row_format(&f->rows[i], &f->rl, f->l);
+			assert_true(text_width(f->l->text) <= w);
+			assert_int_equal(strlen(f->l->text), f->l->len);
 		}
-		row_titles(&rl, FIELD_COW_RATE, false, l);
-		assert_int_equal(text_width(l->text), w); /* titles span the width */
+		row_titles(&f->rl, FIELD_COW_RATE, false, f->l);
+		assert_int_equal(text_width(f->l->text), w); /* titles span the width */
 	}
 	setlocale(LC_CTYPE, "C");
-	model__free(m);
-	free(l);
 }
 
 static void test_titles(void **state)
@@ -487,40 +478,33 @@ static void read_worker(const struct row *r)
  * fixed scale when asked, blank where unknown, and its title says so. */
 static void test_memory_cells_and_metric(void **state)
 {
-	struct model *m = sample();
-	struct line *l = malloc(sizeof(*l));
-	struct row_layout rl;
-	size_t n;
-	struct row *rows = rows_of(m, true, &n);
+	struct fix *f = *state;
 
-	(void)state;
-	read_worker(&rows[1]);
-	row_layout_init(&rl, 106, false);
-	row_layout_scale(&rl, METRIC_COW_RATE, rows, n);
-	assert_true(rl.scale == 42);
-	row_format(&rows[1], &rl, l);
-	assert_string_equal(l->text,
+	read_worker(&f->rows[1]);
+	row_layout_init(&f->rl, 106, false);
+	row_layout_scale(&f->rl, METRIC_COW_RATE, f->rows, f->n);
+	assert_true(f->rl.scale == 42);
+	row_format(&f->rows[1], &f->rl, f->l);
+	assert_string_equal(f->l->text,
 		"    101 R    21.0      42   1.0M   75%     -   1.0M   3.0M   2.0M    24K               @+ |- worker");
-	row_layout_scale(&rl, METRIC_SHARED, rows, n);
-	assert_true(rl.scale == 100);
-	row_format(&rows[1], &rl, l);
-	assert_string_equal(l->text,
+	row_layout_scale(&f->rl, METRIC_SHARED, f->rows, f->n);
+	assert_true(f->rl.scale == 100);
+	row_format(&f->rows[1], &f->rl, f->l);
+	assert_string_equal(f->l->text,
 		"    101 R    21.0      42   1.0M   75%     -   1.0M   3.0M   2.0M    24K              _+@ |- worker");
-	row_format(&rows[0], &rl, l); /* never read: no history drawn */
-	assert_string_equal(l->text,
+	row_format(&f->rows[0], &f->rl, f->l); /* never read: no history drawn */
+	assert_string_equal(f->l->text,
 		"    100 S     0.0       0     0K     -     -      -      -     0K      -                  master");
-	row_titles(&rl, FIELD_SHARED, false, l);
-	assert_non_null(strstr(l->text, "    RSS ^SHR%  FAM%    USS    PSS    VSZ    PTE SHR% history     COMMAND"));
-	row_titles(&rl, FIELD_PTE, false, l);
-	assert_non_null(strstr(l->text, "    VSZ   vPTE SHR% history "));
-	row_titles(&rl, FIELD_USS, false, l);
-	assert_non_null(strstr(l->text, " FAM%   vUSS    PSS "));
-	row_layout_init(&rl, 126, false);
-	row_layout_scale(&rl, METRIC_SHARED, rows, n);
-	row_titles(&rl, FIELD_PSS, false, l);
-	assert_non_null(strstr(l->text, "   vPSS    VSZ    PTE SHR% history (full 100%) "));
-	model__free(m);
-	free(l);
+	row_titles(&f->rl, FIELD_SHARED, false, f->l);
+	assert_non_null(strstr(f->l->text, "    RSS ^SHR%  FAM%    USS    PSS    VSZ    PTE SHR% history     COMMAND"));
+	row_titles(&f->rl, FIELD_PTE, false, f->l);
+	assert_non_null(strstr(f->l->text, "    VSZ   vPTE SHR% history "));
+	row_titles(&f->rl, FIELD_USS, false, f->l);
+	assert_non_null(strstr(f->l->text, " FAM%   vUSS    PSS "));
+	row_layout_init(&f->rl, 126, false);
+	row_layout_scale(&f->rl, METRIC_SHARED, f->rows, f->n);
+	row_titles(&f->rl, FIELD_PSS, false, f->l);
+	assert_non_null(strstr(f->l->text, "   vPSS    VSZ    PTE SHR% history (full 100%) "));
 }
 
 static void test_formats(void **state)
@@ -648,59 +632,46 @@ static enum role role_of(const struct line *l, size_t off)
 
 static void test_marks_in_their_colour(void **state)
 {
-	struct model *m = sample();
-	struct line *l = malloc(sizeof(*l));
-	struct row_layout rl;
-	size_t n, k;
-	struct row *rows = rows_of(m, true, &n);
+	struct fix *f = *state;
+	size_t k;
 	const char *at;
 
-	(void)state;
-	own(&mut(&rows[1])->rate);
-	series__push_marked(&mut(&rows[1])->rate, 0, 1);
-	series__push_marked(&mut(&rows[1])->rate, 42, 0);
-	row_layout_init(&rl, 106, false);
-	rl.scale = 42;
-	row_format(&rows[1], &rl, l);
-	assert_string_equal(l->text,
+	own(&mut(&f->rows[1])->rate);
+	series__push_marked(&mut(&f->rows[1])->rate, 0, 1);
+	series__push_marked(&mut(&f->rows[1])->rate, 42, 0);
+	row_layout_init(&f->rl, 106, false);
+	f->rl.scale = 42;
+	row_format(&f->rows[1], &f->rl, f->l);
+	assert_string_equal(f->l->text,
 		"    101 R    21.0      42   1.0M     -     -      -      -   2.0M      -             @+|@ |- worker");
-	at = strchr(l->text, '|');
-	assert_int_equal(role_of(l, (size_t)(at - l->text)), ROLE_MARK);
-	assert_int_equal(role_of(l, (size_t)(at - l->text) - 1), ROLE_SPARK);
-	assert_int_equal(role_of(l, (size_t)(at - l->text) + 1), ROLE_SPARK);
-	assert_int_equal(role_of(l, (size_t)(strstr(l->text, "|- ") - l->text)), ROLE_TREE);
-	row_layout_init(&rl, 106, true);
-	row_format(&rows[1], &rl, l);
-	at = strstr(l->text, "◇");
+	at = strchr(f->l->text, '|');
+	assert_int_equal(role_of(f->l, (size_t)(at - f->l->text)), ROLE_MARK);
+	assert_int_equal(role_of(f->l, (size_t)(at - f->l->text) - 1), ROLE_SPARK);
+	assert_int_equal(role_of(f->l, (size_t)(at - f->l->text) + 1), ROLE_SPARK);
+	assert_int_equal(role_of(f->l, (size_t)(strstr(f->l->text, "|- ") - f->l->text)), ROLE_TREE);
+	row_layout_init(&f->rl, 106, true);
+	row_format(&f->rows[1], &f->rl, f->l);
+	at = strstr(f->l->text, "◇");
 	assert_non_null(at);
 	for (k = 0; k < strlen("◇"); k++)
-		assert_int_equal(role_of(l, (size_t)(at - l->text) + k), ROLE_MARK);
-	model__free(m);
-	free(l);
+		assert_int_equal(role_of(f->l, (size_t)(at - f->l->text) + k), ROLE_MARK);
 }
 
 static void test_many_marks_keep_the_tree_colour(void **state)
 {
-	struct model *m = sample();
-	struct line *l = malloc(sizeof(*l));
-	struct row_layout rl;
-	size_t n;
-	struct row *rows = rows_of(m, true, &n);
+	struct fix *f = *state;
 	int i;
 
-	(void)state;
-	own(&mut(&rows[1])->rate);
+	own(&mut(&f->rows[1])->rate);
 	for (i = 0; i < SERIES_CAP; i++)
-		series__push_marked(&mut(&rows[1])->rate, i % 2 ? 5 : 0, (unsigned char)(i % 2));
-	row_layout_init(&rl, 2000, false);
-	rl.scale = 5;
-	row_format(&rows[1], &rl, l);
-	assert_non_null(strstr(l->text, "_!_!_!"));
+		series__push_marked(&mut(&f->rows[1])->rate, i % 2 ? 5 : 0, (unsigned char)(i % 2));
+	row_layout_init(&f->rl, 2000, false);
+	f->rl.scale = 5;
+	row_format(&f->rows[1], &f->rl, f->l);
+	assert_non_null(strstr(f->l->text, "_!_!_!"));
 	/* too many runs to colour: the marks keep only their glyph */
-	assert_int_equal(role_of(l, (size_t)row_columns_width(rl.keep) + 1), ROLE_SPARK);
-	assert_int_equal(role_of(l, (size_t)(strstr(l->text, "|- ") - l->text)), ROLE_TREE);
-	model__free(m);
-	free(l);
+	assert_int_equal(role_of(f->l, (size_t)row_columns_width(f->rl.keep) + 1), ROLE_SPARK);
+	assert_int_equal(role_of(f->l, (size_t)(strstr(f->l->text, "|- ") - f->l->text)), ROLE_TREE);
 }
 
 /* A model with one phase and probes, worker (101) having copied 100 pages,
@@ -873,19 +844,19 @@ int main(void)
 		cmocka_unit_test(test_layout_keeps_the_figures),
 		cmocka_unit_test(test_column_at),
 		cmocka_unit_test(test_layout_hidden),
-		cmocka_unit_test(test_row_scrolled),
-		cmocka_unit_test(test_row_exact_ascii),
-		cmocka_unit_test(test_row_cmdline_and_bytes),
+		cmocka_unit_test_setup_teardown(test_row_scrolled, fix_setup, fix_teardown),
+		cmocka_unit_test_setup_teardown(test_row_exact_ascii, fix_setup, fix_teardown),
+		cmocka_unit_test_setup_teardown(test_row_cmdline_and_bytes, fix_setup, fix_teardown),
 		cmocka_unit_test(test_drop_kthreads),
-		cmocka_unit_test(test_row_exact_utf8),
-		cmocka_unit_test(test_row_spans),
-		cmocka_unit_test(test_hostile_name_never_reaches_terminal),
-		cmocka_unit_test(test_cut_to_width),
+		cmocka_unit_test_setup_teardown(test_row_exact_utf8, fix_setup, fix_teardown),
+		cmocka_unit_test_setup_teardown(test_row_spans, fix_setup, fix_teardown),
+		cmocka_unit_test_setup_teardown(test_hostile_name_never_reaches_terminal, fix_setup, fix_teardown),
+		cmocka_unit_test_setup_teardown(test_cut_to_width, fix_setup, fix_teardown),
 		cmocka_unit_test(test_titles),
 		cmocka_unit_test(test_formats),
-		cmocka_unit_test(test_memory_cells_and_metric),
-		cmocka_unit_test(test_marks_in_their_colour),
-		cmocka_unit_test(test_many_marks_keep_the_tree_colour),
+		cmocka_unit_test_setup_teardown(test_memory_cells_and_metric, fix_setup, fix_teardown),
+		cmocka_unit_test_setup_teardown(test_marks_in_their_colour, fix_setup, fix_teardown),
+		cmocka_unit_test_setup_teardown(test_many_marks_keep_the_tree_colour, fix_setup, fix_teardown),
 		cmocka_unit_test(test_phase_split),
 		cmocka_unit_test(test_phase_split_needs_phases),
 		cmocka_unit_test(test_phase_split_hostile),
