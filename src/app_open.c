@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "app_int.h"
+#include "runtime.h"
 #include "safefile.h"
 
 /* Before anything is attached or started: every option given does
@@ -28,6 +29,20 @@ static int check_output(struct app *a)
 	return 0;
 }
 
+/* With --objects, the runtime of each -p process, for the kernel side to
+ * know before its programs run: a worker forked in between inherits it. */
+static void detect_roots(const struct app *a, struct tracer_root *roots, int n)
+{
+	struct runtime_layout rt;
+	int i;
+
+	for (i = 0; a->opt->objects && i < n; i++)
+		if (!runtime_detect(roots[i].pid, &rt)) {
+			roots[i].runtime = (int)rt.runtime;
+			roots[i].type_type = rt.type_type;
+		}
+}
+
 /* Open the kernel side for the chosen targets; the collector takes its records. */
 static int open_tracer(struct app *a)
 {
@@ -45,9 +60,10 @@ static int open_tracer(struct app *a)
 		.on = collect__handlers(&a->collect),
 	};
 	char err[256];
-
 	const char *notes;
+	int e;
 
+	detect_roots(a, roots, to.nroots);
 	if (tracer__open(&a->tracer, &to, err, sizeof(err)))
 		return driver__fail(a->d, 1, "%s", err);
 	/* What this kernel lacks, a line each, before any view starts. */
@@ -62,11 +78,37 @@ static int open_tracer(struct app *a)
 			a->opt->folded != NULL);
 	if (a->opt->stacks && stackfeed__set(&a->stacks, true))
 		return driver__fail(a->d, 1, "stacks: %s", strerror(ENOMEM));
-	if (objfeed__init(&a->objects, a->tracer, a->model, a->opt->objects,
+	e = objfeed__init(&a->objects, a->tracer, a->model, a->opt->objects,
 			  a->opt->objects_sample ? a->opt->objects_sample : OBJECTS_SAMPLE_DEFAULT,
-			  a->opt->sample_budget))
-		return driver__fail(a->d, 1, "objects: %s", strerror(ENOMEM));
+			  a->opt->sample_budget);
+	if (e)
+		return driver__fail(a->d, 1, "objects: %s", strerror(-e));
 	return 0;
+}
+
+/* A watched process exec'd: its probes and its runtime may be new. */
+static void app_on_exec(int pid, void *ctx)
+{
+	struct app *a = ctx;
+
+	targets__on_exec(pid, &a->targets);
+	objfeed__exec(&a->objects, pid);
+}
+
+/* A watched process forked pid: its runtime may be unknown yet. */
+static void app_on_fork(int pid, int ppid, void *ctx)
+{
+	struct app *a = ctx;
+
+	objfeed__fork(&a->objects, pid, ppid);
+}
+
+/* A process found at start is about to be watched: its runtime first. */
+static void app_on_watch(int pid, unsigned long long start, void *ctx)
+{
+	struct app *a = ctx;
+
+	objfeed__watch(&a->objects, pid, start);
 }
 
 /* The model, /proc and the sampler; then the probes parsed, the kernel side
@@ -81,6 +123,10 @@ int app__open(struct app *a)
 	a->model = model__new();
 	a->procfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	collect__init(&a->collect, a->model, a->procfd);
+	a->collect.on_exec = app_on_exec;
+	a->collect.on_fork = app_on_fork;
+	a->collect.on_watch = app_on_watch;
+	a->collect.ctx = a;
 	targets__init(&a->targets, a->opt, &a->collect);
 	if (!a->model || a->procfd < 0)
 		return driver__fail(d, 1, "cannot open /proc: %s", strerror(errno));

@@ -1,8 +1,9 @@
-/* Copies by runtime object, fed each tick: each watched process's runtime
- * detected once (and again after an exec) and told to the kernel side, the
- * kernel's pages per (process, type, write kind) into the object table, and
- * each new CPython type named from the process (or the parent it was forked
- * from) while one of them lives. */
+/* Copies by runtime object: each watched process's runtime detected and told
+ * to the kernel side before its children can copy (at start, at its exec
+ * and for a while after it, at a fork whose child inherited none, and each
+ * tick for the rest), the kernel's pages per (process, type, write kind)
+ * into the object table each tick, and each new CPython type named from the
+ * process (or the parent it was forked from) while one of them lives. */
 #ifndef COWTOP_OBJFEED_H
 #define COWTOP_OBJFEED_H
 
@@ -10,6 +11,8 @@
 #include "objects.h"
 #include "sample_budget.h"
 #include "tracer.h"
+
+#define OBJFEED_YOUNG_MAX 64 /* processes looked at again after their exec */
 
 struct objfeed {
 	struct tracer *tracer;
@@ -21,16 +24,34 @@ struct objfeed {
 		int pid;
 		unsigned long long start;
 		int runtime;            /* -1: inherited at fork */
-		char comm[PROC_COMM_MAX]; /* when looked at: an exec renames */
+		char comm[PROC_COMM_MAX]; /* when looked at: an exec renames
+					   * ("": looked at before it was in the model) */
 	} *seen;
 	size_t nseen, seen_cap;  /* processes whose runtime was looked at */
 	struct objfeed_seen *gone; /* read for the last time this tick */
 	size_t ngone, gone_cap;
+	int timerfd;             /* looks again at processes that exec'd lately */
+	struct objfeed_young {
+		int pid;
+		unsigned long long start;
+		double next, step, until; /* loop_now() seconds */
+	} young[OBJFEED_YOUNG_MAX];
+	size_t nyoung;           /* exec'd lately, runtime not found yet */
 };
 
 /* budget_pct: % of one CPU the object reads may cost (0: no limit). */
 int objfeed__init(struct objfeed *f, struct tracer *t, struct model *m, bool on, unsigned every,
 		  double budget_pct);
+/* The timer fd to watch (-1 when off), and what to do when it fires. */
+int objfeed__timerfd(const struct objfeed *f);
+void objfeed__poll(struct objfeed *f);
+/* Detect the runtimes of the processes watched from the start. */
+void objfeed__start(struct objfeed *f);
+/* A process found at start is about to be watched. */
+void objfeed__watch(struct objfeed *f, int pid, unsigned long long start);
+/* A watched process exec'd, or forked child pid. */
+void objfeed__exec(struct objfeed *f, int pid);
+void objfeed__fork(struct objfeed *f, int pid, int ppid);
 void objfeed__tick(struct objfeed *f);
 void objfeed__free(struct objfeed *f);
 

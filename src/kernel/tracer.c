@@ -117,7 +117,8 @@ static double boot_offset(void)
 
 /* Watch the roots given before the fork program runs: a child forked once
  * it runs is followed, never only looked for in /proc later, where one
- * that has exited meanwhile is not. */
+ * that has exited meanwhile is not; and it inherits the root's runtime,
+ * when the object sampler reads one. */
 static int watch_roots(struct tracer *t, const struct tracer_opts *o, char *err, size_t errlen)
 {
 	int i, e;
@@ -128,6 +129,9 @@ static int watch_roots(struct tracer *t, const struct tracer_opts *o, char *err,
 			snprintf(err, errlen, "bpf: cannot watch PID %d: %s", o->roots[i].pid, strerror(-e));
 			return e;
 		}
+		if (o->objects && o->roots[i].runtime)
+			tracer__set_runtime(t, o->roots[i].pid, o->roots[i].runtime,
+					    o->roots[i].type_type);
 	}
 	return 0;
 }
