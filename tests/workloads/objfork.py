@@ -9,7 +9,8 @@ bytes, optionally moves everything to the permanent generation with
 gc.freeze() (--freeze), reports "ready", and waits until the file --go
 exists (with --early, it forks at once instead: a server that forks its
 workers as soon as it has started). Then it forks --children children (1 by
-default) that each do --mode and leave with os._exit():
+default) that each do --mode and leave with os._exit(); with --prefork the
+children are forked before "ready" and each waits for --go itself:
 
   iter   iterates over the strings only (each string's reference count is
          written; nothing else of theirs)
@@ -26,7 +27,8 @@ that a tracer can still read its memory to name types). Report lines
                                            bytearrays' buffers; by address)
   ready PID
   fork PID frames_bytes N                 (with --frames: the size of that
-                                           file when the master forks; 0
+                                           file when the master forks, or
+                                           with --prefork when --go came; 0
                                            when it is empty or missing)
   child PID mode MODE                     (one per child)
   done PID dirty_before KIB dirty_after KIB ns NS   (the child's
@@ -97,6 +99,19 @@ def child(args, items, strings, buffers):
     os._exit(0)
 
 
+def fork_children(args, items, strings, buffers):
+    """Fork --children children; with --prefork each waits for --go first."""
+    pids = []
+    for _ in range(args.children):
+        pid = os.fork()
+        if pid == 0:
+            while args.prefork and not os.path.exists(args.go):
+                time.sleep(0.01)
+            child(args, items, strings, buffers)
+        pids.append(pid)
+    return pids
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--mode", choices=("iter", "gc", "bytes"), required=True)
@@ -106,13 +121,14 @@ def main():
     p.add_argument("--freeze", action="store_true")
     p.add_argument("--children", type=int, default=1)
     p.add_argument("--early", action="store_true")
+    p.add_argument("--prefork", action="store_true")
     p.add_argument("--frames")
     p.add_argument("--go")
     p.add_argument("--stop", required=True)
     p.add_argument("--report", required=True)
     args = p.parse_args()
-    if not args.early and not args.go:
-        p.error("--go is required without --early")
+    if not args.go and (args.prefork or not args.early):
+        p.error("--go is required without --early, and with --prefork")
 
     gc.disable()
     items = [Item(i) for i in range(args.instances)]
@@ -128,6 +144,9 @@ def main():
            % (os.getpid(), len(items) + len(strings) + len(buffers), int(args.freeze)))
     report(args.report, "pages %d strings %d items %d buffers %d"
            % (os.getpid(), len(str_pages), len(item_pages), len(buf_pages)))
+    pids = []
+    if args.prefork:
+        pids = fork_children(args, items, strings, buffers)
     report(args.report, "ready %d" % os.getpid())
     while not args.early and not os.path.exists(args.go):
         time.sleep(0.01)
@@ -137,12 +156,8 @@ def main():
         except FileNotFoundError:
             size = 0
         report(args.report, "fork %d frames_bytes %d" % (os.getpid(), size))
-    pids = []
-    for _ in range(args.children):
-        pid = os.fork()
-        if pid == 0:
-            child(args, items, strings, buffers)
-        pids.append(pid)
+    if not args.prefork:
+        pids = fork_children(args, items, strings, buffers)
     for pid in pids:
         report(args.report, "child %d mode %s" % (pid, args.mode))
     for pid in pids:
