@@ -265,10 +265,8 @@ static int live_start(struct source *src, struct driver *d)
 	if (app__open(a) ||
 	    setup_loop(a) ||
 	    driver__open_sinks(d, app_use_tui(a)) ||
-	    driver__check(d, targets__start(&a->targets, app_use_tui(a), err, sizeof(err)), err))
-		return -1;
-	objfeed__start(&a->objects);
-	if (app_use_tui(a) && open_tui(a))
+	    driver__check(d, targets__start(&a->targets, app_use_tui(a), err, sizeof(err)), err) ||
+	    (app_use_tui(a) && open_tui(a)))
 		return -1;
 	a->last_tick = loop_now();
 	return 0;

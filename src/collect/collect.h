@@ -45,8 +45,9 @@ struct collect {
 	void (*on_exec)(int pid, void *ctx);
 	void (*on_fork)(int pid, int ppid, void *ctx);
 	/* Called just before a process found in /proc or by the task iterator
-	 * is watched in the kernel (its runtime is to be known before its
-	 * copies are counted). */
+	 * is watched in the kernel, or taken into the model when the kernel
+	 * watches it already (its runtime is to be known before its copies
+	 * are counted). */
 	void (*on_watch)(int pid, unsigned long long start, void *ctx);
 	void *ctx;
 	int launched;             /* pid of the launched command, 0 when none */

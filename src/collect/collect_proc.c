@@ -119,7 +119,7 @@ int collect__watch_task(struct collect *c, const struct tracer_task *k)
 	struct proc *p;
 	int e = 0;
 
-	if (k->unwatched && c->on_watch)
+	if (c->on_watch)
 		c->on_watch(k->pid, k->start, c->ctx);
 	if (k->unwatched && c->tracer)
 		e = tracer__watch(c->tracer, k->pid, k->ppid, k->start);

@@ -228,35 +228,20 @@ void objfeed__poll(struct objfeed *f)
 }
 
 /* A process found at start (the descendants of -p, the members of a
- * cgroup, everything) is about to be watched: its runtime goes to the
- * kernel side first, so that its copies are read from the first one
- * counted, and its children forked from then on inherit it. */
+ * cgroup, everything) is about to be watched, or is watched already (the
+ * kernel side followed its fork since its programs run): its runtime goes
+ * to the kernel side now rather than at the first tick, so that its copies
+ * are read from the first one counted, and its children forked from then
+ * on inherit it. */
 void objfeed__watch(struct objfeed *f, int pid, unsigned long long start)
 {
 	struct runtime_layout rt;
 
-	if (!f->objects || seen_of(f, pid, start) || runtime_detect(pid, &rt))
+	if (!f->objects || runtime_detect(pid, &rt))
 		return;
 	if (rt.runtime != OBJ_RT_NONE)
 		tracer__set_runtime(f->tracer, pid, rt.runtime, rt.type_type);
 	list_add(&f->seen, &f->nseen, &f->seen_cap, pid, start, rt.runtime);
-}
-
-/* Whatever watched process is there at start, looked at now rather than at
- * the first tick: its children may fork and copy before. */
-void objfeed__start(struct objfeed *f)
-{
-	size_t i, n;
-
-	if (!f->objects)
-		return;
-	n = model__count(f->model);
-	for (i = 0; i < n; i++) {
-		struct proc *p = model__at(f->model, i);
-
-		if (!p->exited)
-			detect(f, p);
-	}
 }
 
 /* A watched process forked pid. The child inherited its parent's layout in

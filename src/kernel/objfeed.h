@@ -45,9 +45,7 @@ int objfeed__init(struct objfeed *f, struct tracer *t, struct model *m, bool on,
 /* The timer fd to watch (-1 when off), and what to do when it fires. */
 int objfeed__timerfd(const struct objfeed *f);
 void objfeed__poll(struct objfeed *f);
-/* Detect the runtimes of the processes watched from the start. */
-void objfeed__start(struct objfeed *f);
-/* A process found at start is about to be watched. */
+/* A process found at start is about to be watched (or is, by a fork). */
 void objfeed__watch(struct objfeed *f, int pid, unsigned long long start);
 /* A watched process exec'd, or forked child pid. */
 void objfeed__exec(struct objfeed *f, int pid);
