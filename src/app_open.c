@@ -46,6 +46,7 @@ static void detect_roots(const struct app *a, struct tracer_root *roots, int n)
 /* Open the kernel side for the chosen targets; the collector takes its records. */
 static int open_tracer(struct app *a)
 {
+	unsigned every = a->opt->objects_sample ? a->opt->objects_sample : OBJECTS_SAMPLE_DEFAULT;
 	struct tracer_root roots[OPT_MAX_PIDS];
 	struct tracer_opts to = {
 		.watch_all = a->targets.watch_all,
@@ -57,6 +58,7 @@ static int open_tracer(struct app *a)
 		.usdt = a->targets.probes != NULL,
 		.no_regions = a->opt->no_regions,
 		.objects = a->opt->objects,
+		.objects_every = every,
 		.on = collect__handlers(&a->collect),
 	};
 	char err[256];
@@ -78,8 +80,7 @@ static int open_tracer(struct app *a)
 			a->opt->folded != NULL);
 	if (a->opt->stacks && stackfeed__set(&a->stacks, true))
 		return driver__fail(a->d, 1, "stacks: %s", strerror(ENOMEM));
-	e = objfeed__init(&a->objects, a->tracer, a->model, a->opt->objects,
-			  a->opt->objects_sample ? a->opt->objects_sample : OBJECTS_SAMPLE_DEFAULT,
+	e = objfeed__init(&a->objects, a->tracer, a->model, a->opt->objects, every,
 			  a->opt->sample_budget);
 	if (e)
 		return driver__fail(a->d, 1, "objects: %s", strerror(-e));

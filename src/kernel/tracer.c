@@ -300,6 +300,10 @@ int tracer__open(struct tracer **out, const struct tracer_opts *o, char *err, si
 	e = watch_roots(t, o, err, errlen);
 	if (e)
 		goto fail;
+	/* Copies are read from the first one counted, not once the rest of
+	 * the start-up (the task iterator's load, ...) is over. */
+	if (o->objects)
+		tracer__set_objects(t, o->objects_every ? o->objects_every : 1);
 	e = attach(t, err, errlen);
 	if (e)
 		goto fail;

@@ -149,6 +149,7 @@ struct tracer_opts {
 	bool usdt;            /* load the USDT program and count copies per phase */
 	bool no_regions;      /* leave copies unsplit by region (all "other") */
 	bool objects;         /* follow runtime layouts for the object sampler */
+	unsigned objects_every; /* with objects: read 1 copy in N from the start */
 	struct tracer_handlers on;
 };
 
