@@ -5,6 +5,7 @@
 #ifndef COWTOP_RUNTIME_H
 #define COWTOP_RUNTIME_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 enum obj_runtime {
@@ -18,6 +19,8 @@ struct runtime_layout {
 	enum obj_runtime runtime;
 	unsigned long long type_type; /* PY311: PyType_Type's address in the process */
 	char what[64];                /* the object it was found in (basename) */
+	bool loader;                  /* a dynamic loader is mapped ... */
+	int libs;                     /* ... and this many other shared objects */
 };
 
 /* What kind of runtime a mapped file's basename says: OBJ_RT_NONE when

@@ -78,14 +78,21 @@ static struct objfeed_seen *seen_of(struct objfeed *f, int pid, unsigned long lo
 
 /* Look at p's maps now: its runtime (an unknown one too) to the kernel
  * side, and remembered with p's name. Returns the runtime, or -1 when p's
- * maps cannot be read (gone, or not readable yet). */
-static int look_one(struct objfeed *f, const struct proc *p)
+ * maps cannot be read (gone, or not readable yet); *loading (if not NULL)
+ * says whether more may come: an unknown layout (a library mapped in
+ * part), or none while the dynamic loader is mapped alone. */
+static int look_one(struct objfeed *f, const struct proc *p, bool *loading)
 {
 	struct objfeed_seen *s = seen_of(f, p->pid, p->start_time);
 	struct runtime_layout rt;
 
+	if (loading)
+		*loading = false;
 	if (runtime_detect(p->pid, &rt))
 		return -1;
+	if (loading)
+		*loading = rt.runtime == OBJ_RT_UNKNOWN ||
+			   (rt.runtime == OBJ_RT_NONE && rt.loader && !rt.libs);
 	if (rt.runtime != OBJ_RT_NONE)
 		tracer__set_runtime(f->tracer, p->pid, rt.runtime, rt.type_type);
 	if (!s)
@@ -122,15 +129,15 @@ static void give_descendants(struct objfeed *f, const struct proc *p)
 
 		if (q != p && !q->exited && tracer__runtime(f->tracer, q->pid) <= OBJ_RT_UNKNOWN &&
 		    descends(f, q, p))
-			look_one(f, q);
+			look_one(f, q, NULL);
 	}
 }
 
 /* Look at p now; when its runtime is one cowtop reads, at its descendants
  * that have none too. Returns p's runtime, or -1. */
-static int look(struct objfeed *f, const struct proc *p)
+static int look(struct objfeed *f, const struct proc *p, bool *loading)
 {
-	int r = look_one(f, p);
+	int r = look_one(f, p, loading);
 
 	if (r > OBJ_RT_UNKNOWN)
 		give_descendants(f, p);
@@ -157,7 +164,7 @@ static void detect(struct objfeed *f, const struct proc *p)
 			memcpy(s->comm, p->comm, sizeof(s->comm));
 		return; /* inherited at fork */
 	}
-	look(f, p); /* gone, or not readable: try next tick */
+	look(f, p, NULL); /* gone, or not readable: try next tick */
 }
 
 /* Arm the timer for the next look at a young process, or stop it. */
@@ -181,19 +188,22 @@ int objfeed__timerfd(const struct objfeed *f)
 }
 
 /* A process that exec'd: look at it now, and again a while if its runtime is
- * not found yet. The kernel maps the program before the exec is reported
- * (Debian's python3.11 holds the interpreter: found at once); the dynamic
- * loader maps the libraries a moment later (libruby, libpython): looked at
- * after 1, 2, 4 ... ms until OBJFEED_YOUNG_SECONDS, before the program has
- * done its own start-up, let alone forked. */
+ * not found yet and more may be mapped. The kernel maps the program and the
+ * dynamic loader before the exec is reported (Debian's python3.11 holds the
+ * interpreter: found at once); the loader maps the libraries (libruby,
+ * libpython) a moment later, all before the program's own code runs:
+ * looked at again after 1, 2, 4 ... ms, while the loader is mapped alone
+ * (or a runtime's library only in part), for OBJFEED_YOUNG_SECONDS at most.
+ * A program without a runtime costs one or two reads of its maps. */
 void objfeed__exec(struct objfeed *f, int pid)
 {
 	struct proc *p;
+	bool loading;
 	double now;
 
-	if (!f->objects || !(p = model__find_live(f->model, pid)) || look(f, p) > OBJ_RT_UNKNOWN ||
-	    f->nyoung == OBJFEED_YOUNG_MAX)
-		return; /* no room: the next tick looks at it */
+	if (!f->objects || !(p = model__find_live(f->model, pid)) ||
+	    look(f, p, &loading) > OBJ_RT_UNKNOWN || !loading || f->nyoung == OBJFEED_YOUNG_MAX)
+		return; /* found, nothing more to come, or no room: the next tick looks */
 	now = loop_now();
 	f->young[f->nyoung++] = (struct objfeed_young){
 		.pid = pid, .start = p->start_time, .step = OBJFEED_YOUNG_FIRST,
@@ -212,15 +222,16 @@ void objfeed__poll(struct objfeed *f)
 	for (i = 0; i < f->nyoung; i++) {
 		struct objfeed_young y = f->young[i];
 		struct proc *p = model__find(f->model, y.pid, y.start);
+		bool loading = true;
 		int r = 0;
 
 		if (y.next <= now) {
-			r = p && !p->exited ? look(f, p) : -1;
+			r = p && !p->exited ? look(f, p, &loading) : -1;
 			y.step *= 2;
 			y.next = now + y.step;
 		}
-		if (r < 0 || r > OBJ_RT_UNKNOWN || y.next > y.until)
-			continue; /* gone, found, or done waiting */
+		if (r < 0 || r > OBJ_RT_UNKNOWN || !loading || y.next > y.until)
+			continue; /* gone, found, settled, or done waiting */
 		f->young[j++] = y;
 	}
 	f->nyoung = j;
@@ -261,7 +272,7 @@ void objfeed__fork(struct objfeed *f, int pid, int ppid)
 	if (!parent || !child)
 		return;
 	if (tracer__runtime(f->tracer, ppid) > OBJ_RT_UNKNOWN)
-		look_one(f, child);
+		look_one(f, child, NULL);
 	else
 		detect(f, parent);
 }
