@@ -197,6 +197,14 @@ static void on_scan_timer(int fd, unsigned events, void *ctx)
 	targets__rescan(&a->targets);
 }
 
+/* The object sampler's timer fired: look at processes that exec'd lately. */
+static void on_objects_timer(int fd, unsigned events, void *ctx)
+{
+	struct app *a = ctx;
+
+	objfeed__poll(&a->objects);
+}
+
 /* A key that acts on the machine: copy stacks on or off, a new refresh interval. */
 static void live_action(struct source *src, struct driver *d, enum tui_action act)
 {
@@ -239,6 +247,8 @@ static int setup_loop(struct app *a)
 			       a->opt->delay))
 		return -1;
 	if ((a->targets.scanfd >= 0 && loop__add(a->d->loop, a->targets.scanfd, on_scan_timer, a)) ||
+	    (objfeed__timerfd(&a->objects) >= 0 &&
+	     loop__add(a->d->loop, objfeed__timerfd(&a->objects), on_objects_timer, a)) ||
 	    loop__add(a->d->loop, tracer__epoll_fd(a->tracer), on_ringbuf, a))
 		return driver__fail(a->d, 1, "cannot set up the event loop");
 	return 0;

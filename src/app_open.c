@@ -9,6 +9,7 @@
 #include <string.h>
 #include "app_int.h"
 #include "probes.h"
+#include "runtime.h"
 #include "safefile.h"
 
 /* Before anything is attached or started: every option given does
@@ -33,9 +34,24 @@ static int check_output(struct app *a)
 	return 0;
 }
 
+/* With --objects, the runtime of each -p process, for the kernel side to
+ * know before its programs run: a worker forked in between inherits it. */
+static void detect_roots(const struct app *a, struct tracer_root *roots, int n)
+{
+	struct runtime_layout rt;
+	int i;
+
+	for (i = 0; a->opt->objects && i < n; i++)
+		if (!runtime_detect(roots[i].pid, &rt)) {
+			roots[i].runtime = (int)rt.runtime;
+			roots[i].type_type = rt.type_type;
+		}
+}
+
 /* Open the kernel side for the chosen targets; the collector takes its records. */
 static int open_tracer(struct app *a)
 {
+	unsigned every = a->opt->objects_sample ? a->opt->objects_sample : OBJECTS_SAMPLE_DEFAULT;
 	struct tracer_root roots[OPT_MAX_PIDS];
 	struct tracer_opts to = {
 		.watch_all = a->targets.watch_all,
@@ -48,12 +64,14 @@ static int open_tracer(struct app *a)
 		.mapped = probes__wants_maps(a->targets.probes),
 		.no_regions = a->opt->no_regions,
 		.objects = a->opt->objects,
+		.objects_every = every,
 		.on = collect__handlers(&a->collect),
 	};
 	char err[256];
-
 	const char *notes;
+	int e;
 
+	detect_roots(a, roots, to.nroots);
 	if (tracer__open(&a->tracer, &to, err, sizeof(err)))
 		return driver__fail(a->d, 1, "%s", err);
 	/* What this kernel lacks, a line each, before any view starts. */
@@ -68,11 +86,44 @@ static int open_tracer(struct app *a)
 			a->opt->folded != NULL);
 	if (a->opt->stacks && stackfeed__set(&a->stacks, true))
 		return driver__fail(a->d, 1, "stacks: %s", strerror(ENOMEM));
-	if (objfeed__init(&a->objects, a->tracer, a->model, a->opt->objects,
-			  a->opt->objects_sample ? a->opt->objects_sample : OBJECTS_SAMPLE_DEFAULT,
-			  a->opt->sample_budget, a->opt->folded_objects != NULL))
-		return driver__fail(a->d, 1, "objects: %s", strerror(ENOMEM));
+	e = objfeed__init(&a->objects, a->tracer, a->model, a->opt->objects, every,
+			  a->opt->sample_budget, a->opt->folded_objects != NULL);
+	if (e)
+		return driver__fail(a->d, 1, "objects: %s", strerror(-e));
 	return 0;
+}
+
+/* A watched process exec'd: its probes and its runtime may be new. */
+static void app_on_exec(int pid, void *ctx)
+{
+	struct app *a = ctx;
+
+	targets__on_exec(pid, &a->targets);
+	objfeed__exec(&a->objects, pid);
+}
+
+/* A watched process mapped new code: its -u probes may be there. */
+static void app_on_mapped(int pid, void *ctx)
+{
+	struct app *a = ctx;
+
+	targets__on_mapped(pid, &a->targets);
+}
+
+/* A watched process forked pid: its runtime may be unknown yet. */
+static void app_on_fork(int pid, int ppid, void *ctx)
+{
+	struct app *a = ctx;
+
+	objfeed__fork(&a->objects, pid, ppid);
+}
+
+/* A process found at start is about to be watched: its runtime first. */
+static void app_on_watch(int pid, unsigned long long start, void *ctx)
+{
+	struct app *a = ctx;
+
+	objfeed__watch(&a->objects, pid, start);
 }
 
 /* The model, /proc and the sampler; then the probes parsed, the kernel side
@@ -87,6 +138,11 @@ int app__open(struct app *a)
 	a->model = model__new();
 	a->procfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	collect__init(&a->collect, a->model, a->procfd);
+	a->collect.on_exec = app_on_exec;
+	a->collect.on_mapped = app_on_mapped;
+	a->collect.on_fork = app_on_fork;
+	a->collect.on_watch = app_on_watch;
+	a->collect.ctx = a;
 	targets__init(&a->targets, a->opt, &a->collect);
 	if (!a->model || a->procfd < 0)
 		return driver__fail(d, 1, "cannot open /proc: %s", strerror(errno));

@@ -145,6 +145,8 @@ static void on_fork(struct collect *c, struct proc *p, const struct tracer_event
 	if (parent && parent != p)
 		parent->forked++;
 	c->saw_fork = true;
+	if (c->on_fork)
+		c->on_fork(e->pid, e->ppid, c->ctx);
 }
 
 /* An exec of a watched process: its probes may be new. */
@@ -253,6 +255,8 @@ int collect__watch(struct collect *c, const struct proc_stat *st)
 	 * counts lose them as a base at the exec, its regions never get them. */
 	if (c->tracer && st->pid == c->launched)
 		tracer__hold_regions(c->tracer, st->pid);
+	if (c->on_watch)
+		c->on_watch(st->pid, st->start_time, c->ctx);
 	e = c->tracer ? tracer__watch(c->tracer, st->pid, st->ppid, st->start_time) : 0;
 
 	/* What /proc said a moment ago, not read again: even one gone since

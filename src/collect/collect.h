@@ -40,11 +40,18 @@ struct collect {
 	int procfd;               /* /proc, or a fixture directory in tests */
 	double (*now)(void);      /* the model clock, seconds */
 	size_t (*machine_tasks)(void); /* tasks (threads) of the machine now; 0 unknown */
-	/* Called when a watched process exec'd (its probes may be new). */
+	/* Called when a watched process exec'd (its probes, its runtime may be
+	 * new), and when one forked child pid. */
 	void (*on_exec)(int pid, void *ctx);
 	/* Called when a watched process mapped a file executable (a library
 	 * loaded: its probes may be new). */
 	void (*on_mapped)(int pid, void *ctx);
+	void (*on_fork)(int pid, int ppid, void *ctx);
+	/* Called just before a process found in /proc or by the task iterator
+	 * is watched in the kernel, or taken into the model when the kernel
+	 * watches it already (its runtime is to be known before its copies
+	 * are counted). */
+	void (*on_watch)(int pid, unsigned long long start, void *ctx);
 	void *ctx;
 	int launched;             /* pid of the launched command, 0 when none */
 	bool launched_execd;      /* ... and it has exec'd */

@@ -119,6 +119,8 @@ int collect__watch_task(struct collect *c, const struct tracer_task *k)
 	struct proc *p;
 	int e = 0;
 
+	if (c->on_watch)
+		c->on_watch(k->pid, k->start, c->ctx);
 	if (k->unwatched && c->tracer)
 		e = tracer__watch(c->tracer, k->pid, k->ppid, k->start);
 	p = model__add(c->model, k->pid, k->start);

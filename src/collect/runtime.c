@@ -184,6 +184,10 @@ static void look(int pid, const char *line, struct runtime_layout *out)
 	if (!path || sscanf(line, "%llx-%llx %*s %llx", &lo, &hi, &off) != 3 || off)
 		return;
 	base = strrchr(path, '/') + 1;
+	if (starts(base, "ld-linux") || starts(base, "ld-musl") || starts(base, "ld.so"))
+		out->loader = true;
+	else if (strstr(base, ".so"))
+		out->libs++;
 	r = runtime_of_name(base);
 	if (r == OBJ_RT_NONE || out->runtime > OBJ_RT_UNKNOWN)
 		return;

@@ -5,6 +5,7 @@
 #ifndef COWTOP_RUNTIME_H
 #define COWTOP_RUNTIME_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include "rbclass.h"
 
@@ -20,6 +21,8 @@ struct runtime_layout {
 	unsigned long long type_type; /* PY311: PyType_Type's address in the process */
 	struct rb31_names rb_names;   /* RUBY31: how its classes are named (ID 0: not) */
 	char what[64];                /* the object it was found in (basename) */
+	bool loader;                  /* a dynamic loader is mapped ... */
+	int libs;                     /* ... and this many other shared objects */
 };
 
 /* What kind of runtime a mapped file's basename says: OBJ_RT_NONE when

@@ -85,9 +85,6 @@ int targets__setup_probes(struct targets *tg, struct model *m, char *err, size_t
 	tg->scanfd = loop_timerfd(3600);
 	if (tg->scanfd < 0 || loop_timer_stop(tg->scanfd))
 		return fail(1, err, errlen, "cannot set up the probe scan timer");
-	tg->collect->on_exec = targets__on_exec;
-	tg->collect->on_mapped = targets__on_mapped;
-	tg->collect->ctx = tg;
 	return 0;
 }
 
@@ -200,7 +197,8 @@ int targets__tracer_roots(const struct targets *tg, struct tracer_root *roots)
 	int i;
 
 	for (i = 0; i < tg->opt->npids; i++)
-		roots[i] = (struct tracer_root){ tg->roots[i].pid, tg->roots[i].ppid, tg->roots[i].start_time };
+		roots[i] = (struct tracer_root){ .pid = tg->roots[i].pid, .ppid = tg->roots[i].ppid,
+						 .start = tg->roots[i].start_time };
 	return tg->opt->npids;
 }
 

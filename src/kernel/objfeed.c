@@ -7,9 +7,15 @@
 #include <sys/uio.h>
 #include <time.h>
 #include "folded.h"
+#include <unistd.h>
+#include "loop.h"
 #include "objfeed.h"
 #include "runtime.h"
 #include "safefile.h"
+
+#define OBJFEED_DEPTH 16             /* generations a descendant is looked for in */
+#define OBJFEED_YOUNG_FIRST 0.001    /* seconds from an exec to the next look */
+#define OBJFEED_YOUNG_SECONDS 0.5    /* how long a process is looked at after an exec */
 
 /* Seconds on the monotonic clock. */
 static double monotonic(void)
@@ -24,10 +30,19 @@ static double monotonic(void)
 int objfeed__init(struct objfeed *f, struct tracer *t, struct model *m, bool on, unsigned every,
 		  double budget_pct, bool whole_run)
 {
-	*f = (struct objfeed){ .tracer = t, .model = m, .every = every ? every : 1 };
+	int e;
+
+	*f = (struct objfeed){ .tracer = t, .model = m, .every = every ? every : 1, .timerfd = -1 };
 	sample_budget__init(&f->budget, budget_pct, f->every);
 	if (!on)
 		return 0;
+	e = loop_timerfd(3600);
+	if (e < 0)
+		return e;
+	f->timerfd = e;
+	e = loop_timer_stop(f->timerfd);
+	if (e)
+		return e;
 	f->objects = objects__new();
 	if (!f->objects)
 		return -ENOMEM;
@@ -64,27 +79,23 @@ static struct objfeed_seen *seen_of(struct objfeed *f, int pid, unsigned long lo
 	return NULL;
 }
 
-/* Detect the runtime of a live process not looked at yet, or looked at
- * before an exec: the kernel side drops a layout at exec, and a process
- * that had none is looked at again when its name changes. A child forked
- * after its parent was looked at inherits its layout in the kernel. */
-static void detect(struct objfeed *f, const struct proc *p)
+/* Look at p's maps now: its runtime (an unknown one too) to the kernel
+ * side, and remembered with p's name. Returns the runtime, or -1 when p's
+ * maps cannot be read (gone, or not readable yet); *loading (if not NULL)
+ * says whether more may come: an unknown layout (a library mapped in
+ * part), or none while the dynamic loader is mapped alone. */
+static int look_one(struct objfeed *f, const struct proc *p, bool *loading)
 {
 	struct objfeed_seen *s = seen_of(f, p->pid, p->start_time);
 	struct runtime_layout rt;
 
-	if (s && s->runtime == OBJ_RT_NONE && !strcmp(s->comm, p->comm))
-		return;
-	if (s && s->runtime != OBJ_RT_NONE && tracer__has_runtime(f->tracer, p->pid))
-		return;
-	if (!s && tracer__has_runtime(f->tracer, p->pid)) {
-		s = list_add(&f->seen, &f->nseen, &f->seen_cap, p->pid, p->start_time, -1);
-		if (s)
-			memcpy(s->comm, p->comm, sizeof(s->comm));
-		return; /* inherited at fork */
-	}
+	if (loading)
+		*loading = false;
 	if (runtime_detect(p->pid, &rt))
-		return; /* gone, or not readable: try next tick */
+		return -1;
+	if (loading)
+		*loading = rt.runtime == OBJ_RT_UNKNOWN ||
+			   (rt.runtime == OBJ_RT_NONE && rt.loader && !rt.libs);
 	if (rt.runtime != OBJ_RT_NONE)
 		tracer__set_runtime(f->tracer, p->pid, rt.runtime, rt.type_type);
 	if (!s)
@@ -96,6 +107,180 @@ static void detect(struct objfeed *f, const struct proc *p)
 		s->names_tries = 0;
 		memcpy(s->comm, p->comm, sizeof(s->comm));
 	}
+	return rt.runtime;
+}
+
+/* Whether q descends from p, as far as the model knows. */
+static bool descends(struct objfeed *f, const struct proc *q, const struct proc *p)
+{
+	int depth;
+
+	for (depth = 0; q && q->ppid > 0 && depth < OBJFEED_DEPTH; depth++) {
+		q = model__find_live(f->model, q->ppid);
+		if (q == p)
+			return true;
+	}
+	return false;
+}
+
+/* p's runtime was found just now: its live descendants forked before (they
+ * inherited nothing, or an unknown layout, in the kernel) are looked at too,
+ * each in its own maps (one may have exec'd another program since). */
+static void give_descendants(struct objfeed *f, const struct proc *p)
+{
+	size_t i, n = model__count(f->model);
+
+	for (i = 0; i < n; i++) {
+		struct proc *q = model__at(f->model, i);
+
+		if (q != p && !q->exited && tracer__runtime(f->tracer, q->pid) <= OBJ_RT_UNKNOWN &&
+		    descends(f, q, p))
+			look_one(f, q, NULL);
+	}
+}
+
+/* Look at p now; when its runtime is one cowtop reads, at its descendants
+ * that have none too. Returns p's runtime, or -1. */
+static int look(struct objfeed *f, const struct proc *p, bool *loading)
+{
+	int r = look_one(f, p, loading);
+
+	if (r > OBJ_RT_UNKNOWN)
+		give_descendants(f, p);
+	return r;
+}
+
+/* Detect the runtime of a live process not looked at yet, or looked at
+ * before an exec: the kernel side drops a layout at exec, and a process
+ * that had none is looked at again when its name changes. A child forked
+ * after its parent was looked at inherits its layout in the kernel. */
+static void detect(struct objfeed *f, const struct proc *p)
+{
+	struct objfeed_seen *s = seen_of(f, p->pid, p->start_time);
+
+	if (s && !s->comm[0]) /* looked at as it was watched: its name now */
+		memcpy(s->comm, p->comm, sizeof(s->comm));
+	if (s && s->runtime == OBJ_RT_NONE && !strcmp(s->comm, p->comm))
+		return;
+	if (s && s->runtime != OBJ_RT_NONE && tracer__runtime(f->tracer, p->pid) >= 0)
+		return;
+	if (!s && tracer__runtime(f->tracer, p->pid) >= 0) {
+		s = list_add(&f->seen, &f->nseen, &f->seen_cap, p->pid, p->start_time, -1);
+		if (s)
+			memcpy(s->comm, p->comm, sizeof(s->comm));
+		return; /* inherited at fork */
+	}
+	look(f, p, NULL); /* gone, or not readable: try next tick */
+}
+
+/* Arm the timer for the next look at a young process, or stop it. */
+static void young_arm(struct objfeed *f)
+{
+	double next = 0, now = loop_now();
+	size_t i;
+
+	for (i = 0; i < f->nyoung; i++)
+		if (!i || f->young[i].next < next)
+			next = f->young[i].next;
+	if (!f->nyoung)
+		loop_timer_stop(f->timerfd);
+	else
+		loop_timer_set(f->timerfd, next > now ? next - now : 0, 0);
+}
+
+int objfeed__timerfd(const struct objfeed *f)
+{
+	return f->objects ? f->timerfd : -1;
+}
+
+/* A process that exec'd: look at it now, and again a while if its runtime is
+ * not found yet and more may be mapped. The kernel maps the program and the
+ * dynamic loader before the exec is reported (Debian's python3.11 holds the
+ * interpreter: found at once); the loader maps the libraries (libruby,
+ * libpython) a moment later, all before the program's own code runs:
+ * looked at again after 1, 2, 4 ... ms, while the loader is mapped alone
+ * (or a runtime's library only in part), for OBJFEED_YOUNG_SECONDS at most.
+ * A program without a runtime costs one or two reads of its maps. */
+void objfeed__exec(struct objfeed *f, int pid)
+{
+	struct proc *p;
+	bool loading;
+	double now;
+
+	if (!f->objects || !(p = model__find_live(f->model, pid)) ||
+	    look(f, p, &loading) > OBJ_RT_UNKNOWN || !loading || f->nyoung == OBJFEED_YOUNG_MAX)
+		return; /* found, nothing more to come, or no room: the next tick looks */
+	now = loop_now();
+	f->young[f->nyoung++] = (struct objfeed_young){
+		.pid = pid, .start = p->start_time, .step = OBJFEED_YOUNG_FIRST,
+		.next = now + OBJFEED_YOUNG_FIRST, .until = now + OBJFEED_YOUNG_SECONDS,
+	};
+	young_arm(f);
+}
+
+/* The young timer fired: look at the processes due. */
+void objfeed__poll(struct objfeed *f)
+{
+	double now = loop_now();
+	size_t i, j = 0;
+
+	loop_timer_expirations(f->timerfd);
+	for (i = 0; i < f->nyoung; i++) {
+		struct objfeed_young y = f->young[i];
+		struct proc *p = model__find(f->model, y.pid, y.start);
+		bool loading = true;
+		int r = 0;
+
+		if (y.next <= now) {
+			r = p && !p->exited ? look(f, p, &loading) : -1;
+			y.step *= 2;
+			y.next = now + y.step;
+		}
+		if (r < 0 || r > OBJ_RT_UNKNOWN || !loading || y.next > y.until)
+			continue; /* gone, found, settled, or done waiting */
+		f->young[j++] = y;
+	}
+	f->nyoung = j;
+	young_arm(f);
+}
+
+/* A process found at start (the descendants of -p, the members of a
+ * cgroup, everything) is about to be watched, or is watched already (the
+ * kernel side followed its fork since its programs run): its runtime goes
+ * to the kernel side now rather than at the first tick, so that its copies
+ * are read from the first one counted, and its children forked from then
+ * on inherit it. */
+void objfeed__watch(struct objfeed *f, int pid, unsigned long long start)
+{
+	struct runtime_layout rt;
+
+	if (!f->objects || runtime_detect(pid, &rt))
+		return;
+	if (rt.runtime != OBJ_RT_NONE)
+		tracer__set_runtime(f->tracer, pid, rt.runtime, rt.type_type);
+	list_add(&f->seen, &f->nseen, &f->seen_cap, pid, start, rt.runtime);
+}
+
+/* A watched process forked pid. The child inherited its parent's layout in
+ * the kernel, if the parent had one; if not, the parent is looked at now
+ * (unless known to run none), and a runtime found goes to the child too.
+ * Its copies since the fork are not read: what the child does first is
+ * lost, this only keeps the rest. A parent found after the fork but before
+ * this event (the event was on its way) gives its runtime to the child here. */
+void objfeed__fork(struct objfeed *f, int pid, int ppid)
+{
+	struct proc *parent, *child;
+
+	if (!f->objects || tracer__runtime(f->tracer, pid) > OBJ_RT_UNKNOWN)
+		return;
+	parent = model__find_live(f->model, ppid);
+	child = model__find_live(f->model, pid);
+	if (!parent || !child)
+		return;
+	if (tracer__runtime(f->tracer, ppid) > OBJ_RT_UNKNOWN)
+		look_one(f, child, NULL);
+	else
+		detect(f, parent);
 }
 
 /* Read a CPython type's tp_name from pid's memory. */
@@ -297,6 +482,9 @@ int objfeed__write_folded(struct objfeed *f, const char *path, char *err, size_t
 void objfeed__free(struct objfeed *f)
 {
 	objects__free(f->objects);
+	if (f->timerfd >= 0)
+		close(f->timerfd);
+	f->timerfd = -1;
 	free(f->seen);
 	free(f->gone);
 	f->objects = NULL;

@@ -126,7 +126,8 @@ static double boot_offset(void)
 
 /* Watch the roots given before the fork program runs: a child forked once
  * it runs is followed, never only looked for in /proc later, where one
- * that has exited meanwhile is not. */
+ * that has exited meanwhile is not; and it inherits the root's runtime,
+ * when the object sampler reads one. */
 static int watch_roots(struct tracer *t, const struct tracer_opts *o, char *err, size_t errlen)
 {
 	int i, e;
@@ -137,6 +138,9 @@ static int watch_roots(struct tracer *t, const struct tracer_opts *o, char *err,
 			snprintf(err, errlen, "bpf: cannot watch PID %d: %s", o->roots[i].pid, strerror(-e));
 			return e;
 		}
+		if (o->objects && o->roots[i].runtime)
+			tracer__set_runtime(t, o->roots[i].pid, o->roots[i].runtime,
+					    o->roots[i].type_type);
 	}
 	return 0;
 }
@@ -310,6 +314,10 @@ int tracer__open(struct tracer **out, const struct tracer_opts *o, char *err, si
 	e = watch_roots(t, o, err, errlen);
 	if (e)
 		goto fail;
+	/* Copies are read from the first one counted, not once the rest of
+	 * the start-up (the task iterator's load, ...) is over. */
+	if (o->objects)
+		tracer__set_objects(t, o->objects_every ? o->objects_every : 1);
 	e = attach(t, err, errlen);
 	if (e)
 		goto fail;

@@ -137,6 +137,8 @@ struct tracer_cgroup {
 struct tracer_root {
 	int pid, ppid;
 	unsigned long long start; /* clock ticks since boot */
+	int runtime;              /* with objects: its runtime (0: none), told to */
+	unsigned long long type_type; /* the kernel side before the programs run */
 };
 
 struct tracer_opts {
@@ -150,6 +152,7 @@ struct tracer_opts {
 	bool mapped;          /* report new executable file mappings of watched processes */
 	bool no_regions;      /* leave copies unsplit by region (all "other") */
 	bool objects;         /* follow runtime layouts for the object sampler */
+	unsigned objects_every; /* with objects: read 1 copy in N from the start */
 	struct tracer_handlers on;
 };
 
@@ -271,8 +274,9 @@ void tracer__set_objects(struct tracer *t, unsigned every); /* 0 off; N: 1 copy 
 unsigned tracer__objects(const struct tracer *t);
 /* Tell the kernel side pid's runtime layout (type_type: PY311's PyType_Type). */
 int tracer__set_runtime(struct tracer *t, int pid, int runtime, unsigned long long type_type);
-/* Whether the kernel side knows a layout for pid (set, or inherited at fork). */
-bool tracer__has_runtime(struct tracer *t, int pid);
+/* The runtime the kernel side knows pid runs (set, or inherited at fork),
+ * or -1 when it knows none. */
+int tracer__runtime(struct tracer *t, int pid);
 int tracer__for_each_object(struct tracer *t, tracer_obj_fn fn, void *ctx);
 /* Drop the counters of process (pid, start), read for the last time. */
 void tracer__forget_objects(struct tracer *t, int pid, unsigned long long start);

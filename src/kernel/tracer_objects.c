@@ -30,13 +30,15 @@ int tracer__set_runtime(struct tracer *t, int pid, int runtime, unsigned long lo
 	return 0;
 }
 
-/* Whether the kernel side holds a layout for pid. */
-bool tracer__has_runtime(struct tracer *t, int pid)
+/* The runtime of the layout the kernel side holds for pid, or -1. */
+int tracer__runtime(struct tracer *t, int pid)
 {
 	struct cowtop_rt rt;
 	__u32 key = (__u32)pid;
 
-	return !bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.obj_rt), &key, &rt);
+	if (bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.obj_rt), &key, &rt))
+		return -1;
+	return (int)rt.kind;
 }
 
 /* Call fn for every (process, type, write kind) counter. */

@@ -17,7 +17,20 @@
 #          block) on about as many pages as hold buffers.
 # Bounds: [LOW x truth, truth + SLACK]; the truth is what the workload
 # measured of itself. --objects-sample 8: the estimate within half of the
-# truth. Each run samples at the rate it asks for (--sample-budget 0: the
+# truth.
+#   early  the master launched by cowtop (--) forks EARLY_CHILDREN iter
+#          children as soon as it has built its objects, long before
+#          cowtop's first frame (-d EARLY_INTERVAL; the master says how big
+#          the frames file was when it forked): the runtime must be known
+#          by then (found at the exec), so every copy of every child is
+#          read: each child's (str, refcount) pages near the truth, and its
+#          sampled pages its copies;
+#   attach the same with cowtop attached (-p) to the master before it is
+#          released (the runtime known before cowtop's programs run);
+#   prefork the same with the children forked before cowtop is attached,
+#          each waiting to be released (their runtime known before they are
+#          watched).
+# Each run samples at the rate it asks for (--sample-budget 0: the
 # budget, tested in test_sample_budget.sh, would lower it when the reads
 # cost more than 1% of a CPU). Without --objects no objects field appears. The master stays alive
 # until the child's counts are shown, so that type names are read from it.
@@ -37,12 +50,13 @@ set -euo pipefail
 
 PYTHON=${COWTOP_TEST_PYTHON:-/usr/bin/python3.11}
 OBJFORK=$(dirname "$0")/../workloads/objfork.py
-readonly LOW_PCT=90 FREEZE_LEFT_PCT=15 SHARE_PCT=60
+readonly LOW_PCT=90 FREEZE_LEFT_PCT=15 SHARE_PCT=60 EARLY_INTERVAL=3 EARLY_CHILDREN=3
 OBJ_LOAD=("$PYTHON" "$OBJFORK")
 OBJ_READY_WAIT=30
 
 setup
 [ -x "$PYTHON" ] || { echo "SKIP: no python at $PYTHON"; exit 77; }
+command -v curl >/dev/null || die "curl is required (Debian package curl, see scripts/deps.sh)"
 
 # The pages of the folded file's lines of TYPE and WRITE: folded_pages FILE TYPE WRITE.
 folded_pages() {
@@ -109,6 +123,126 @@ check "sample: (str, refcount) estimate $(obj_pages str refcount) within half of
 # asked for, in the interval after the reads.
 run_mode budget --objects --objects-sample 1 --sample-budget 0.001 -- --mode iter
 check "budget: the rate rose above 1 in 1" jq_true '[inputs.objects.sample] | max > 1'
+
+# The children's pids (report lines "child PID mode MODE").
+children() {
+	awk '$1 == "child" { print $2 }' "$REPORT"
+}
+
+# Wait up to S seconds for N lines starting with WORD: wait_count WORD N S.
+wait_count() {
+	local tries=$(($3 * 20))
+	until [ "$(awk -v w="$1" '$1 == w' "$REPORT" | wc -l)" -ge "$2" ]; do
+		[ "$tries" -gt 0 ] || return 1
+		tries=$((tries - 1))
+		sleep 0.05
+	done
+}
+
+# The child's last appearance, with or without cow_objects.
+readonly CHILD_ROW='reduce inputs.processes[] as $p (null; if $p.pid == $child then $p else . end)'
+
+# Wait for the children to finish and be shown exited; sets CHILDREN:
+# children_shown NAME.
+children_shown() {
+	local tries=400 c
+	wait_count done "$EARLY_CHILDREN" 60 || die "$1: the children did not finish"
+	CHILDREN=$(children)
+	for c in $CHILDREN; do
+		until jq -n -e --argjson child "$c" "$CHILD_ROW"' | .state == "exited"' \
+			"$FRAMES" >/dev/null 2>&1; do
+			[ "$tries" -gt 0 ] || break
+			tries=$((tries - 1))
+			sleep 0.05
+		done
+	done
+}
+
+# Launch objfork.py --early under cowtop (--), its children in mode iter:
+# run_early NAME. Leaves CHILDREN set.
+run_early() {
+	local name=$1 tries=200
+	new_report "$name"
+	start_cowtop "$name" -b -f json -d "$EARLY_INTERVAL" --objects --objects-sample 1 \
+		--sample-budget 0 -- "$PYTHON" "$OBJFORK" --mode iter --early \
+		--children "$EARLY_CHILDREN" --frames "$WORK/$name.json" \
+		--stop "$WORK/$name.stop" --report "$REPORT"
+	children_shown "$name"
+	touch "$WORK/$name.stop"
+	# The command ends, then cowtop with it (its status is the command's).
+	while kill -0 "$COWTOP_PID" 2>/dev/null && [ "$tries" -gt 0 ]; do
+		tries=$((tries - 1))
+		sleep 0.05
+	done
+	[ "$tries" -gt 0 ] || stop_cowtop
+	RC=0
+	reap "$COWTOP_PID" || RC=$?
+	expect_eq "$name: cowtop's status is the command's" "$RC" 0
+}
+
+# Whether cowtop answers HTTP on PORT (any status: before its first frame
+# too); its loop answers only once its start-up is over: answers PORT.
+answers() {
+	local code
+	code=$(curl -s --max-time 1 -o /dev/null -w '%{http_code}' "http://127.0.0.1:$1/metrics") || true
+	[ "${code:-000}" != 000 ]
+}
+
+# Attach cowtop (-p) to objfork.py, wait until its start-up is over (its
+# exporter answers), release the master (its children in mode iter, forked
+# then, or before with --prefork and waiting): run_attach NAME ARGS...
+run_attach() {
+	local name=$1 load port tries=200
+	shift
+	new_report "$name"
+	"$PYTHON" "$OBJFORK" --mode iter --children "$EARLY_CHILDREN" --go "$WORK/$name.go" \
+		--frames "$WORK/$name.json" --stop "$WORK/$name.stop" --report "$REPORT" "$@" \
+		2>"$WORK/$name.load.err" &
+	load=$!
+	BG_PIDS+=("$load")
+	wait_word "$REPORT" ready 30 || die "$name: workload not ready"
+	port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	start_cowtop "$name" -b -f json -d "$EARLY_INTERVAL" --exporter --listen "127.0.0.1:$port" \
+		--objects --objects-sample 1 --sample-budget 0 -p "$load"
+	until answers "$port"; do
+		[ "$tries" -gt 0 ] || die "$name: cowtop does not answer on port $port"
+		tries=$((tries - 1))
+		sleep 0.05
+	done
+	touch "$WORK/$name.go"
+	children_shown "$name"
+	touch "$WORK/$name.stop"
+	reap "$load" || fail "$name: workload exit status"
+	stop_cowtop
+}
+
+# The children's copies all read, near the truth: early_checks NAME.
+early_checks() {
+	local truth before cow
+	truth=$(rfield pages 4)
+	before=$(rfield fork 4)
+	if [ "$before" = 0 ]; then
+		pass "$1: the children wrote before cowtop's first frame"
+	else
+		# Not a failure of cowtop: this run did not test what it is for.
+		echo "note: $1: the children wrote after cowtop's first frame ($before bytes)"
+	fi
+	for CHILD in $CHILDREN; do
+		check "$1: child $CHILD's runtime detected" jq_true \
+			"$CHILD_OBJ"' | .cow_objects.runtime == "cpython-3.11"' --argjson child "$CHILD"
+		near "$1: child $CHILD's (str, refcount) pages" "$(obj_pages str refcount)" "$truth"
+		cow=$(jq -n -r --argjson child "$CHILD" "$CHILD_ROW"' | .cow_pages' "$FRAMES")
+		check "$1: child $CHILD's sampled pages $(by_write all) are its copies $cow" \
+			in_range "$(by_write all)" $((cow - SLACK)) "$cow"
+	done
+}
+
+run_early early
+early_checks early
+run_attach attach
+early_checks attach
+run_attach prefork --prefork
+early_checks prefork
 
 run_mode off -- --mode iter
 check "off: no objects status, no cow_objects" \

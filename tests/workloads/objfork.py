@@ -7,7 +7,10 @@ Item (each with a few attributes: GC-tracked, with a managed dict), --strings
 strings of 40 characters (not GC-tracked), and --buffers bytearrays of 200
 bytes, optionally moves everything to the permanent generation with
 gc.freeze() (--freeze), reports "ready", and waits until the file --go
-exists. Then it forks one child that does --mode and leaves with os._exit():
+exists (with --early, it forks at once instead: a server that forks its
+workers as soon as it has started). Then it forks --children children (1 by
+default) that each do --mode and leave with os._exit(); with --prefork the
+children are forked before "ready" and each waits for --go itself:
 
   iter   iterates over the strings only (each string's reference count is
          written; nothing else of theirs)
@@ -15,15 +18,19 @@ exists. Then it forks one child that does --mode and leaves with os._exit():
          tracked object is written)
   bytes  writes one byte into each bytearray's buffer
 
-The master waits for the child, then until the file --stop exists (so that
-a tracer can still read its memory to name types). Report lines (appended to
---report):
+The master waits for the children, then until the file --stop exists (so
+that a tracer can still read its memory to name types). Report lines
+(appended to --report):
   main PID objects N freeze 0|1
   pages PID strings N items N buffers N   (distinct 4 KiB pages holding the
                                            strings, the Item instances, the
                                            bytearrays' buffers; by address)
   ready PID
-  child PID mode MODE
+  fork PID frames_bytes N                 (with --frames: the size of that
+                                           file when the master forks, or
+                                           with --prefork when --go came; 0
+                                           when it is empty or missing)
+  child PID mode MODE                     (one per child)
   done PID dirty_before KIB dirty_after KIB ns NS   (the child's
                                            Private_Dirty; NS: the mode's
                                            loop, nanoseconds)
@@ -92,6 +99,19 @@ def child(args, items, strings, buffers):
     os._exit(0)
 
 
+def fork_children(args, items, strings, buffers):
+    """Fork --children children; with --prefork each waits for --go first."""
+    pids = []
+    for _ in range(args.children):
+        pid = os.fork()
+        if pid == 0:
+            while args.prefork and not os.path.exists(args.go):
+                time.sleep(0.01)
+            child(args, items, strings, buffers)
+        pids.append(pid)
+    return pids
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--mode", choices=("iter", "gc", "bytes"), required=True)
@@ -99,10 +119,16 @@ def main():
     p.add_argument("--strings", type=int, default=50000)
     p.add_argument("--buffers", type=int, default=20000)
     p.add_argument("--freeze", action="store_true")
-    p.add_argument("--go", required=True)
+    p.add_argument("--children", type=int, default=1)
+    p.add_argument("--early", action="store_true")
+    p.add_argument("--prefork", action="store_true")
+    p.add_argument("--frames")
+    p.add_argument("--go")
     p.add_argument("--stop", required=True)
     p.add_argument("--report", required=True)
     args = p.parse_args()
+    if not args.go and (args.prefork or not args.early):
+        p.error("--go is required without --early, and with --prefork")
 
     gc.disable()
     items = [Item(i) for i in range(args.instances)]
@@ -118,14 +144,24 @@ def main():
            % (os.getpid(), len(items) + len(strings) + len(buffers), int(args.freeze)))
     report(args.report, "pages %d strings %d items %d buffers %d"
            % (os.getpid(), len(str_pages), len(item_pages), len(buf_pages)))
+    pids = []
+    if args.prefork:
+        pids = fork_children(args, items, strings, buffers)
     report(args.report, "ready %d" % os.getpid())
-    while not os.path.exists(args.go):
+    while not args.early and not os.path.exists(args.go):
         time.sleep(0.01)
-    pid = os.fork()
-    if pid == 0:
-        child(args, items, strings, buffers)
-    report(args.report, "child %d mode %s" % (pid, args.mode))
-    os.waitpid(pid, 0)
+    if args.frames:
+        try:
+            size = os.stat(args.frames).st_size
+        except FileNotFoundError:
+            size = 0
+        report(args.report, "fork %d frames_bytes %d" % (os.getpid(), size))
+    if not args.prefork:
+        pids = fork_children(args, items, strings, buffers)
+    for pid in pids:
+        report(args.report, "child %d mode %s" % (pid, args.mode))
+    for pid in pids:
+        os.waitpid(pid, 0)
     while not os.path.exists(args.stop):
         time.sleep(0.01)
     return 0
