@@ -1607,13 +1607,15 @@ static void family_same_ways(int pid, unsigned long long zero, struct family_mem
 }
 
 /* The walk over PAGEMAP_SCAN's ranges counts what the walk of every page
- * mapped counts, on the same state of a child and its parent: a sparse
- * 64 GiB NORESERVE mapping with a few pages written and a few only read
- * (the zero page), and a run of every other page written (more ranges than
- * one scan returns), 512 pages the two share of which the child wrote 128, a
- * private file mapping read and written in part. Skipped on kernels
- * without PAGEMAP_SCAN (test_family_too_big checks the fallback there);
- * under the address sanitizer only the lower bounds are checked. */
+ * mapped counts, on the same state of two children (this process, walking,
+ * changes under its own walks): a sparse 64 GiB NORESERVE mapping with a
+ * few pages written and a few only read (the zero page), and a run of every
+ * other page written (more ranges than one scan returns); 512 pages they
+ * share, of which one child wrote 128; a private file mapping read and
+ * written in part, by both sides. Skipped on kernels without PAGEMAP_SCAN
+ * (test_family_too_big checks the fallback there); under the address
+ * sanitizer, whose shadow the walk of every page would take minutes over,
+ * the scan is held to the lower bounds only. */
 #define WAYS_SPARSE (64ULL << 30)
 #define WAYS_FILE_PAGES 8
 #define WAYS_HOLES 1000 /* pages written one in two */
@@ -1623,18 +1625,18 @@ static void test_family_ways(void **state)
 	long page = sysconf(_SC_PAGESIZE);
 	unsigned long long zero = 0, kib = (unsigned long long)page / 1024;
 	size_t sparse_len = (size_t)WAYS_SPARSE, file_len = WAYS_FILE_PAGES * (size_t)page;
-	struct family_mem child_mem, parent_mem;
+	struct family_mem mem[2];
 	volatile char *sparse, *file;
-	int go[2], done[2], ret, fd, i;
+	int go[2], done[2], ret, fd, i, k;
 	char *buf, c = 0;
-	pid_t child;
+	pid_t child[2];
 
 	(void)state;
 	ret = procfs_zero_pfn(procfd, &zero);
 	if (ret == -EPERM)
 		skip();
 	assert_int_equal(ret, 0);
-	if (procfs_read_family_way(procfd, getpid(), zero, PROCFS_FAMILY_SCAN, &parent_mem) == -EOPNOTSUPP)
+	if (procfs_read_family_way(procfd, getpid(), zero, PROCFS_FAMILY_SCAN, &mem[0]) == -EOPNOTSUPP)
 		skip();
 	sparse = mmap(NULL, sparse_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (sparse == MAP_FAILED)
@@ -1660,38 +1662,46 @@ static void test_family_ways(void **state)
 		sparse[(3ULL << 30) + 2 * (size_t)i * (size_t)page] = 1;
 	assert_int_equal(pipe(go), 0);
 	assert_int_equal(pipe(done), 0);
-	child = fork();
-	assert_true(child >= 0);
-	if (child == 0) {
+	for (k = 0; k < 2; k++) {
+		child[k] = fork();
+		assert_true(child[k] >= 0);
+		if (child[k] > 0)
+			continue;
 		close(go[1]); /* the test's end gone, it reads the end of file */
 		close(done[0]);
-		for (i = 0; i < FAM_WRITES; i++)
+		for (i = 0; k == 0 && i < FAM_WRITES; i++)
 			buf[i * page] = 2;
-		for (i = 0; i < 16; i++)
+		for (i = 0; k == 0 && i < 16; i++)
 			c += sparse[(5ULL << 30) + (size_t)i * (size_t)page];
-		sparse[(7ULL << 30)] = 2;
-		file[page] = 2;
-		if (write(done[1], &c, 1) != 1 || read(go[0], &c, 1) != 1)
+		if (k == 0) {
+			sparse[(7ULL << 30)] = 2;
+			file[page] = 2;
+		}
+		if (write(done[1], &c, 1) != 1)
 			_exit(1);
+		(void)read(go[0], &c, 1);
 		_exit(0);
 	}
-	assert_int_equal(read(done[0], &c, 1), 1);
-	family_same_ways(child, zero, &child_mem);
-	family_same_ways(getpid(), zero, &parent_mem);
-	assert_int_equal(write(go[1], &c, 1), 1);
-	assert_int_equal(waitpid(child, &ret, 0), child);
-	assert_true(WIFEXITED(ret) && WEXITSTATUS(ret) == 0);
-	/* what the child wrote or inherited, at the least */
-	assert_true(child_mem.anon_kib >= (FAM_PAGES + WAYS_HOLES + 5 + 1 + 2 + 1) * kib);
-	assert_true(child_mem.shared_kib >= (FAM_PAGES - FAM_WRITES + WAYS_HOLES + 5) * kib);
-	assert_true(parent_mem.anon_kib >= (FAM_PAGES + WAYS_HOLES + 5 + 2) * kib);
+	close(go[0]);
+	close(done[1]);
+	for (k = 0; k < 2; k++)
+		assert_int_equal(read(done[0], &c, 1), 1);
+	for (k = 0; k < 2; k++)
+		family_same_ways(child[k], zero, &mem[k]);
+	close(go[1]);
+	close(done[0]);
+	for (k = 0; k < 2; k++) {
+		assert_int_equal(waitpid(child[k], &ret, 0), child[k]);
+		assert_true(WIFEXITED(ret) && WEXITSTATUS(ret) == 0);
+	}
+	/* what each child wrote or inherited, at the least */
+	assert_true(mem[0].anon_kib >= (FAM_PAGES + WAYS_HOLES + 5 + 1 + 2 + 1) * kib);
+	assert_true(mem[0].shared_kib >= (FAM_PAGES - FAM_WRITES + WAYS_HOLES + 5) * kib);
+	assert_true(mem[1].anon_kib >= (FAM_PAGES + WAYS_HOLES + 5 + 2) * kib);
+	assert_true(mem[1].shared_kib >= (FAM_PAGES + WAYS_HOLES + 5 + 2) * kib);
 	munmap(buf, FAM_PAGES * (size_t)page);
 	munmap((void *)sparse, sparse_len);
 	munmap((void *)file, file_len);
-	close(go[0]);
-	close(go[1]);
-	close(done[0]);
-	close(done[1]);
 }
 
 /* Let the child take its next step and wait until it has. */
