@@ -179,12 +179,12 @@ int procfs_for_each_new_object_at(int procfd, int pid, struct objset *known,
  * /proc/PID/pagemap; a present page that is no file's page nor the zero
  * page (zero_pfn; 0: the kernel has none) is anonymous, and shared unless
  * pagemap marks it mapped by this process alone. Pages on swap are not
- * counted. Where the kernel has the PAGEMAP_SCAN ioctl (Linux 6.7), it
- * first gives the ranges of such pages present, and only their entries
- * are read: the cost grows with the memory present. Without it (learnt
- * once) every page mapped is read, present or not (8 bytes of pagemap a
- * page), so a process mapping more than PROCFS_FAMILY_MAX_PAGES is not
- * walked. Returns 0, -EPERM when pagemap hides frame numbers (without
+ * counted. Where the kernel has the PAGEMAP_SCAN ioctl (Linux 6.7), a
+ * mapping's entries are read in chunks while they are dense, and past the
+ * first sparse chunk only those of the ranges PAGEMAP_SCAN finds present:
+ * the cost grows with the memory present. Without it (learnt once) every
+ * page mapped is read, present or not (8 bytes of pagemap a page), so a
+ * process mapping more than PROCFS_FAMILY_MAX_PAGES is not walked. Returns 0, -EPERM when pagemap hides frame numbers (without
  * CAP_SYS_ADMIN: the zero page cannot be told apart), -ENOENT or -ESRCH
  * when the process is gone, or -errno; -E2BIG past PROCFS_FAMILY_MAX_PAGES
  * without PAGEMAP_SCAN. */
@@ -193,7 +193,7 @@ int procfs_read_family(int procfd, int pid, unsigned long long zero_pfn, struct 
  * same every way. */
 enum procfs_family_way {
 	PROCFS_FAMILY_AUTO,	/* procfs_read_family's: SCAN where the kernel has it, else WALK */
-	PROCFS_FAMILY_SCAN,	/* the ranges PAGEMAP_SCAN finds: -EOPNOTSUPP without it */
+	PROCFS_FAMILY_SCAN,	/* dense chunks, then PAGEMAP_SCAN's ranges: -EOPNOTSUPP without it */
 	PROCFS_FAMILY_WALK,	/* every page mapped, within PROCFS_FAMILY_MAX_PAGES */
 	PROCFS_FAMILY_WALK_ALL,	/* every page mapped, however many (to compare) */
 };

@@ -219,6 +219,7 @@ struct family_walk {
 	int fd;
 	unsigned long long zero_pfn;
 	unsigned long long anon, shared;
+	unsigned long long present; /* entries of present pages read, any kind */
 	uint64_t buf[PM_CHUNK];
 	struct page_region found[PM_REGIONS];
 };
@@ -268,6 +269,7 @@ static int family_range(struct family_walk *w, unsigned long long start, unsigne
 		if (!got)
 			return 0; /* the mapping went away under the walk */
 		for (i = 0; i < got; i++) {
+			w->present += !!(w->buf[i] & PM_PRESENT);
 			if ((w->buf[i] & (PM_PRESENT | PM_FILE)) != PM_PRESENT)
 				continue;
 			pfn = w->buf[i] & PM_PFN;
@@ -322,13 +324,37 @@ static int family_scan(struct family_walk *w, unsigned long long start, unsigned
 	return 0;
 }
 
+/* Count [start, end) reading pagemap in chunks while they are dense, and
+ * from PAGEMAP_SCAN's ranges for the rest once a chunk is sparse (fewer
+ * than one entry in PM_DENSE present): the scan walks the page tables once
+ * more, which costs a dense heap more than reading its pagemap alone (a
+ * 50 MiB heap: 0.73 ms against 0.50), and saves nearly all of a sparse
+ * mapping's. At most one sparse chunk (16 MiB of address) is read whole. */
+#define PM_DENSE 8
+static int family_chunks(struct family_walk *w, unsigned long long start, unsigned long long end)
+{
+	unsigned long long chunk = PM_CHUNK * (unsigned long long)sysconf(_SC_PAGESIZE), stop, before;
+	int ret;
+
+	while (start < end) {
+		stop = end - start > chunk ? start + chunk : end;
+		before = w->present;
+		if ((ret = family_range(w, start, stop)) < 0)
+			return ret;
+		if (stop < end && (w->present - before) * PM_DENSE < PM_CHUNK)
+			return family_scan(w, stop, end);
+		start = stop;
+	}
+	return 0;
+}
+
 /* Count one mapping of a family walk the given way, adding its pages to
  * *pages for the limit of PROCFS_FAMILY_WALK. */
 static int family_count(struct family_walk *w, enum procfs_family_way way,
     unsigned long long start, unsigned long long end, unsigned long long *pages)
 {
 	if (way == PROCFS_FAMILY_SCAN)
-		return family_scan(w, start, end);
+		return family_chunks(w, start, end);
 	/* pagemap has an entry for every page mapped, present or not: a
 	 * huge sparse mapping (a sanitizer's shadow, a runtime's reserved
 	 * arena) would take seconds to walk. Unknown instead, said why. */
