@@ -170,8 +170,8 @@ struct objset;
 int procfs_for_each_new_object_at(int procfd, int pid, struct objset *known,
     int (*fn)(const char *path, const char *at, void *arg), void *arg);
 
-/* Pages of private mappings procfs_read_family walks at most in a process
- * (32 GiB of 4 KiB pages: 64 MiB of pagemap); more gives -E2BIG. */
+/* Pages of private mappings the walk without PAGEMAP_SCAN reads at most in
+ * a process (32 GiB of 4 KiB pages: 64 MiB of pagemap); more gives -E2BIG. */
 #define PROCFS_FAMILY_MAX_PAGES (1ULL << 23)
 
 /* Walk pid's anonymous memory page by page (see struct family_mem): for each
@@ -179,12 +179,26 @@ int procfs_for_each_new_object_at(int procfd, int pid, struct objset *known,
  * /proc/PID/pagemap; a present page that is no file's page nor the zero
  * page (zero_pfn; 0: the kernel has none) is anonymous, and shared unless
  * pagemap marks it mapped by this process alone. Pages on swap are not
- * counted. The cost grows with the size of the mappings (8 bytes of
- * pagemap per page mapped, present or not). Returns 0, -EPERM when
- * pagemap hides frame numbers (without CAP_SYS_ADMIN: the zero page
- * cannot be told apart), -ENOENT or -ESRCH when the process is gone, or
- * -errno; -E2BIG past PROCFS_FAMILY_MAX_PAGES. */
+ * counted. Where the kernel has the PAGEMAP_SCAN ioctl (Linux 6.7), a
+ * mapping's entries are read in chunks while they are dense, and past the
+ * first sparse chunk only those of the ranges PAGEMAP_SCAN finds present:
+ * the cost grows with the memory present. Without it (learnt once) every
+ * page mapped is read, present or not (8 bytes of pagemap a page), so a
+ * process mapping more than PROCFS_FAMILY_MAX_PAGES is not walked. Returns 0, -EPERM when pagemap hides frame numbers (without
+ * CAP_SYS_ADMIN: the zero page cannot be told apart), -ENOENT or -ESRCH
+ * when the process is gone, or -errno; -E2BIG past PROCFS_FAMILY_MAX_PAGES
+ * without PAGEMAP_SCAN. */
 int procfs_read_family(int procfd, int pid, unsigned long long zero_pfn, struct family_mem *out);
+/* How procfs_read_family_way finds the pages it reads; the counts are the
+ * same every way. */
+enum procfs_family_way {
+	PROCFS_FAMILY_AUTO,	/* procfs_read_family's: SCAN where the kernel has it, else WALK */
+	PROCFS_FAMILY_SCAN,	/* dense chunks, then PAGEMAP_SCAN's ranges: -EOPNOTSUPP without it */
+	PROCFS_FAMILY_WALK,	/* every page mapped, within PROCFS_FAMILY_MAX_PAGES */
+	PROCFS_FAMILY_WALK_ALL,	/* every page mapped, however many (to compare) */
+};
+int procfs_read_family_way(int procfd, int pid, unsigned long long zero_pfn,
+    enum procfs_family_way way, struct family_mem *out);
 /* The frame number of the kernel's shared zero page, as this process sees
  * two fresh pages it only read; *pfn 0 when the kernel maps none (each page
  * gets a frame of its own). Returns 0, -EPERM when frame numbers are

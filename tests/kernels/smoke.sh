@@ -19,8 +19,12 @@
 #   full map       a process map of 2 (COWTOP_PROCS_MAX): each process it
 #                  refuses counted once, the one it holds exactly
 #   fallbacks      the ones named are the ones this kernel's BTF calls for
+#   FAM% walk      the /proc readers' unit tests (PROCFS_TEST, when built):
+#                  the family walk over PAGEMAP_SCAN's ranges (6.7 on)
+#                  counts what the walk of every page mapped counts, and
+#                  without PAGEMAP_SCAN the fallback walk is taken
 # Environment as tests/integration/lib.sh (COWTOP, COWLOAD, REGIONLOAD,
-# PHASELOAD). Writes
+# PHASELOAD), and PROCFS_TEST (default ./tests/unit/test_procfs). Writes
 # "smoke PASSED FAILED" to RESULTS_DIR/smoke.rc when given.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -264,12 +268,31 @@ test_full_map() {
 		$(($(report_sum "$early" wrote) + SLACK)) cow_pages "full map: held"
 }
 
+# FAM%'s pagemap reader on this kernel: PAGEMAP_SCAN, or the walk of every
+# page mapped where the kernel has none (before 6.7). The unit tests check
+# themselves against pagemap; skipped when they are not built.
+test_family_walk() {
+	local t=${PROCFS_TEST:-./tests/unit/test_procfs}
+
+	if [ ! -x "$t" ]; then
+		echo "family walk: $t not built, skipped"
+		return
+	fi
+	if "$t" >"$WORK/test_procfs.log" 2>&1; then
+		pass "family walk: the /proc readers' unit tests pass"
+	else
+		fail "family walk: the /proc readers' unit tests failed (test_procfs.log)"
+		grep -E 'FAILED|ERROR|LINE' "$WORK/test_procfs.log" | head -n 10 | sed 's/^/  | /'
+	fi
+}
+
 setup
 FALLBACKS=$(expected_fallbacks)
 echo "kernel $(uname -r), expected fallbacks '$FALLBACKS'"
 REGIONLOAD=${REGIONLOAD:-./tests/workloads/regionload}
 PHASELOAD=${PHASELOAD:-./tests/workloads/phaseload}
-for t in test_launch test_attach test_reuse_io test_regions test_phase test_exits test_exporter test_full_map; do
+for t in test_launch test_attach test_reuse_io test_regions test_phase test_exits test_exporter test_full_map \
+	test_family_walk; do
 	s=$(date +%s.%N)
 	$t
 	echo "time: $t $(awk -v s="$s" -v e="$(date +%s.%N)" 'BEGIN { printf "%.1f", e - s }') s"

@@ -13,6 +13,8 @@
 #                         (default ~/.cache/cowtop-kernels)
 #   COWTOP, COWLOAD, REGIONLOAD, PHASELOAD
 #                         as for tests/integration (make check sets them)
+#   PROCFS_TEST           the /proc readers' unit tests, run in each guest
+#                         when built (default ./tests/unit/test_procfs)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 name=$(basename "$0" .sh)
@@ -24,6 +26,7 @@ COWTOP=$(realpath "${COWTOP:-./cowtop}")
 COWLOAD=$(realpath "${COWLOAD:-./tests/workloads/cowload}")
 REGIONLOAD=$(realpath "${REGIONLOAD:-./tests/workloads/regionload}")
 PHASELOAD=$(realpath "${PHASELOAD:-./tests/workloads/phaseload}")
+PROCFS_TEST=$(realpath "${PROCFS_TEST:-./tests/unit/test_procfs}")
 
 # Skip, or fail when the matrix is required.
 unable() {
@@ -64,6 +67,7 @@ for pkg in $kernels; do
 #!/bin/sh
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export COWTOP='$COWTOP' COWLOAD='$COWLOAD' REGIONLOAD='$REGIONLOAD' PHASELOAD='$PHASELOAD' TMPDIR=/tmp
+export PROCFS_TEST='$PROCFS_TEST'
 exec bash '$here/smoke.sh' /tmp/results
 RUN
 	chmod 755 "$res/run.sh"
