@@ -11,7 +11,6 @@
 #include "loop.h"
 #include "objfeed.h"
 #include "runtime.h"
-#include "safefile.h"
 
 #define OBJFEED_DEPTH 16             /* generations a descendant is looked for in */
 #define OBJFEED_YOUNG_FIRST 0.001    /* seconds from an exec to the next look */
@@ -464,19 +463,12 @@ int objfeed__write_folded(struct objfeed *f, const char *path, char *err, size_t
 {
 	size_t len = 0;
 	char *buf;
-	int e;
 
 	if (!f->objects)
 		return 0;
 	objfeed__tick(f);
 	buf = folded_objects_text(f->objects, &len);
-	if (!buf) {
-		snprintf(err, errlen, "%s", strerror(ENOMEM));
-		return -1;
-	}
-	e = safefile_write(path, buf, len, NULL, err, errlen);
-	free(buf);
-	return e ? -1 : 0;
+	return folded_write(path, buf, len, err, errlen);
 }
 
 void objfeed__free(struct objfeed *f)

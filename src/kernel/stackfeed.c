@@ -6,7 +6,6 @@
 #include <string.h>
 #include <time.h>
 #include "folded.h"
-#include "safefile.h"
 #include "stackfeed.h"
 
 #define FRAME_NAME_MAX 256
@@ -213,19 +212,12 @@ int stackfeed__write_folded(struct stackfeed *f, const char *path, char *err, si
 {
 	size_t len = 0;
 	char *text;
-	int e;
 
 	if (!f->stacks)
 		return 0;
 	stackfeed__tick(f);
 	text = folded_text(f->stacks, &len);
-	if (!text) {
-		snprintf(err, errlen, "%s", strerror(ENOMEM));
-		return -1;
-	}
-	e = safefile_write(path, text, len, NULL, err, errlen);
-	free(text);
-	return e ? -1 : 0;
+	return folded_write(path, text, len, err, errlen);
 }
 
 /* Free the table and the sessions. */

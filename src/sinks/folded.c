@@ -1,6 +1,9 @@
 /* The folded writer: flame-graph input from the stack table. */
+#include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include "folded.h"
+#include "safefile.h"
 
 /* Write name with the folded format's separators and control bytes replaced. */
 static void put_name(FILE *f, const char *name)
@@ -83,4 +86,17 @@ char *folded_text(const struct stacks *s, size_t *len)
 		return NULL;
 	}
 	return buf;
+}
+
+int folded_write(const char *path, char *text, size_t len, char *err, size_t errlen)
+{
+	int e;
+
+	if (!text) {
+		snprintf(err, errlen, "%s", strerror(ENOMEM));
+		return -1;
+	}
+	e = safefile_write(path, text, len, NULL, err, errlen);
+	free(text);
+	return e ? -1 : 0;
 }

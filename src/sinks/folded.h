@@ -19,5 +19,9 @@ void folded_line(FILE *f, const char *comm, const struct stack_top *st);
 char *folded_objects_text(const struct objects *o, size_t *len);
 /* Every stack of the table as folded text, malloc'd, *len bytes; NULL on ENOMEM. */
 char *folded_text(const struct stacks *s, size_t *len);
+/* Write text (len bytes, from the functions above; NULL: they ran out of
+ * memory) to the new file path, and free it. Returns 0, or -1 with the
+ * reason in err. */
+int folded_write(const char *path, char *text, size_t len, char *err, size_t errlen);
 
 #endif

@@ -31,6 +31,19 @@ rfield() {
 readonly CHILD_OBJ='reduce inputs.processes[] as $p (null;
 	if $p.pid == $child and $p.cow_objects != null then $p else . end)'
 
+# Wait until FILTER's row of pid CHILD is shown exited, at most the 0.05 s
+# steps left in the variable named TRIES (its counting goes on across
+# calls): wait_shown_exited CHILD FILTER TRIES.
+wait_shown_exited() {
+	local -n left=$3
+	until jq -n -e --argjson child "$1" "$2"' | .state == "exited"' \
+		"$FRAMES" >/dev/null 2>&1; do
+		[ "$left" -gt 0 ] || return 0
+		left=$((left - 1))
+		sleep 0.05
+	done
+}
+
 # Run one fork of the workload under cowtop -p, and set CHILD:
 # run_mode NAME COWTOP_ARGS... -- WORKLOAD_ARGS...
 run_mode() {
@@ -52,13 +65,7 @@ run_mode() {
 	touch "$WORK/$name.go"
 	wait_word "$REPORT" "done" 60 || die "$name: the child did not finish"
 	CHILD=$(rfield child 2)
-	# Until the child's counts are shown after its exit (bounded).
-	until jq -n -e --argjson child "$CHILD" "$CHILD_OBJ"' | .state == "exited"' \
-		"$FRAMES" >/dev/null 2>&1; do
-		[ "$tries" -gt 0 ] || break
-		tries=$((tries - 1))
-		sleep 0.05
-	done
+	wait_shown_exited "$CHILD" "$CHILD_OBJ" tries
 	touch "$WORK/$name.stop"
 	reap "$load" || fail "$name: workload exit status"
 	stop_cowtop

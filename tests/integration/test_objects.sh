@@ -149,12 +149,7 @@ children_shown() {
 	wait_count done "$EARLY_CHILDREN" 60 || die "$1: the children did not finish"
 	CHILDREN=$(children)
 	for c in $CHILDREN; do
-		until jq -n -e --argjson child "$c" "$CHILD_ROW"' | .state == "exited"' \
-			"$FRAMES" >/dev/null 2>&1; do
-			[ "$tries" -gt 0 ] || break
-			tries=$((tries - 1))
-			sleep 0.05
-		done
+		wait_shown_exited "$c" "$CHILD_ROW" tries
 	done
 }
 
