@@ -14,8 +14,8 @@
  * divisor doubles (probe), so that the clock is read at a few copies only
  * until the window ends; the next capture counts for the copies in between.
  * At each new window the probing stops, and the kernel's own divisor
- * (shift) doubles if the window ran out, or halves for each window that
- * ended with allowance left. No clock is read but at the copy that is due.
+ * (shift) doubles if the window ran out, or halves if twice the captures
+ * would have fitted. No clock is read but at the copy that is due.
  *
  * Plain C over __sync builtins, so the same code runs in the BPF program and
  * in the unit tests. Updates from several CPUs race only where being off by
@@ -35,8 +35,6 @@ static __always_inline __u64 allow_due(const struct cowtop_allow *a, __u64 *n, _
 {
 	__u64 step = (__u64)every << ((a->shift + a->probe) & 63);
 
-	if (step <= 1 && !*n)
-		return 1; /* every copy: no counter to keep */
 	if (++*n < step)
 		return 0;
 	return *n;
@@ -44,15 +42,23 @@ static __always_inline __u64 allow_due(const struct cowtop_allow *a, __u64 *n, _
 
 /* Move a on from window old to window w: add the windows' allowance (never
  * more than COWTOP_ALLOW_SAVE windows' in all), stop probing, and set the
- * kernel's divisor from how the last window went. */
+ * kernel's divisor from how the last window went: doubled if it ran out,
+ * halved if it spent at most half a window's allowance (twice the captures
+ * would have fitted), and halved again for each window since, which had
+ * none; else kept, so that a steady load finds a divisor that fits and the
+ * captures stand for equal numbers of copies. */
 static __always_inline void allow_refill(struct cowtop_allow *a, __u64 w, __u64 old, __u64 allow)
 {
 	__s64 left = a->left, add, most = (__s64)(COWTOP_ALLOW_SAVE * allow);
-	__u64 k = w - old, back = left > 0 ? k : k - 1;
+	__u64 k = w - old, back = k - 1;
 	__u32 shift = a->shift;
 
-	if (left <= 0 && shift < COWTOP_ALLOW_SHIFT_MAX)
-		shift++; /* it ran out: half the captures in the next one */
+	if (left <= 0) {
+		if (shift < COWTOP_ALLOW_SHIFT_MAX)
+			shift++;
+	} else if (a->base - left <= (__s64)(allow / 2)) {
+		back++;
+	}
 	if (back > COWTOP_ALLOW_SHIFT_MAX)
 		back = COWTOP_ALLOW_SHIFT_MAX;
 	a->shift = shift > back ? shift - (__u32)back : 0;
@@ -60,6 +66,7 @@ static __always_inline void allow_refill(struct cowtop_allow *a, __u64 w, __u64 
 	add = k > COWTOP_ALLOW_SAVE ? most : (__s64)(k * allow);
 	if (left + add > most)
 		add = most - left;
+	a->base = left + add;
 	__sync_fetch_and_add(&a->left, add);
 }
 

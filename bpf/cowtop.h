@@ -313,6 +313,7 @@ struct cowtop_stack_key {
 
 struct cowtop_allow {
 	__s64 left;    /* ns still to spend; < 0: a debt, the captures in flight overran */
+	__s64 base;    /* left when this window began */
 	__u64 window;  /* the number of the window last refilled (ktime / window) */
 	__u32 shift;   /* the kernel's own divisor: 1 copy in every << shift (<< probe) */
 	__u32 probe;   /* doublings since the allowance ran out in this window */

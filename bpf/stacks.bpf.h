@@ -49,8 +49,9 @@ static __always_inline void stack_stat_add(__u32 idx, __u64 v)
 
 /* Count pages copied by tgid under the current user stack, if the
  * allowance lets the capture start: a capture due at a weight of w copies
- * counts w times its pages, so totals estimate all copies. Declined, the
- * counter of copies goes on to the next, farther, capture. */
+ * counts w times its pages, so totals estimate all copies. Declined, or
+ * failed, the counter of copies goes on to the next capture, which stands
+ * for them: a failed capture loses no weight. */
 static __noinline int stack_count(void *ctx, __u32 tgid, __u64 pages, __u64 w)
 {
 	struct cowtop_stack_key key = { .tgid = tgid };
@@ -62,10 +63,6 @@ static __noinline int stack_count(void *ctx, __u32 tgid, __u64 pages, __u64 w)
 		stack_stat_add(COWTOP_STACK_SKIPPED, 1);
 		return 0;
 	}
-	n = bpf_map_lookup_elem(&stack_stats, &idx);
-	if (n)
-		*n = 0;
-	stack_stat_add(COWTOP_STACK_COPIES, w);
 	id = bpf_get_stackid(ctx, &stack_map, BPF_F_USER_STACK);
 	if (id < 0) {
 		stack_stat_add(COWTOP_STACK_FAILED, 1);
@@ -80,6 +77,10 @@ static __noinline int stack_count(void *ctx, __u32 tgid, __u64 pages, __u64 w)
 	if (n) {
 		__sync_fetch_and_add(n, pages * w);
 		stack_stat_add(COWTOP_STACK_TAKEN, 1);
+		stack_stat_add(COWTOP_STACK_COPIES, w);
+		n = bpf_map_lookup_elem(&stack_stats, &idx);
+		if (n)
+			*n = 0;
 	} else {
 		stack_stat_add(COWTOP_STACK_FAILED, 1);
 	}
