@@ -22,6 +22,12 @@
 #   (b'') the same with --stacks on its default budget (--sample-budget 1,
 #       -d 0.2 so that the rate adapts within the run): the sampling rate
 #       reached and the share of a CPU the captures cost are printed too
+#   (bu) the same with stacks on but no copy due (--stacks --stacks-sample
+#       1000000): what every copy pays for the test of whether it is the
+#       one sampled, the path of all copies not captured
+#   with --compare, (b''0) and (bu0): (b'') and (bu) run with the other
+#       build, so that the budget's first interval and the path of the
+#       copies not sampled are measured before and after in the same run
 #   (c) the same workload watched by bench/cow.bt under bpftrace -c
 #   (d) processes cowtop does NOT watch (it watches an idle sleep instead):
 #       a page-fault workload and the CoW workload, against their untraced
@@ -206,14 +212,17 @@ run_cowtop_cmd()
 	jq -r 'select(.stacks) | .stacks.us_per_copy // empty' "$frames" 2>/dev/null |
 		tail -n 1 >>"$tmp/$2.us"
 	# the highest rate reached; the share of a CPU the captures cost in the
-	# first interval measured (at the rate asked for) and the median of the
-	# shares measured once the rate had risen
+	# first interval of the burst (the first that cost anything: the
+	# workload sets up its memory first), the median of the shares measured
+	# once the rate had risen, and the most in any interval
 	jq -r 'select(.stacks) | .stacks.sample' "$frames" 2>/dev/null | sort -n |
 		tail -n 1 >>"$tmp/$2.sample"
 	jq -n -r '[inputs | select(.stacks.cpu_pct != null) | .stacks] as $f
 		| ($f | map(.sample > 1) | index(true)) as $i
-		| if $f == [] then empty else "\($f[0].cpu_pct) \(if $i == null or $i + 1 >= ($f | length)
-		  then "-" else [$f[$i + 1:][].cpu_pct] | sort | .[length / 2 | floor] end)" end' \
+		| ([$f[] | select(.cpu_pct > 0)] | first // {cpu_pct: 0}) as $b
+		| ([$f[].cpu_pct] | max) as $most
+		| if $f == [] then empty else "\($b.cpu_pct) \(if $i == null or $i + 1 >= ($f | length)
+		  then "-" else [$f[$i + 1:][].cpu_pct] | sort | .[length / 2 | floor] end) \($most)" end' \
 		"$frames" 2>/dev/null >>"$tmp/$2.cpu"
 }
 
@@ -336,6 +345,10 @@ run_block()
 	cow.cowtop)		run_cowtop_cmd cow cow.cowtop ;;
 	cow.stacks)		run_cowtop_cmd cow cow.stacks --stacks --sample-budget 0 ;;
 	cow.budget)		run_cowtop_cmd cow cow.budget --stacks -d 0.2 ;;
+	cow.unsampled)		run_cowtop_cmd cow cow.unsampled --stacks --stacks-sample 1000000 ;;
+	cow.budget0)		COWTOP_RUN=$compare run_cowtop_cmd cow cow.budget0 --stacks -d 0.2 ;;
+	cow.unsampled0)		COWTOP_RUN=$compare run_cowtop_cmd cow cow.unsampled0 --stacks \
+					--stacks-sample 1000000 ;;
 	cow.noregions)		run_cowtop_cmd cow cow.noregions --no-regions ;;
 	cow.kernel)		run_cowtop_cmd cow cow.kernel -d 60 --smaps-budget 0 ;;
 	cow.compare)		COWTOP_RUN=$compare run_cowtop_cmd cow cow.compare ;;
@@ -471,8 +484,9 @@ idle_pid=$!
 build_floor
 blocks=(cow.untraced fault.untraced)
 [ -n "$floor" ] && blocks+=(floor)
-((use_cowtop)) && blocks+=(cow.cowtop cow.noregions cow.kernel cow.stacks cow.budget other.cowtop)
-[ -n "$compare" ] && blocks+=(cow.compare)
+((use_cowtop)) && blocks+=(cow.cowtop cow.noregions cow.kernel cow.stacks cow.budget cow.unsampled \
+	other.cowtop)
+[ -n "$compare" ] && blocks+=(cow.compare cow.budget0 cow.unsampled0)
 ((use_bpftrace)) && blocks+=(cow.bpftrace other.bpftrace)
 
 note "warm-up run"
@@ -503,6 +517,12 @@ report_line "(bk) CoW, cowtop -d 60 --smaps-budget 0 (kernel side)" cow.kernel c
 	report_line "(b0) CoW, watched by the --compare cowtop" cow.compare cow.untraced "$faults" cow.floor
 report_line "(b') CoW, watched by cowtop --stacks, every copy" cow.stacks cow.untraced "$faults" cow.floor
 report_line "(b'') CoW, cowtop --stacks, default budget" cow.budget cow.untraced "$faults" cow.floor
+report_line "(bu) CoW, cowtop --stacks, no copy due" cow.unsampled cow.untraced "$faults" cow.floor
+if [ -n "$compare" ]; then
+	report_line "(b''0) CoW, the --compare cowtop --stacks, budget" cow.budget0 cow.untraced "$faults" cow.floor
+	report_line "(bu0) CoW, the --compare cowtop --stacks, none due" cow.unsampled0 cow.untraced "$faults" \
+		cow.floor
+fi
 report_line "(c) CoW, watched by bpftrace cow.bt" cow.bpftrace cow.untraced "$faults" cow.floor
 report_line "(d) page faults, untraced" fault.untraced fault.untraced "$faults" fault.floor
 report_line "    page faults, empty programs on the hooks (floor)" fault.floor fault.untraced "$faults" fault.floor
@@ -557,17 +577,41 @@ if [ -s "$tmp/cow.stacks.ns" ] && [ -s "$tmp/cow.cowtop.ns" ]; then
 		printf "\n" }'
 fi
 
-if [ -s "$tmp/cow.budget.ns" ] && [ -s "$tmp/cow.cowtop.ns" ]; then
-	s=$(added cow.budget cow.cowtop)
-	read -r rate _ _ < <(stats "$tmp/cow.budget.sample" 0)
-	read -r first _ _ < <(cut -d' ' -f1 "$tmp/cow.budget.cpu" | stats /dev/stdin 3)
-	read -r after _ _ < <(cut -d' ' -f2 "$tmp/cow.budget.cpu" | grep -v -- - | stats /dev/stdin 3)
+# Print the line of a budget variant $1 (stacks on the default budget) of
+# the build named $3, against the same build's (b) variant $2.
+budget_line()
+{
+	local var=$1 base=$2 s rate first after most us
+
+	[ -s "$tmp/$var.ns" ] && [ -s "$tmp/$base.ns" ] || return 0
+	s=$(added "$var" "$base")
+	read -r rate _ _ < <(stats "$tmp/$var.sample" 0)
+	read -r first _ _ < <(cut -d' ' -f1 "$tmp/$var.cpu" | stats /dev/stdin 3)
+	read -r after _ _ < <(cut -d' ' -f2 "$tmp/$var.cpu" | grep -v -- - | stats /dev/stdin 3)
+	read -r most _ _ < <(cut -d' ' -f3 "$tmp/$var.cpu" | stats /dev/stdin 3)
 	us=-
-	[ -s "$tmp/cow.budget.us" ] && read -r us _ _ < <(stats "$tmp/cow.budget.us" 3)
-	awk -v s="$s" -v rate="$rate" -v first="$first" -v after="${after:--}" -v us="$us" 'BEGIN {
-		printf "stacks on a budget: (b\x27\x27)/(b) = %.3f; rate reached 1 in %d; captures cost ", 1 + s, rate
-		printf "%.2f%% of a CPU in the first interval, %s%% once the rate rose; +%s us/sampled copy ", first, after, us
-		printf "(medians over the rounds)\n" }'
+	[ -s "$tmp/$var.us" ] && read -r us _ _ < <(stats "$tmp/$var.us" 3)
+	awk -v s="$s" -v rate="$rate" -v first="$first" -v after="${after:--}" -v us="$us" -v b="$3" \
+		-v most="$most" 'BEGIN {
+		printf "stacks on a budget (%s): (b\x27\x27)/(b) = %.3f; rate reached 1 in %d; captures cost ", b, 1 + s, rate
+		printf "%.2f%% of a CPU in the first interval of the burst, %.2f%% at most, ", first, most
+		printf "%s%% once the rate rose; +%s us/sampled copy (medians over the rounds)\n", after, us }'
+}
+
+budget_line cow.budget cow.cowtop "this build"
+budget_line cow.budget0 cow.compare "--compare"
+if [ -s "$tmp/cow.unsampled.ns" ] && [ -s "$tmp/cow.cowtop.ns" ]; then
+	echo
+	awk -v b="$(stats "$tmp/cow.cowtop.ns" | cut -d' ' -f1)" \
+		-v u="$(stats "$tmp/cow.unsampled.ns" | cut -d' ' -f1)" -v f="$faults" 'BEGIN {
+		printf "stacks on, no copy due: (bu)/(b) = %.3f, %+.0f ns/copy", u / b, (u - b) / f }'
+	if [ -s "$tmp/cow.unsampled0.ns" ] && [ -s "$tmp/cow.compare.ns" ]; then
+		awk -v b="$(stats "$tmp/cow.compare.ns" | cut -d' ' -f1)" \
+			-v u="$(stats "$tmp/cow.unsampled0.ns" | cut -d' ' -f1)" -v f="$faults" 'BEGIN {
+			printf "; --compare: (bu0)/(b0) = %.3f, %+.0f ns/copy", u / b, (u - b) / f }'
+		printf '; paired (bu)/(bu0) %s' "$(paired cow.unsampled cow.unsampled0)"
+	fi
+	echo
 fi
 
 echo

@@ -140,10 +140,10 @@ static __always_inline void count_split(struct bpf_raw_tracepoint_args *ctx, str
 					struct task_struct *task, __u32 kind, __u64 pages)
 {
 	region_add(s, task, kind, pages);
-	if (stacks_every && stack_sampled(stacks_every))
-		stack_count(ctx, s->tgid, pages, stacks_every);
+	if (stacks_every)
+		stack_sample(ctx, s->tgid, pages, stacks_every);
 	if (objects_every)
-		obj_take(s->tid, s->addr, pages, objects_every);
+		obj_take(s->tid, s->addr, pages);
 	if (usdt_enabled)
 		phase_count(task, s->tgid, s->tid, pages);
 }

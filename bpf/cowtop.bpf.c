@@ -70,6 +70,12 @@ static __always_inline void set_dirty(__u32 *flag)
 		*flag = 1;
 }
 
+/* --sample-budget: the nanoseconds of each window the stack captures, and
+ * (apart) the object reads, may spend; 0 no limit (allow.h). Writable
+ * (.bss), set by user space with the budget. */
+__u64 sample_allow_ns = 0;
+
+#include "allow.h"      /* the kernel's hold on the samplers' CPU budget */
 #include "shared.bpf.h" /* the process map, mm_counter() */
 
 struct {

@@ -314,12 +314,26 @@ struct cowtop_stack_key {
 	__u32 stack_id; /* an id in the stack-trace map */
 };
 
+/* The samplers' CPU budget is held in the kernel over windows of this
+ * length (allow.h): each may spend its share of one. */
+#define COWTOP_ALLOW_WINDOW_NS 10000000ULL /* 10 ms */
+
+struct cowtop_allow {
+	__s64 left;    /* ns still to spend; < 0: a debt, the captures in flight overran */
+	__s64 base;    /* left when this window began */
+	__u64 window;  /* the number of the window last refilled (ktime / window) */
+	__u32 shift;   /* the kernel's own divisor: 1 copy in every << shift (<< probe) */
+	__u32 probe;   /* doublings since the allowance ran out in this window */
+};
+
 /* Counters of the stack capture, indexes into the "stack_stats" per-CPU array. */
 enum cowtop_stack_stat {
 	COWTOP_STACK_TAKEN = 0,  /* stacks captured and counted */
 	COWTOP_STACK_FAILED = 1, /* captures that failed (-EEXIST collision, -EFAULT) or not counted */
 	COWTOP_STACK_NS = 2,     /* nanoseconds spent capturing and counting */
-	COWTOP_STACK_STAT_MAX = 3,
+	COWTOP_STACK_SKIPPED = 3, /* captures due that the kernel's allowance declined (allow.h) */
+	COWTOP_STACK_COPIES = 4, /* copies the captures stood for: their weights, added up */
+	COWTOP_STACK_STAT_MAX = 5,
 };
 
 #include "objects.h" /* the object sampler (--objects) */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* The object sampler (--objects): for 1 write fault on a present page in
- * objects_every of a process running a runtime cowtop knows, the runtime
+ * objects_every (or fewer, while the kernel's allowance is spent: allow.h)
+ * of a process running a runtime cowtop knows, the runtime
  * object the written address falls in and the part of it written; counted
  * in obj_pages by (process, type, write kind) if the fault copies.
  *
@@ -46,6 +47,7 @@ struct obj_pending {
 	__u32 valid;
 	__u64 addr; /* the fault's: a read at a fault that reused its page is
 		       not taken by a later one's allocation */
+	__u64 weight; /* the faults the read stands for (allow.h) */
 	struct cowtop_obj_key key;
 };
 
@@ -56,8 +58,9 @@ struct {
 	__type(value, struct obj_pending);
 } obj_pend SEC(".maps");
 
-/* Samples taken, failed, time spent (objects.h); the per-CPU count of copies
- * since the last sample at index COWTOP_OBJ_STAT_MAX. */
+/* Samples taken, failed, time spent, declined, faults stood for
+ * (objects.h); the per-CPU count of faults since the last read at index
+ * COWTOP_OBJ_STAT_MAX. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, COWTOP_OBJ_STAT_MAX + 1);
@@ -91,21 +94,43 @@ static __always_inline void obj_stat_add(__u32 idx, __u64 v)
 		*n += v;
 }
 
-/* Whether this copy is the 1 in every that is read. */
-static __always_inline bool obj_sampled(__u32 every)
+/* The kernel's hold on the reads' budget (allow.h). */
+struct cowtop_allow objects_allow = {};
+
+/* The weight of this fault if it is the 1 in every (<< the kernel's shift)
+ * due to be read: the faults since the last read on this CPU; else 0. */
+static __always_inline __u64 obj_due(__u32 every)
+{
+	__u32 idx = COWTOP_OBJ_STAT_MAX;
+	__u64 *n = bpf_map_lookup_elem(&obj_stats, &idx);
+
+	return n ? allow_due(&objects_allow, n, every) : 0;
+}
+
+/* Whether the allowance lets a read due at t0 start; if it does, the
+ * count of faults starts again, else it goes on to the next read due. */
+static __always_inline bool obj_allowed(__u64 t0)
 {
 	__u32 idx = COWTOP_OBJ_STAT_MAX;
 	__u64 *n;
 
-	if (every <= 1)
-		return true;
+	if (!allow_take(&objects_allow, t0, sample_allow_ns)) {
+		obj_stat_add(COWTOP_OBJ_SKIPPED, 1);
+		return false;
+	}
 	n = bpf_map_lookup_elem(&obj_stats, &idx);
-	if (!n)
-		return false;
-	if (++*n < every)
-		return false;
-	*n = 0;
+	if (n)
+		*n = 0;
 	return true;
+}
+
+/* Charge the time since t0 to the sampler: its counter and its allowance. */
+static __always_inline void obj_charge(__u64 t0)
+{
+	__u64 ns = bpf_ktime_get_ns() - t0;
+
+	allow_charge(&objects_allow, ns, sample_allow_ns);
+	obj_stat_add(COWTOP_OBJ_NS, ns);
 }
 
 /* Whether t is a type object (its type is type, or a metaclass whose type
@@ -241,15 +266,22 @@ static __noinline int obj_fault(__u32 tgid, __u32 tid, __u64 addr, __u32 every)
 	struct cowtop_obj_key k = { .tgid = tgid };
 	struct task_struct *task;
 	struct cowtop_rt *rt;
-	__u64 t0;
+	__u64 t0, w;
 
 	if (!pd)
 		return 0;
 	pd->valid = 0;
 	rt = bpf_map_lookup_elem(&obj_rt, &tgid);
-	if (!rt || rt->kind == COWTOP_RT_NONE || !obj_sampled(every))
+	if (!rt || rt->kind == COWTOP_RT_NONE)
+		return 0;
+	w = obj_due(every);
+	if (!w)
 		return 0;
 	t0 = bpf_ktime_get_ns();
+	if (!obj_allowed(t0))
+		return 0;
+	obj_stat_add(COWTOP_OBJ_READS, 1);
+	obj_stat_add(COWTOP_OBJ_FAULTS, w);
 	k.runtime = rt->kind;
 	if (rt->kind == COWTOP_RT_PY311) {
 		py311_classify(addr, rt->type_type, &k);
@@ -264,14 +296,16 @@ static __noinline int obj_fault(__u32 tgid, __u32 tid, __u64 addr, __u32 every)
 	pd->key = k;
 	pd->tid = tid;
 	pd->addr = addr;
+	pd->weight = w;
 	pd->valid = 1;
-	obj_stat_add(COWTOP_OBJ_NS, bpf_ktime_get_ns() - t0);
+	obj_charge(t0);
 	return 0;
 }
 
-/* The fault of thread tid at addr copied pages: count them, scaled by every, under
- * the object its fault read, if it read one. */
-static __noinline int obj_take(__u32 tid, __u64 addr, __u64 pages, __u32 every)
+/* The fault of thread tid at addr copied pages: count them, scaled by the
+ * faults its read stands for, under the object its fault read, if it read
+ * one. */
+static __noinline int obj_take(__u32 tid, __u64 addr, __u64 pages)
 {
 	__u32 zero32 = 0;
 	struct obj_pending *pd = bpf_map_lookup_elem(&obj_pend, &zero32);
@@ -289,12 +323,12 @@ static __noinline int obj_take(__u32 tid, __u64 addr, __u64 pages, __u32 every)
 		n = bpf_map_lookup_elem(&obj_pages, &k);
 	}
 	if (n) {
-		__sync_fetch_and_add(n, pages * (every ? every : 1));
+		__sync_fetch_and_add(n, pages * pd->weight);
 		obj_stat_add(COWTOP_OBJ_TAKEN, 1);
 	} else {
 		obj_stat_add(COWTOP_OBJ_FAILED, 1);
 	}
-	obj_stat_add(COWTOP_OBJ_NS, bpf_ktime_get_ns() - t0);
+	obj_charge(t0);
 	return 0;
 }
 

@@ -70,7 +70,10 @@ enum cowtop_obj_stat {
 	COWTOP_OBJ_TAKEN = 0,  /* samples counted */
 	COWTOP_OBJ_FAILED = 1, /* samples not counted (map full) */
 	COWTOP_OBJ_NS = 2,     /* nanoseconds spent reading and counting */
-	COWTOP_OBJ_STAT_MAX = 3,
+	COWTOP_OBJ_SKIPPED = 3, /* reads due that the kernel's allowance declined (allow.h) */
+	COWTOP_OBJ_FAULTS = 4, /* write faults the reads stood for: their weights, added up */
+	COWTOP_OBJ_READS = 5,  /* objects read (counted when their fault copies) */
+	COWTOP_OBJ_STAT_MAX = 6,
 };
 
 #endif

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Copies by code path: the user stack of 1 copy in stacks_every, and the
- * pages copied per (process, stack), scaled by the sampling. Included by
+/* Copies by code path: the user stack of 1 copy in stacks_every (or fewer,
+ * while the kernel's allowance is spent: allow.h), and the pages copied per
+ * (process, stack), scaled by the sampling. Included by
  * cowtop.bpf.c after watch.bpf.h. */
 #ifndef COWTOP_STACKS_BPF_H
 #define COWTOP_STACKS_BPF_H
@@ -24,14 +25,18 @@ struct {
 	__type(value, __u64);
 } stack_pages SEC(".maps");
 
-/* Stack captures: taken, failed, time spent (cowtop.h); and the per-CPU
- * count of copies since the last sample, at index COWTOP_STACK_STAT_MAX. */
+/* Stack captures: taken, failed, time spent, declined, copies stood for
+ * (cowtop.h); and the per-CPU count of copies since the last capture, at
+ * index COWTOP_STACK_STAT_MAX. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, COWTOP_STACK_STAT_MAX + 1);
 	__type(key, __u32);
 	__type(value, __u64);
 } stack_stats SEC(".maps");
+
+/* The kernel's hold on the captures' budget (allow.h). */
+struct cowtop_allow stacks_allow = {};
 
 /* Add v to the stack counter idx of this CPU. */
 static __always_inline void stack_stat_add(__u32 idx, __u64 v)
@@ -42,31 +47,22 @@ static __always_inline void stack_stat_add(__u32 idx, __u64 v)
 		*n += v;
 }
 
-/* Whether this copy is the 1 in every that gets its stack taken. */
-static __always_inline bool stack_sampled(__u32 every)
-{
-	__u32 idx = COWTOP_STACK_STAT_MAX;
-	__u64 *n;
-
-	if (every <= 1)
-		return true;
-	n = bpf_map_lookup_elem(&stack_stats, &idx);
-	if (!n)
-		return false;
-	if (++*n < every)
-		return false;
-	*n = 0;
-	return true;
-}
-
-/* Count pages copied by tgid under the current user stack. A sample of 1
- * in every counts every pages, so totals estimate all copies. */
-static __noinline int stack_count(void *ctx, __u32 tgid, __u64 pages, __u32 every)
+/* Count pages copied by tgid under the current user stack, if the
+ * allowance lets the capture start: a capture due at a weight of w copies
+ * counts w times its pages, so totals estimate all copies. Declined, or
+ * failed, the counter of copies goes on to the next capture, which stands
+ * for them: a failed capture loses no weight. */
+static __noinline int stack_count(void *ctx, __u32 tgid, __u64 pages, __u64 w)
 {
 	struct cowtop_stack_key key = { .tgid = tgid };
-	__u64 t0 = bpf_ktime_get_ns(), zero = 0, *n;
+	__u64 t0 = bpf_ktime_get_ns(), zero = 0, *n, ns;
+	__u32 idx = COWTOP_STACK_STAT_MAX;
 	long id;
 
+	if (!allow_take(&stacks_allow, t0, sample_allow_ns)) {
+		stack_stat_add(COWTOP_STACK_SKIPPED, 1);
+		return 0;
+	}
 	id = bpf_get_stackid(ctx, &stack_map, BPF_F_USER_STACK);
 	if (id < 0) {
 		stack_stat_add(COWTOP_STACK_FAILED, 1);
@@ -79,14 +75,35 @@ static __noinline int stack_count(void *ctx, __u32 tgid, __u64 pages, __u32 ever
 		n = bpf_map_lookup_elem(&stack_pages, &key);
 	}
 	if (n) {
-		__sync_fetch_and_add(n, pages * (every ? every : 1));
+		__sync_fetch_and_add(n, pages * w);
 		stack_stat_add(COWTOP_STACK_TAKEN, 1);
+		stack_stat_add(COWTOP_STACK_COPIES, w);
+		n = bpf_map_lookup_elem(&stack_stats, &idx);
+		if (n)
+			*n = 0;
 	} else {
 		stack_stat_add(COWTOP_STACK_FAILED, 1);
 	}
 out:
-	stack_stat_add(COWTOP_STACK_NS, bpf_ktime_get_ns() - t0);
+	ns = bpf_ktime_get_ns() - t0;
+	allow_charge(&stacks_allow, ns, sample_allow_ns);
+	stack_stat_add(COWTOP_STACK_NS, ns);
 	return 0;
+}
+
+/* A copy of pages by tgid with stacks on at 1 in every: counted, and its
+ * stack captured if it is the one due. The path of the copies not due: one
+ * lookup, an add and a compare. */
+static __always_inline void stack_sample(void *ctx, __u32 tgid, __u64 pages, __u32 every)
+{
+	__u32 idx = COWTOP_STACK_STAT_MAX;
+	__u64 *n = bpf_map_lookup_elem(&stack_stats, &idx), w;
+
+	if (!n)
+		return;
+	w = allow_due(&stacks_allow, n, every);
+	if (w)
+		stack_count(ctx, tgid, pages, w);
 }
 
 #endif

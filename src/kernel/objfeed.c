@@ -46,6 +46,7 @@ int objfeed__init(struct objfeed *f, struct tracer *t, struct model *m, bool on,
 	if (!f->objects)
 		return -ENOMEM;
 	objects__keep_gone(f->objects, whole_run);
+	tracer__set_sample_budget(t, budget_pct);
 	tracer__set_objects(t, f->every);
 	return 0;
 }
@@ -425,6 +426,7 @@ static bool held(int pid, unsigned long long start, void *ctx)
 
 void objfeed__tick(struct objfeed *f)
 {
+	struct sample_budget_totals k;
 	struct tracer_obj_stats st;
 	size_t i, n;
 
@@ -450,7 +452,8 @@ void objfeed__tick(struct objfeed *f)
 		else
 			i++;
 	tracer__object_stats(f->tracer, &st);
-	tracer__set_objects(f->tracer, sample_budget__update(&f->budget, monotonic(), st.ns));
+	k = (struct sample_budget_totals){ .ns = st.ns, .captures = st.reads, .copies = st.faults };
+	tracer__set_objects(f->tracer, sample_budget__update(&f->budget, monotonic(), &k));
 	objects__set_status(f->objects, tracer__objects(f->tracer),
 			    st.taken + st.failed ? st.ns / 1e3 / (st.taken + st.failed) : -1,
 			    st.failed);

@@ -17,6 +17,7 @@ void stackfeed__init(struct stackfeed *f, struct tracer *t, struct model *m, uns
 	*f = (struct stackfeed){ .tracer = t, .model = m, .every = every ? every : 1,
 				 .folded = folded };
 	sample_budget__init(&f->budget, budget_pct, f->every);
+	tracer__set_sample_budget(t, budget_pct);
 }
 
 /* Seconds on the monotonic clock. */
@@ -190,10 +191,14 @@ void stackfeed__tick(struct stackfeed *f)
 		memset(f->ref, 0, (f->nids + 8 * sizeof(long) - 1) / (8 * sizeof(long)) * sizeof(long));
 	stacks__fold(f->stacks, shown, f); /* on ENOMEM: next tick */
 	tracer__stack_stats(f->tracer, &st);
-	if (tracer__stacks(f->tracer)) /* on: keep the rate within the budget */
-		tracer__set_stacks(f->tracer, sample_budget__update(&f->budget, monotonic(), st.ns));
+	if (tracer__stacks(f->tracer)) { /* on: keep the rate within the budget */
+		struct sample_budget_totals k = { .ns = st.ns, .captures = st.taken + st.failed,
+						  .copies = st.copies };
+
+		tracer__set_stacks(f->tracer, sample_budget__update(&f->budget, monotonic(), &k));
+	}
 	stacks__set_budget(f->stacks, f->budget.budget * 100,
-			   f->budget.share < 0 ? -1 : f->budget.share * 100);
+			   f->budget.share < 0 ? -1 : f->budget.share * 100, st.skipped);
 	stacks__set_status(f->stacks, tracer__stacks(f->tracer),
 			   st.taken + st.failed ? st.ns / 1e3 / (st.taken + st.failed) : -1, st.failed);
 	n = model__count(f->model);

@@ -478,6 +478,14 @@ void tracer__set_stacks(struct tracer *t, unsigned every)
 	__atomic_store_n(&t->skel->bss->stacks_every, every, __ATOMIC_RELAXED);
 }
 
+/* The kernel's allowance per window (allow.h): budget_pct% of one CPU. */
+void tracer__set_sample_budget(struct tracer *t, double budget_pct)
+{
+	__u64 ns = budget_pct > 0 ? (__u64)(budget_pct / 100 * COWTOP_ALLOW_WINDOW_NS + 0.5) : 0;
+
+	__atomic_store_n(&t->skel->bss->sample_allow_ns, ns ? ns : budget_pct > 0, __ATOMIC_RELAXED);
+}
+
 /* 0 when stacks are off, else N of 1 copy in N. */
 unsigned tracer__stacks(const struct tracer *t)
 {

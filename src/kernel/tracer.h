@@ -239,8 +239,14 @@ typedef void (*tracer_stack_fn)(int pid, unsigned stack_id, unsigned long long p
 struct tracer_stack_stats {
 	unsigned long long taken, failed; /* captures counted, captures lost */
 	unsigned long long ns;            /* time spent capturing, summed */
+	unsigned long long skipped;       /* captures due that the kernel's allowance declined */
+	unsigned long long copies;        /* copies the captures stood for (their weights) */
 };
 void tracer__set_stacks(struct tracer *t, unsigned every); /* 0 off; N: 1 copy in N */
+/* The kernel's own hold on the budget: stack captures, and apart object
+ * reads, spend at most budget_pct% of one CPU in each of its windows (0: no
+ * limit). */
+void tracer__set_sample_budget(struct tracer *t, double budget_pct);
 unsigned tracer__stacks(const struct tracer *t);
 int tracer__for_each_stack(struct tracer *t, tracer_stack_fn fn, void *ctx);
 /* The user addresses of stack id, innermost first; returns how many (0 when gone). */
@@ -269,6 +275,9 @@ struct tracer_obj {
 typedef void (*tracer_obj_fn)(const struct tracer_obj *o, void *ctx);
 struct tracer_obj_stats {
 	unsigned long long taken, failed, ns;
+	unsigned long long skipped;       /* reads due that the kernel's allowance declined */
+	unsigned long long reads;         /* objects read (taken + failed counts those that copied) */
+	unsigned long long faults;        /* write faults the reads stood for (their weights) */
 };
 void tracer__set_objects(struct tracer *t, unsigned every); /* 0 off; N: 1 copy in N */
 unsigned tracer__objects(const struct tracer *t);

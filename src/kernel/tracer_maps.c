@@ -396,6 +396,8 @@ void tracer__stack_stats(struct tracer *t, struct tracer_stack_stats *out)
 	out->taken = sum[COWTOP_STACK_TAKEN];
 	out->failed = sum[COWTOP_STACK_FAILED];
 	out->ns = sum[COWTOP_STACK_NS];
+	out->skipped = sum[COWTOP_STACK_SKIPPED];
+	out->copies = sum[COWTOP_STACK_COPIES];
 }
 
 /* Drop the page counter of (pid, stack id), once read for the last time. */

@@ -97,4 +97,7 @@ void tracer__object_stats(struct tracer *t, struct tracer_obj_stats *out)
 	out->taken = sum[COWTOP_OBJ_TAKEN];
 	out->failed = sum[COWTOP_OBJ_FAILED];
 	out->ns = sum[COWTOP_OBJ_NS];
+	out->skipped = sum[COWTOP_OBJ_SKIPPED];
+	out->reads = sum[COWTOP_OBJ_READS];
+	out->faults = sum[COWTOP_OBJ_FAULTS];
 }

@@ -52,6 +52,7 @@ struct stacks {
 	double us_per_copy;
 	unsigned long long failed;
 	double budget_pct, cpu_pct;
+	unsigned long long skipped;
 };
 
 /* A 64-bit mix (splitmix64's finalizer). */
@@ -310,10 +311,12 @@ void stacks__set_status(struct stacks *s, unsigned every, double us_per_copy,
 }
 
 /* What the snapshot says about the budget the sampling rate follows. */
-void stacks__set_budget(struct stacks *s, double budget_pct, double cpu_pct)
+void stacks__set_budget(struct stacks *s, double budget_pct, double cpu_pct,
+			unsigned long long skipped)
 {
 	s->budget_pct = budget_pct;
 	s->cpu_pct = cpu_pct;
+	s->skipped = skipped;
 }
 
 /* Records by process, then pages (most first), then id: a stable order. */
@@ -411,6 +414,7 @@ struct stacks_snap *stacks__snap(const struct stacks *s)
 	sn->failed = s->failed;
 	sn->budget_pct = s->budget_pct;
 	sn->cpu_pct = s->cpu_pct;
+	sn->skipped = s->skipped;
 	for (i = 0; i < s->nrecs; i++)
 		r[i] = &s->recs[i];
 	qsort_r(r, s->nrecs, sizeof(*r), rec_cmp, NULL);

@@ -49,6 +49,7 @@ struct stacks_snap {
 	unsigned long long failed;       /* captures lost (collisions, faults) */
 	double budget_pct;               /* --sample-budget: the rate adapts to it; 0 none */
 	double cpu_pct;                  /* of one CPU the captures cost last tick; < 0 unknown */
+	unsigned long long skipped;      /* captures due that the kernel's allowance declined */
 	struct stacks_proc *procs;
 	size_t nprocs;
 };
@@ -67,7 +68,8 @@ void stacks__set_status(struct stacks *s, unsigned every, double us_per_copy,
 			unsigned long long failed);
 /* The budget the rate follows (0: none) and the share of one CPU the
  * captures cost over the last tick (< 0: not measured yet). */
-void stacks__set_budget(struct stacks *s, double budget_pct, double cpu_pct);
+void stacks__set_budget(struct stacks *s, double budget_pct, double cpu_pct,
+			unsigned long long skipped);
 /* Snapshot of the top stacks and sites of every process; NULL on ENOMEM. */
 struct stacks_snap *stacks__snap(const struct stacks *s);
 void stacks_snap__free(struct stacks_snap *sn);

@@ -158,6 +158,7 @@ static void output_json_stacks_status(struct jbuf *b, const struct stacks_snap *
 	jbuf_real(b, "us_per_copy", sn->us_per_copy, 3);
 	jbuf_real(b, "budget_pct", sn->budget_pct, 3);
 	jbuf_real(b, "cpu_pct", sn->cpu_pct, 4);
+	jbuf_count(b, "skipped", true, sn->skipped);
 	jbuf_putc(b, '}');
 }
 

@@ -670,7 +670,8 @@ sites_shown() {
 }
 
 # The regions pane and the copy-sites pane on regionload: its child writes
-# each region from a function of its own once stacks are being captured.
+# each region from a function of its own once stacks are being captured
+# (every copy's stack: --sample-budget 0, as the counts are exact).
 test_regions() {
 	local main
 	DIR=$WORK/$MODE
@@ -679,7 +680,7 @@ test_regions() {
 	t new-session -d -s "$SESSION" -x 160 -y 40 \
 		"cd '$DIR' || exit; '$REGIONLOAD' --heap $R_HEAP --mmap $R_ANON --stack $R_STACK --data $R_DATA \
 		--file $R_FILE --file-dir '$DIR' --linger 300 --wait-signal --report '$DIR/report' >'$DIR/out' & \
-		LANG=C.UTF-8 LC_ALL= '$COWTOP' -d 0.5 -o '$DIR/snapshot.txt' -p \$!; \
+		LANG=C.UTF-8 LC_ALL= '$COWTOP' -d 0.5 --sample-budget 0 -o '$DIR/snapshot.txt' -p \$!; \
 		echo COWTOP-EXIT=\$?; sleep 600"
 	eventually 10 grep -q '^ready ' "$DIR/out" || die "the workload did not start"
 	main=$(main_pid)
