@@ -45,7 +45,8 @@ static size_t hist_room(const struct proc *p, size_t n)
 /* Give the processes copied in histories of their own: the newest vo->hist
  * values of the ones they point at (the model's, a recording's), or none.
  * Most views draw no history, and the screen only as many values as it has
- * columns for; an idle process's history is one value repeated, kept once.
+ * columns for; an idle process's history is one value repeated, a run the
+ * series keeps in itself: it takes no storage.
  * Copying the whole of every history each tick was most of a frame.
  * room: the sum of hist_room over the processes, when the caller counted
  * it (SIZE_MAX: count it here). */
