@@ -42,39 +42,72 @@ static size_t hist_room(const struct proc *p, size_t n)
 	return n ? series__tail_room(&p->rate, n) + series__tail_room(&p->shared, n) : 0;
 }
 
+/* Give p's histories, which need no storage, their tails of n values: an
+ * idle process's, a run of one value. Returns the storage the others need. */
+static size_t tail_in_place(struct proc *p, size_t n)
+{
+	size_t room = 0, r;
+
+	r = series__tail_room(&p->rate, n);
+	if (!r)
+		series__copy_tail(&p->rate, &p->rate, NULL, NULL, n);
+	room += r;
+	r = series__tail_room(&p->shared, n);
+	if (!r)
+		series__copy_tail(&p->shared, &p->shared, NULL, NULL, n);
+	return room + r;
+}
+
+/* Copy p's histories, n values each, into storage at *at, moving it on. */
+static void tail_copy(struct frame *f, struct proc *p, size_t n, size_t *at)
+{
+	size_t r = n ? series__tail_room(&p->rate, n) : 0;
+
+	series__copy_tail(&p->rate, &p->rate, r ? f->hist_v + *at : NULL, r ? f->hist_mark + *at : NULL, n);
+	*at += r;
+	r = n ? series__tail_room(&p->shared, n) : 0;
+	series__copy_tail(&p->shared, &p->shared, r ? f->hist_v + *at : NULL,
+			  r ? f->hist_mark + *at : NULL, n);
+	*at += r;
+}
+
+/* Which processes of a frame still point at histories not their own. */
+struct hist_need {
+	bool all;     /* every process (not counted yet) */
+	size_t *at;   /* else these, indices in procs */
+	size_t n, cap;
+	size_t room;  /* the storage they take */
+	bool failed;  /* out of memory: no history at all */
+};
+
 /* Give the processes copied in histories of their own: the newest vo->hist
  * values of the ones they point at (the model's, a recording's), or none.
  * Most views draw no history, and the screen only as many values as it has
  * columns for; an idle process's history is one value repeated, a run the
- * series keeps in itself: it takes no storage.
- * Copying the whole of every history each tick was most of a frame.
- * room: the sum of hist_room over the processes, when the caller counted
- * it (SIZE_MAX: count it here). */
-static void take_history(struct frame *f, const struct view_opts *vo, size_t room)
+ * series keeps in itself: it takes no storage, and was given its tail as
+ * it was copied (tail_in_place). Copying the whole of every history each
+ * tick was most of a frame. need: the processes whose histories take
+ * storage, or all of them. */
+static void take_history(struct frame *f, const struct view_opts *vo, const struct hist_need *need)
 {
-	size_t n = hist_values(vo), i, at = 0, r;
+	size_t n = hist_values(vo), i, at = 0, room = need->room;
+	bool all = need->all || need->failed;
 
-	if (room == SIZE_MAX)
+	if (need->all)
 		for (i = 0, room = 0; i < f->nprocs; i++)
 			room += hist_room(&f->procs[i], n);
-	if (room) {
+	if (need->failed)
+		n = 0;
+	if (n && room) {
 		f->hist_v = array(room, sizeof(*f->hist_v));
 		f->hist_mark = array(room, sizeof(*f->hist_mark));
-		if (!f->hist_v || !f->hist_mark)
+		if (!f->hist_v || !f->hist_mark) {
 			n = 0; /* the rows still show, without sparklines */
+			all = true; /* the runs given already go too */
+		}
 	}
-	for (i = 0; i < f->nprocs; i++) {
-		struct proc *p = &f->procs[i];
-
-		r = n ? series__tail_room(&p->rate, n) : 0;
-		series__copy_tail(&p->rate, &p->rate, r ? f->hist_v + at : NULL,
-				  r ? f->hist_mark + at : NULL, n);
-		at += r;
-		r = n ? series__tail_room(&p->shared, n) : 0;
-		series__copy_tail(&p->shared, &p->shared, r ? f->hist_v + at : NULL,
-				  r ? f->hist_mark + at : NULL, n);
-		at += r;
-	}
+	for (i = 0; i < (all ? f->nprocs : need->n); i++)
+		tail_copy(f, &f->procs[all ? i : need->at[i]], n, &at);
 }
 
 /* The process array of the frame freed last, kept for the next one built.
@@ -124,10 +157,29 @@ void frame__free_spare(void)
 	spare.cap = 0;
 }
 
+/* Note that process i of a frame needs room values of history storage. */
+static void hist_note(struct hist_need *need, size_t i, size_t room)
+{
+	size_t *at;
+
+	need->room += room;
+	if (need->n == need->cap) {
+		need->cap = need->cap ? 2 * need->cap : 64;
+		at = realloc(need->at, need->cap * sizeof(*at));
+		if (!at) {
+			need->failed = true;
+			return;
+		}
+		need->at = at;
+	}
+	need->at[need->n++] = i;
+}
+
 /* Copy the processes and lay them out as rows. */
 static int take_procs(struct frame *f, struct model *m, const struct view_opts *vo)
 {
-	size_t i, n = model__count(m), hist = hist_values(vo), room = 0;
+	size_t i, n = model__count(m), hist = hist_values(vo), room;
+	struct hist_need need = { .all = false };
 
 	/* Not zeroed: every element is written next (5,000 processes make
 	 * 6 MB, zeroed for nothing at every tick). */
@@ -136,10 +188,15 @@ static int take_procs(struct frame *f, struct model *m, const struct view_opts *
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
 		f->procs[i] = *model__at(m, i);
-		room += hist_room(&f->procs[i], hist); /* while the row is in cache */
+		/* while the row is in cache: the histories of the idle now,
+		 * the others after, when their storage is there */
+		room = tail_in_place(&f->procs[i], hist);
+		if (room && !need.failed)
+			hist_note(&need, i, room);
 	}
 	f->nprocs = n;
-	take_history(f, vo, room);
+	take_history(f, vo, &need);
+	free(need.at);
 	return lay_out(f, vo);
 }
 
@@ -491,7 +548,7 @@ int frame__finish(struct frame *f, const struct view_opts *vo)
 {
 	int e;
 
-	take_history(f, vo, SIZE_MAX);
+	take_history(f, vo, &(struct hist_need){ .all = true });
 	e = lay_out(f, vo);
 	if (!e)
 		e = vo && vo->no_groups ? grouped_by_tree(f) : take_groups(f);
