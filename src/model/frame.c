@@ -27,7 +27,18 @@ static int lay_out(struct frame *f, const struct view_opts *vo)
 	if (rows < 0)
 		return (int)rows;
 	f->nrows = (size_t)rows;
+	f->laid_out = true;
+	f->layout = vo ? *vo : dflt;
 	return 0;
+}
+
+/* Whether f's rows are laid out as vo says; see frame.h. */
+bool frame_rows_for(const struct frame *f, const struct view_opts *vo)
+{
+	const struct view_opts *l = &f->layout;
+
+	return f->laid_out && l->sort == vo->sort && l->reverse == vo->reverse && l->tree == vo->tree &&
+	       l->focus_pid == vo->focus_pid && l->focus_start == vo->focus_start;
 }
 
 /* Values of history a frame copies of each process for vo. */
