@@ -125,27 +125,38 @@ static void take_history(struct frame *f, const struct view_opts *vo, const stru
  * Each tick builds a frame of about as many processes as the last and
  * frees an older one: 6 MB at 5,000 processes. Allocated afresh each
  * time, a frame held longer (a paused screen) made the allocator leave a
- * frame-sized hole that was never given back: 6.5 MiB more resident. */
+ * frame-sized hole that was never given back: 6.5 MiB more resident.
+ * With it, the stamps of what it holds: a process still in the same
+ * place with the same stamp has the same name, command line and
+ * breakdowns there, which are not copied again. */
 static struct {
 	struct proc *procs;
+	unsigned long long *stamps;
 	size_t cap;
 } spare;
 
-/* An array for n processes (*cap: room for how many), not zeroed. The
- * spare if it fits and is not much larger; else a new one, with room to
- * grow, so that the spare keeps fitting while the count creeps up. */
-static struct proc *procs_array(size_t n, size_t *cap)
+/* An array for n processes (*cap: room for how many), not zeroed, with
+ * its stamps (*stamps). The spare if it fits and is not much larger; else
+ * a new one, with room to grow, so that the spare keeps fitting while the
+ * count creeps up. */
+static struct proc *procs_array(size_t n, size_t *cap, unsigned long long **stamps)
 {
 	struct proc *procs;
 
 	if (spare.procs && spare.cap >= n && spare.cap / 2 <= n + 64) {
 		procs = spare.procs;
 		*cap = spare.cap;
+		*stamps = spare.stamps;
 		spare.procs = NULL;
+		spare.stamps = NULL;
 		return procs;
 	}
 	*cap = n + n / 64 + 16;
-	return malloc(*cap * sizeof(*procs));
+	*stamps = calloc(*cap, sizeof(**stamps)); /* 0: no stamp, nothing held */
+	procs = *stamps ? malloc(*cap * sizeof(*procs)) : NULL;
+	if (!procs)
+		free(*stamps);
+	return procs;
 }
 
 /* Give back f's process array: kept as the spare when it is the larger. */
@@ -153,10 +164,13 @@ static void drop_procs(struct frame *f)
 {
 	if (!f->procs_cap || (spare.procs && spare.cap >= f->procs_cap)) {
 		free(f->procs);
+		free(f->stamps);
 		return;
 	}
 	free(spare.procs);
+	free(spare.stamps);
 	spare.procs = f->procs;
+	spare.stamps = f->stamps;
 	spare.cap = f->procs_cap;
 }
 
@@ -164,8 +178,38 @@ static void drop_procs(struct frame *f)
 void frame__free_spare(void)
 {
 	free(spare.procs);
+	free(spare.stamps);
 	spare.procs = NULL;
+	spare.stamps = NULL;
 	spare.cap = 0;
+}
+
+/* The parts of a process that are most of its bytes and seldom change
+ * (model__stamp): its name and command line, side by side, and its
+ * breakdowns. */
+#define COLD1_AT offsetof(struct proc, comm)
+#define COLD1_END (offsetof(struct proc, cmdline) + sizeof(((struct proc *)0)->cmdline))
+#define COLD2_AT offsetof(struct proc, split)
+#define COLD2_END (offsetof(struct proc, split) + sizeof(((struct proc *)0)->split))
+_Static_assert(offsetof(struct proc, cmdline) == COLD1_AT + PROC_COMM_MAX, "comm, then cmdline");
+_Static_assert(COLD1_END <= COLD2_AT, "the name before the breakdowns");
+
+/* Copy the process src into dst, which held the process of stamp *stamp:
+ * all of it, or when the stamps are the same, all but what is the same. */
+static void copy_proc(struct proc *dst, const struct proc *src, unsigned long long *stamp)
+{
+	unsigned long long now = model__stamp(src);
+	char *d = (char *)dst;
+	const char *s = (const char *)src;
+
+	if (*stamp != now) {
+		*dst = *src;
+		*stamp = now;
+		return;
+	}
+	memcpy(d, s, COLD1_AT);
+	memcpy(d + COLD1_END, s + COLD1_END, COLD2_AT - COLD1_END);
+	memcpy(d + COLD2_END, s + COLD2_END, sizeof(*src) - COLD2_END);
 }
 
 /* Note that process i of a frame needs room values of history storage. */
@@ -194,11 +238,11 @@ static int take_procs(struct frame *f, struct model *m, const struct view_opts *
 
 	/* Not zeroed: every element is written next (5,000 processes make
 	 * 6 MB, zeroed for nothing at every tick). */
-	f->procs = procs_array(n, &f->procs_cap);
+	f->procs = procs_array(n, &f->procs_cap, &f->stamps);
 	if (!f->procs)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
-		f->procs[i] = *model__at(m, i);
+		copy_proc(&f->procs[i], model__at(m, i), &f->stamps[i]);
 		/* while the row is in cache: the histories of the idle now,
 		 * the others after, when their storage is there */
 		room = tail_in_place(&f->procs[i], hist);

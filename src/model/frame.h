@@ -105,6 +105,7 @@ struct frame {
 
 	struct proc *procs;         /* copies, model order */
 	size_t procs_cap;           /* room in procs when frame__build made it; else 0 */
+	unsigned long long *stamps; /* ... and the model__stamp of what each holds */
 	float *hist_v;              /* storage of their histories (view_opts.hist values each) */
 	unsigned char *hist_mark;
 	size_t nprocs;

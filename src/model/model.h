@@ -126,6 +126,11 @@ struct proc *model__at(struct model *m, size_t i);          /* insertion order; 
 struct proc *model__find(struct model *m, int pid, unsigned long long start_time); /* 0: any */
 struct proc *model__find_live(struct model *m, int pid);
 struct proc *model__add(struct model *m, int pid, unsigned long long start_time);
+/* A number that changes whenever p's name, command line or breakdowns
+ * (comm, cmdline, split: most of its bytes, and seldom written) change,
+ * and that no other process held had or will have: a frame copies those
+ * again only when it changed. Never 0. */
+unsigned long long model__stamp(const struct proc *p);
 
 /* Writers used by the collector. */
 void model__set_counts(struct proc *p, const struct cow_counts *raw); /* raw less base, monotonic */
