@@ -299,6 +299,11 @@ void model__settle_split(struct proc *p, enum split_kind k)
 		p->counts.cow = sum + *none;
 }
 
+/* Exits marked so far, in every model: a model whose last pass over its
+ * exited processes saw the same count holds no exited process it did not
+ * count then (p has no way to its model: one count for all). */
+static unsigned long long model_exits;
+
 /* Mark p exited at time now (model clock, seconds). */
 void model__mark_exited(struct proc *p, double now)
 {
@@ -306,6 +311,36 @@ void model__mark_exited(struct proc *p, double now)
 		return;
 	p->exited = true;
 	p->exit_time = now;
+	model_exits++;
+}
+
+/* Count the exited processes held again, unless no exit was marked since
+ * the last count (and the processes were not removed: again). */
+static void count_exited(struct model *m, bool again)
+{
+	const struct proc *p;
+	size_t i;
+
+	if (!again && m->exits_seen == model_exits)
+		return;
+	m->nexited = 0;
+	for (i = 0; i < m->n; i++) {
+		p = &m->procs[i]->pub;
+		if (!p->exited)
+			continue;
+		if (!m->nexited++ || p->exit_time < m->first_exit)
+			m->first_exit = p->exit_time;
+	}
+	m->exits_seen = model_exits;
+}
+
+/* How many exited processes the model holds (not removed yet). A pass
+ * over the processes only when some process exited since the last one:
+ * on a machine where nothing exits, none. */
+size_t model__exited(struct model *m)
+{
+	count_exited(m, false);
+	return m->nexited;
 }
 
 /* Record how p ended, as the kernel said at its exit. */
@@ -545,6 +580,9 @@ size_t model__remove_exited(struct model *m, double before)
 {
 	size_t i, j = 0, gone = 0;
 
+	count_exited(m, false);
+	if (!m->nexited || m->first_exit > before)
+		return 0; /* none is due: no pass over every process */
 	for (i = 0; i < m->n; i++) {
 		struct mproc *q = m->procs[i];
 
@@ -564,6 +602,7 @@ size_t model__remove_exited(struct model *m, double before)
 		m->procs[j++] = q;
 	}
 	m->n = j;
+	count_exited(m, true);
 	return gone;
 }
 

@@ -194,6 +194,7 @@ const char *proc_family_why(const struct proc *p);
 void model__set_period(struct model *m, double seconds);
 double model__tick(struct model *m, double dt);
 size_t model__remove_exited(struct model *m, double before);
+size_t model__exited(struct model *m); /* exited processes held */
 /* What model__remove_exited took away: the copies of those processes (kept
  * in the totals, which count every copy since watching began) and their number. */
 unsigned long long model__forgotten_cow(const struct model *m);
