@@ -129,12 +129,12 @@ static unsigned long long stamps;
 /* p's name, command line or breakdowns changed. */
 static void restamp(struct proc *p)
 {
-	mproc_of(p)->stamp = ++stamps;
+	p->stamp = ++stamps;
 }
 
 unsigned long long model__stamp(const struct proc *p)
 {
-	return ((const struct mproc *)p)->stamp;
+	return p->stamp;
 }
 
 /* Add a process, or return the one already held with the same key. */
@@ -315,13 +315,13 @@ void model__mark_exited(struct proc *p, double now)
 }
 
 /* Count the exited processes held again, unless no exit was marked since
- * the last count (and the processes were not removed: again). */
-static void count_exited(struct model *m, bool again)
+ * the last count. */
+static void count_exited(struct model *m)
 {
 	const struct proc *p;
 	size_t i;
 
-	if (!again && m->exits_seen == model_exits)
+	if (m->exits_seen == model_exits)
 		return;
 	m->nexited = 0;
 	for (i = 0; i < m->n; i++) {
@@ -339,7 +339,7 @@ static void count_exited(struct model *m, bool again)
  * on a machine where nothing exits, none. */
 size_t model__exited(struct model *m)
 {
-	count_exited(m, false);
+	count_exited(m);
 	return m->nexited;
 }
 
@@ -580,9 +580,10 @@ size_t model__remove_exited(struct model *m, double before)
 {
 	size_t i, j = 0, gone = 0;
 
-	count_exited(m, false);
+	count_exited(m);
 	if (!m->nexited || m->first_exit > before)
 		return 0; /* none is due: no pass over every process */
+	m->nexited = 0; /* counted again as they are passed */
 	for (i = 0; i < m->n; i++) {
 		struct mproc *q = m->procs[i];
 
@@ -599,10 +600,12 @@ size_t model__remove_exited(struct model *m, double before)
 			gone++;
 			continue;
 		}
+		if (q->pub.exited && (!m->nexited++ || q->pub.exit_time < m->first_exit))
+			m->first_exit = q->pub.exit_time;
 		m->procs[j++] = q;
 	}
 	m->n = j;
-	count_exited(m, true);
+	m->exits_seen = model_exits;
 	return gone;
 }
 

@@ -83,6 +83,7 @@ struct proc {
 	int pid;
 	int ppid;
 	unsigned long long start_time; /* clock ticks since boot, as in /proc stat */
+	unsigned long long stamp;      /* model__stamp's: here, in the line a frame reads first */
 	char comm[PROC_COMM_MAX];      /* raw bytes: sanitize before showing */
 	char cmdline[PROC_CMDLINE_MAX]; /* /proc/PID/cmdline as one line, cut; raw bytes; "" unknown */
 	bool kthread;                  /* a kernel thread (PF_KTHREAD) */

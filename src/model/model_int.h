@@ -16,7 +16,6 @@ struct mproc {
 	unsigned long long cow_prev;   /* counts.cow at the end of the last interval */
 	unsigned long long cow_start;  /* counts.cow at the start of the last interval */
 	unsigned char pending_mark;    /* 1 + first probe hit this interval, 0 none */
-	unsigned long long stamp;      /* see model__stamp */
 	struct series_store rate_store, shared_store; /* behind pub.rate and pub.shared */
 };
 
