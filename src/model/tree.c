@@ -34,6 +34,9 @@ struct pid_key {
 	unsigned long long start;
 };
 
+_Static_assert(sizeof(struct pid_key) <= sizeof(struct view_key), "by_pid's prefix fits in sorted");
+_Static_assert(sizeof(struct view_key) <= sizeof(struct node), "view keys fit in the links");
+
 /* Everything one layout works on. */
 struct layout {
 	const struct proc *procs;
@@ -301,7 +304,8 @@ static void sorted_by_pid(struct layout *L, bool reverse)
  * tick was a tenth of cowtop's time at 10,000 idle processes. */
 static int sort_by_pid(struct layout *L)
 {
-	struct pid_key *head;
+	/* the prefix aside, in the view order's array: not filled yet */
+	struct pid_key *head = (struct pid_key *)(void *)L->sorted;
 	size_t i = 1, a = 0, b, k = 0;
 
 	while (i < L->n && key_cmp(&L->by_pid[i - 1], &L->by_pid[i]) <= 0)
@@ -311,13 +315,9 @@ static int sort_by_pid(struct layout *L)
 	qsort(L->by_pid + i, L->n - i, sizeof(*L->by_pid), key_cmp);
 	if (key_cmp(&L->by_pid[i - 1], &L->by_pid[i]) <= 0)
 		return 0;
-	head = malloc(i * sizeof(*head));
-	if (!head)
-		return -ENOMEM;
 	memcpy(head, L->by_pid, i * sizeof(*head));
 	for (b = i; a < i; k++) /* the prefix's elements first among equals: qsort's stable order */
 		L->by_pid[k] = b < L->n && key_cmp(&L->by_pid[b], &head[a]) < 0 ? L->by_pid[b++] : head[a++];
-	free(head);
 	return 0;
 }
 
@@ -328,7 +328,8 @@ static int sort_by_pid(struct layout *L)
  * the others are sorted. */
 static int sort_view(struct layout *L, const struct sort_ctx *c)
 {
-	struct view_key *tmp, first, last;
+	/* the others aside, in the links' array: not made yet */
+	struct view_key *tmp = (struct view_key *)(void *)L->node, first, last;
 	size_t i, nf = 0, nm = 0, nl = 0;
 	int sign = c->o->reverse ? -1 : 1;
 
@@ -341,9 +342,6 @@ static int sort_view(struct layout *L, const struct sort_ctx *c)
 		if (sign * key_order(&L->sorted[i], &last, c) > 0)
 			last = L->sorted[i];
 	}
-	tmp = malloc(L->n * sizeof(*tmp));
-	if (!tmp)
-		return -ENOMEM;
 	for (i = 0; i < L->n; i++) { /* count the back's, gather the middle's behind the front's */
 		if (!key_order(&L->sorted[i], &first, c))
 			L->sorted[nf++] = L->sorted[i];
@@ -356,7 +354,6 @@ static int sort_view(struct layout *L, const struct sort_ctx *c)
 	memcpy(L->sorted + nf, tmp, nm * sizeof(*tmp));
 	for (i = 0; i < nl; i++)
 		L->sorted[nf + nm + i] = tmp[L->n - 1 - i];
-	free(tmp);
 	return 0;
 }
 
