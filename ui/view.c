@@ -132,6 +132,22 @@ static void follow_update(struct view *v)
 	note(v, "PID %d is not in the view any more: follow stopped", v->follow_pid);
 }
 
+/* The frame's processes as rows for the view's options, into v->rows:
+ * the frame's own rows when they were laid out with the same (a recording
+ * or batch output asked for them), else laid out here. Returns how many,
+ * or -ENOMEM. */
+static long view_rows(struct view *v)
+{
+	const struct frame *f = v->f;
+
+	if (frame_rows_for(f, &v->vo)) {
+		memcpy(v->rows, f->rows, f->nrows * sizeof(*v->rows));
+		return (long)f->nrows;
+	}
+	v->sorts++;
+	return tree_layout(f->procs, f->nprocs, &v->vo, v->rows);
+}
+
 /* Lay the frame's processes out for the current options, filtered; the
  * selection stays on its process (or the followed one), else on its row
  * number. */
@@ -144,7 +160,7 @@ int view__layout(struct view *v)
 	v->layouts++;
 	focus_check(v);
 	if (view_reserve(v, n ? n : 1) ||
-	    (n && (k = tree_layout(v->f->procs, n, &v->vo, v->rows)) < 0)) {
+	    (n && (k = view_rows(v)) < 0)) {
 		note(v, "out of memory");
 		v->n = 0;
 		return -ENOMEM;

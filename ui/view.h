@@ -31,6 +31,8 @@ struct view {
 	char filter[VIEW_FILTER_MAX];
 	bool stale;                      /* the filter changed: lay out before use */
 	unsigned long layouts;           /* times laid out (a paste lays out once) */
+	unsigned long sorts;             /* ... of them, by sorting: the frame's rows were
+	                                    not for the view's options */
 
 	/* The frame shown, held: pausing, or a process leaving the model,
 	 * never leaves a dangling pointer. The rows point into its procs. */

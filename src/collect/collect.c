@@ -441,6 +441,8 @@ static double linger_cutoff(struct collect *c, double now, double linger)
 	size_t i, n = 0;
 	struct proc *p;
 
+	if (model__exited(c->model) <= COLLECT_LINGER_MAX)
+		return cut; /* without a pass over every process */
 	for (i = 0; (p = model__at(c->model, i)); i++)
 		n += p->exited && p->exit_time > cut;
 	if (n <= COLLECT_LINGER_MAX)

@@ -27,7 +27,18 @@ static int lay_out(struct frame *f, const struct view_opts *vo)
 	if (rows < 0)
 		return (int)rows;
 	f->nrows = (size_t)rows;
+	f->laid_out = true;
+	f->layout = vo ? *vo : dflt;
 	return 0;
+}
+
+/* Whether f's rows are laid out as vo says; see frame.h. */
+bool frame_rows_for(const struct frame *f, const struct view_opts *vo)
+{
+	const struct view_opts *l = &f->layout;
+
+	return f->laid_out && l->sort == vo->sort && l->reverse == vo->reverse && l->tree == vo->tree &&
+	       l->focus_pid == vo->focus_pid && l->focus_start == vo->focus_start;
 }
 
 /* Values of history a frame copies of each process for vo. */
@@ -42,65 +53,110 @@ static size_t hist_room(const struct proc *p, size_t n)
 	return n ? series__tail_room(&p->rate, n) + series__tail_room(&p->shared, n) : 0;
 }
 
+/* Give p's histories, which need no storage, their tails of n values: an
+ * idle process's, a run of one value. Returns the storage the others need. */
+static size_t tail_in_place(struct proc *p, size_t n)
+{
+	size_t room = 0, r;
+
+	r = series__tail_room(&p->rate, n);
+	if (!r)
+		series__copy_tail(&p->rate, &p->rate, NULL, NULL, n);
+	room += r;
+	r = series__tail_room(&p->shared, n);
+	if (!r)
+		series__copy_tail(&p->shared, &p->shared, NULL, NULL, n);
+	return room + r;
+}
+
+/* Copy p's histories, n values each, into storage at *at, moving it on. */
+static void tail_copy(struct frame *f, struct proc *p, size_t n, size_t *at)
+{
+	size_t r = n ? series__tail_room(&p->rate, n) : 0;
+
+	series__copy_tail(&p->rate, &p->rate, r ? f->hist_v + *at : NULL, r ? f->hist_mark + *at : NULL, n);
+	*at += r;
+	r = n ? series__tail_room(&p->shared, n) : 0;
+	series__copy_tail(&p->shared, &p->shared, r ? f->hist_v + *at : NULL,
+			  r ? f->hist_mark + *at : NULL, n);
+	*at += r;
+}
+
+/* Which processes of a frame still point at histories not their own. */
+struct hist_need {
+	bool all;     /* every process (not counted yet) */
+	size_t *at;   /* else these, indices in procs */
+	size_t n, cap;
+	size_t room;  /* the storage they take */
+	bool failed;  /* out of memory: no history at all */
+};
+
 /* Give the processes copied in histories of their own: the newest vo->hist
  * values of the ones they point at (the model's, a recording's), or none.
  * Most views draw no history, and the screen only as many values as it has
- * columns for; an idle process's history is one value repeated, kept once.
- * Copying the whole of every history each tick was most of a frame.
- * room: the sum of hist_room over the processes, when the caller counted
- * it (SIZE_MAX: count it here). */
-static void take_history(struct frame *f, const struct view_opts *vo, size_t room)
+ * columns for; an idle process's history is one value repeated, a run the
+ * series keeps in itself: it takes no storage, and was given its tail as
+ * it was copied (tail_in_place). Copying the whole of every history each
+ * tick was most of a frame. need: the processes whose histories take
+ * storage, or all of them. */
+static void take_history(struct frame *f, const struct view_opts *vo, const struct hist_need *need)
 {
-	size_t n = hist_values(vo), i, at = 0, r;
+	size_t n = hist_values(vo), i, at = 0, room = need->room;
+	bool all = need->all || need->failed;
 
-	if (room == SIZE_MAX)
+	if (need->all)
 		for (i = 0, room = 0; i < f->nprocs; i++)
 			room += hist_room(&f->procs[i], n);
-	if (room) {
+	if (need->failed)
+		n = 0;
+	if (n && room) {
 		f->hist_v = array(room, sizeof(*f->hist_v));
 		f->hist_mark = array(room, sizeof(*f->hist_mark));
-		if (!f->hist_v || !f->hist_mark)
+		if (!f->hist_v || !f->hist_mark) {
 			n = 0; /* the rows still show, without sparklines */
+			all = true; /* the runs given already go too */
+		}
 	}
-	for (i = 0; i < f->nprocs; i++) {
-		struct proc *p = &f->procs[i];
-
-		r = n ? series__tail_room(&p->rate, n) : 0;
-		series__copy_tail(&p->rate, &p->rate, r ? f->hist_v + at : NULL,
-				  r ? f->hist_mark + at : NULL, n);
-		at += r;
-		r = n ? series__tail_room(&p->shared, n) : 0;
-		series__copy_tail(&p->shared, &p->shared, r ? f->hist_v + at : NULL,
-				  r ? f->hist_mark + at : NULL, n);
-		at += r;
-	}
+	for (i = 0; i < (all ? f->nprocs : need->n); i++)
+		tail_copy(f, &f->procs[all ? i : need->at[i]], n, &at);
 }
 
 /* The process array of the frame freed last, kept for the next one built.
  * Each tick builds a frame of about as many processes as the last and
  * frees an older one: 6 MB at 5,000 processes. Allocated afresh each
  * time, a frame held longer (a paused screen) made the allocator leave a
- * frame-sized hole that was never given back: 6.5 MiB more resident. */
+ * frame-sized hole that was never given back: 6.5 MiB more resident.
+ * With it, the stamps of what it holds: a process still in the same
+ * place with the same stamp has the same name, command line and
+ * breakdowns there, which are not copied again. */
 static struct {
 	struct proc *procs;
+	unsigned long long *stamps;
 	size_t cap;
 } spare;
 
-/* An array for n processes (*cap: room for how many), not zeroed. The
- * spare if it fits and is not much larger; else a new one, with room to
- * grow, so that the spare keeps fitting while the count creeps up. */
-static struct proc *procs_array(size_t n, size_t *cap)
+/* An array for n processes (*cap: room for how many), not zeroed, with
+ * its stamps (*stamps). The spare if it fits and is not much larger; else
+ * a new one, with room to grow, so that the spare keeps fitting while the
+ * count creeps up. */
+static struct proc *procs_array(size_t n, size_t *cap, unsigned long long **stamps)
 {
 	struct proc *procs;
 
 	if (spare.procs && spare.cap >= n && spare.cap / 2 <= n + 64) {
 		procs = spare.procs;
 		*cap = spare.cap;
+		*stamps = spare.stamps;
 		spare.procs = NULL;
+		spare.stamps = NULL;
 		return procs;
 	}
 	*cap = n + n / 64 + 16;
-	return malloc(*cap * sizeof(*procs));
+	*stamps = calloc(*cap, sizeof(**stamps)); /* 0: no stamp, nothing held */
+	procs = *stamps ? malloc(*cap * sizeof(*procs)) : NULL;
+	if (!procs)
+		free(*stamps);
+	return procs;
 }
 
 /* Give back f's process array: kept as the spare when it is the larger. */
@@ -108,10 +164,13 @@ static void drop_procs(struct frame *f)
 {
 	if (!f->procs_cap || (spare.procs && spare.cap >= f->procs_cap)) {
 		free(f->procs);
+		free(f->stamps);
 		return;
 	}
 	free(spare.procs);
+	free(spare.stamps);
 	spare.procs = f->procs;
+	spare.stamps = f->stamps;
 	spare.cap = f->procs_cap;
 }
 
@@ -119,26 +178,80 @@ static void drop_procs(struct frame *f)
 void frame__free_spare(void)
 {
 	free(spare.procs);
+	free(spare.stamps);
 	spare.procs = NULL;
+	spare.stamps = NULL;
 	spare.cap = 0;
+}
+
+/* The parts of a process that are most of its bytes and seldom change
+ * (model__stamp): its name and command line, side by side, and its
+ * breakdowns. */
+#define COLD1_AT offsetof(struct proc, comm)
+#define COLD1_END (offsetof(struct proc, cmdline) + sizeof(((struct proc *)0)->cmdline))
+#define COLD2_AT offsetof(struct proc, split)
+#define COLD2_END (offsetof(struct proc, split) + sizeof(((struct proc *)0)->split))
+_Static_assert(offsetof(struct proc, cmdline) == COLD1_AT + PROC_COMM_MAX, "comm, then cmdline");
+_Static_assert(COLD1_END <= COLD2_AT, "the name before the breakdowns");
+
+/* Copy the process src into dst, which held the process of stamp *stamp:
+ * all of it, or when the stamps are the same, all but what is the same. */
+static void copy_proc(struct proc *dst, const struct proc *src, unsigned long long *stamp)
+{
+	unsigned long long now = model__stamp(src);
+	char *d = (char *)dst;
+	const char *s = (const char *)src;
+
+	if (*stamp != now) {
+		*dst = *src;
+		*stamp = now;
+		return;
+	}
+	memcpy(d, s, COLD1_AT);
+	memcpy(d + COLD1_END, s + COLD1_END, COLD2_AT - COLD1_END);
+	memcpy(d + COLD2_END, s + COLD2_END, sizeof(*src) - COLD2_END);
+}
+
+/* Note that process i of a frame needs room values of history storage. */
+static void hist_note(struct hist_need *need, size_t i, size_t room)
+{
+	size_t *at;
+
+	need->room += room;
+	if (need->n == need->cap) {
+		need->cap = need->cap ? 2 * need->cap : 64;
+		at = realloc(need->at, need->cap * sizeof(*at));
+		if (!at) {
+			need->failed = true;
+			return;
+		}
+		need->at = at;
+	}
+	need->at[need->n++] = i;
 }
 
 /* Copy the processes and lay them out as rows. */
 static int take_procs(struct frame *f, struct model *m, const struct view_opts *vo)
 {
-	size_t i, n = model__count(m), hist = hist_values(vo), room = 0;
+	size_t i, n = model__count(m), hist = hist_values(vo), room;
+	struct hist_need need = { .all = false };
 
 	/* Not zeroed: every element is written next (5,000 processes make
 	 * 6 MB, zeroed for nothing at every tick). */
-	f->procs = procs_array(n, &f->procs_cap);
+	f->procs = procs_array(n, &f->procs_cap, &f->stamps);
 	if (!f->procs)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
-		f->procs[i] = *model__at(m, i);
-		room += hist_room(&f->procs[i], hist); /* while the row is in cache */
+		copy_proc(&f->procs[i], model__at(m, i), &f->stamps[i]);
+		/* while the row is in cache: the histories of the idle now,
+		 * the others after, when their storage is there */
+		room = tail_in_place(&f->procs[i], hist);
+		if (room && !need.failed)
+			hist_note(&need, i, room);
 	}
 	f->nprocs = n;
-	take_history(f, vo, room);
+	take_history(f, vo, &need);
+	free(need.at);
 	return lay_out(f, vo);
 }
 
@@ -490,7 +603,7 @@ int frame__finish(struct frame *f, const struct view_opts *vo)
 {
 	int e;
 
-	take_history(f, vo, SIZE_MAX);
+	take_history(f, vo, &(struct hist_need){ .all = true });
 	e = lay_out(f, vo);
 	if (!e)
 		e = vo && vo->no_groups ? grouped_by_tree(f) : take_groups(f);

@@ -105,12 +105,15 @@ struct frame {
 
 	struct proc *procs;         /* copies, model order */
 	size_t procs_cap;           /* room in procs when frame__build made it; else 0 */
+	unsigned long long *stamps; /* ... and the model__stamp of what each holds */
 	float *hist_v;              /* storage of their histories (view_opts.hist values each) */
 	unsigned char *hist_mark;
 	size_t nprocs;
 	struct row *rows;           /* laid out with the view_opts given to frame__build;
 	                               none when they say no_rows */
 	size_t nrows;
+	bool laid_out;              /* rows were laid out, with these options: */
+	struct view_opts layout;    /* a view with the same takes them, not sorting again */
 	struct frame_totals totals; /* computed once, here */
 	struct frame_group *groups; /* watched roots with a live descendant, by pid;
 				       NULL until summed (view_opts.no_groups) */
@@ -141,6 +144,9 @@ struct frame {
 struct frame *frame__build(struct model *m, const struct frame_status *st,
 			   const struct view_opts *vo, unsigned long long *cursor);
 int frame__finish(struct frame *f, const struct view_opts *vo); /* a frame put together by hand */
+/* Whether f's rows are what tree_layout gives for vo (the same sort,
+ * direction, tree and focus). */
+bool frame_rows_for(const struct frame *f, const struct view_opts *vo);
 /* Sum the groups of a frame built without them (view_opts.no_groups), the
  * same as a frame built with them has; nothing when it has them already.
  * The one change a frame takes once built: most frames of the full screen

@@ -122,6 +122,21 @@ static int model_grow_index(struct model *m)
 	return 0;
 }
 
+/* The last stamp given (model__stamp): one counter for every model, so
+ * that a stamp is never seen twice, even at an address freed and reused. */
+static unsigned long long stamps;
+
+/* p's name, command line or breakdowns changed. */
+static void restamp(struct proc *p)
+{
+	p->stamp = ++stamps;
+}
+
+unsigned long long model__stamp(const struct proc *p)
+{
+	return p->stamp;
+}
+
 /* Add a process, or return the one already held with the same key. */
 struct proc *model__add(struct model *m, int pid, unsigned long long start_time)
 {
@@ -148,6 +163,7 @@ struct proc *model__add(struct model *m, int pid, unsigned long long start_time)
 	q->pub.pid = pid;
 	q->pub.start_time = start_time;
 	q->pub.inherited_kib = -1;
+	restamp(&q->pub);
 	series__init_store(&q->pub.rate, &q->rate_store);
 	series__init_store(&q->pub.shared, &q->shared_store);
 	h = bucket_of(m, pid);
@@ -196,8 +212,11 @@ void model__set_comm(struct proc *p, const char *comm, size_t len)
 {
 	size_t n = strnlen(comm, len < PROC_COMM_MAX - 1 ? len : PROC_COMM_MAX - 1);
 
+	if (!memcmp(p->comm, comm, n) && !p->comm[n]) /* the same: every walk reads it */
+		return;
 	memcpy(p->comm, comm, n);
 	memset(p->comm + n, 0, sizeof(p->comm) - n);
+	restamp(p);
 }
 
 /* Take a parent pid read from /proc. A process that is exiting (state X or
@@ -247,6 +266,7 @@ void model__set_split(struct proc *p, enum split_kind k, int slot, unsigned long
 	    pages <= p->split[k].v[slot])
 		return;
 	p->split[k].v[slot] = pages;
+	restamp(p);
 	for (i = 1; i < SPLIT_SLOTS; i++)
 		sum += p->split[k].v[i];
 	if (sum > p->counts.cow)
@@ -271,11 +291,18 @@ void model__settle_split(struct proc *p, enum split_kind k)
 	none = &p->split[k].v[0];
 	for (i = 1; i < SPLIT_SLOTS; i++)
 		sum += p->split[k].v[i];
-	if (p->counts.cow >= sum + *none)
+	if (p->counts.cow >= sum + *none) {
+		if (*none != p->counts.cow - sum)
+			restamp(p);
 		*none = p->counts.cow - sum;
-	else
+	} else
 		p->counts.cow = sum + *none;
 }
+
+/* Exits marked so far, in every model: a model whose last pass over its
+ * exited processes saw the same count holds no exited process it did not
+ * count then (p has no way to its model: one count for all). */
+static unsigned long long model_exits;
 
 /* Mark p exited at time now (model clock, seconds). */
 void model__mark_exited(struct proc *p, double now)
@@ -284,6 +311,36 @@ void model__mark_exited(struct proc *p, double now)
 		return;
 	p->exited = true;
 	p->exit_time = now;
+	model_exits++;
+}
+
+/* Count the exited processes held again, unless no exit was marked since
+ * the last count. */
+static void count_exited(struct model *m)
+{
+	const struct proc *p;
+	size_t i;
+
+	if (m->exits_seen == model_exits)
+		return;
+	m->nexited = 0;
+	for (i = 0; i < m->n; i++) {
+		p = &m->procs[i]->pub;
+		if (!p->exited)
+			continue;
+		if (!m->nexited++ || p->exit_time < m->first_exit)
+			m->first_exit = p->exit_time;
+	}
+	m->exits_seen = model_exits;
+}
+
+/* How many exited processes the model holds (not removed yet). A pass
+ * over the processes only when some process exited since the last one:
+ * on a machine where nothing exits, none. */
+size_t model__exited(struct model *m)
+{
+	count_exited(m);
+	return m->nexited;
 }
 
 /* Record how p ended, as the kernel said at its exit. */
@@ -523,6 +580,10 @@ size_t model__remove_exited(struct model *m, double before)
 {
 	size_t i, j = 0, gone = 0;
 
+	count_exited(m);
+	if (!m->nexited || m->first_exit > before)
+		return 0; /* none is due: no pass over every process */
+	m->nexited = 0; /* counted again as they are passed */
 	for (i = 0; i < m->n; i++) {
 		struct mproc *q = m->procs[i];
 
@@ -539,9 +600,12 @@ size_t model__remove_exited(struct model *m, double before)
 			gone++;
 			continue;
 		}
+		if (q->pub.exited && (!m->nexited++ || q->pub.exit_time < m->first_exit))
+			m->first_exit = q->pub.exit_time;
 		m->procs[j++] = q;
 	}
 	m->n = j;
+	m->exits_seen = model_exits;
 	return gone;
 }
 
@@ -563,6 +627,7 @@ size_t model__forgotten(const struct model *m)
 void model__forget_cmdline(struct proc *p)
 {
 	memset(p->cmdline, 0, sizeof(p->cmdline));
+	restamp(p);
 }
 
 void model__set_cmdline(struct proc *p, const char *cmdline, size_t len)
@@ -575,8 +640,11 @@ void model__set_cmdline(struct proc *p, const char *cmdline, size_t len)
 	if (n < len && n == PROC_CMDLINE_MAX - 1)
 		while (n > 0 && ((unsigned char)cmdline[n] & 0xc0) == 0x80)
 			n--;
+	if (!memcmp(p->cmdline, cmdline, n) && !p->cmdline[n])
+		return;
 	memcpy(p->cmdline, cmdline, n);
 	memset(p->cmdline + n, 0, sizeof(p->cmdline) - n);
+	restamp(p);
 }
 
 /* Mark p as a kernel thread or not. */

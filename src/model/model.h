@@ -83,6 +83,7 @@ struct proc {
 	int pid;
 	int ppid;
 	unsigned long long start_time; /* clock ticks since boot, as in /proc stat */
+	unsigned long long stamp;      /* model__stamp's: here, in the line a frame reads first */
 	char comm[PROC_COMM_MAX];      /* raw bytes: sanitize before showing */
 	char cmdline[PROC_CMDLINE_MAX]; /* /proc/PID/cmdline as one line, cut; raw bytes; "" unknown */
 	bool kthread;                  /* a kernel thread (PF_KTHREAD) */
@@ -126,6 +127,11 @@ struct proc *model__at(struct model *m, size_t i);          /* insertion order; 
 struct proc *model__find(struct model *m, int pid, unsigned long long start_time); /* 0: any */
 struct proc *model__find_live(struct model *m, int pid);
 struct proc *model__add(struct model *m, int pid, unsigned long long start_time);
+/* A number that changes whenever p's name, command line or breakdowns
+ * (comm, cmdline, split: most of its bytes, and seldom written) change,
+ * and that no other process held had or will have: a frame copies those
+ * again only when it changed. Never 0. */
+unsigned long long model__stamp(const struct proc *p);
 
 /* Writers used by the collector. */
 void model__set_counts(struct proc *p, const struct cow_counts *raw); /* raw less base, monotonic */
@@ -189,6 +195,7 @@ const char *proc_family_why(const struct proc *p);
 void model__set_period(struct model *m, double seconds);
 double model__tick(struct model *m, double dt);
 size_t model__remove_exited(struct model *m, double before);
+size_t model__exited(struct model *m); /* exited processes held */
 /* What model__remove_exited took away: the copies of those processes (kept
  * in the totals, which count every copy since watching began) and their number. */
 unsigned long long model__forgotten_cow(const struct model *m);

@@ -37,6 +37,12 @@ struct model {
 	unsigned long long marks_total;    /* hits ever logged */
 	unsigned long long forgotten_cow;  /* copies of the processes removed */
 	size_t forgotten;                  /* ... and how many they were */
+	/* The exited processes held, as of the last pass over them, when
+	 * model_exits (every model's count of exits marked) was exits_seen:
+	 * while it still is, no pass is needed to know them. */
+	unsigned long long exits_seen;
+	size_t nexited;
+	double first_exit;                 /* the earliest exit_time among them */
 };
 
 /* The model's own record of p. */

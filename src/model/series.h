@@ -15,7 +15,10 @@ struct series {
 	unsigned short cap;   /* values v and mark have room for; 0: none (pushes are lost) */
 	unsigned short head;  /* index of the next slot to write */
 	unsigned short len;   /* number of values held, <= cap */
-	unsigned short same;  /* of the newest, how many are the last value, unmarked */
+	unsigned short same;  /* of the newest, how many are the last value, unmarked: a
+	                         run, kept as last and its length, not in v and mark
+	                         until a different or marked value ends it */
+	float last;           /* the newest value (len > 0) */
 };
 
 /* Storage for one full series, for owners that keep it inline. */
@@ -27,12 +30,13 @@ struct series_store {
 void series__init(struct series *s, float *v, unsigned char *mark, size_t cap);
 void series__init_store(struct series *s, struct series_store *st);
 /* Storage a copy of the newest n values of s needs: none when it holds
- * none; one when they are all the same and unmarked (an idle process's
- * rates: most processes); else one a value. */
+ * none, or when they are all the same and unmarked (an idle process's
+ * rates: most processes; the run is kept in the series itself); else one
+ * a value. */
 size_t series__tail_room(const struct series *s, size_t n);
 /* dst gets the newest n values of src (fewer when src holds fewer), in
  * storage v and mark with room for series__tail_room(src, n) values. A
- * copy kept in one value is for reading: pushing onto it loses values. */
+ * copy kept without storage is for reading: pushing onto it loses values. */
 void series__copy_tail(struct series *dst, const struct series *src, float *v, unsigned char *mark,
 		       size_t n);
 void series__push_marked(struct series *s, double v, unsigned char mark);

@@ -34,6 +34,9 @@ struct pid_key {
 	unsigned long long start;
 };
 
+_Static_assert(sizeof(struct pid_key) <= sizeof(struct view_key), "by_pid's prefix fits in sorted");
+_Static_assert(sizeof(struct view_key) <= sizeof(struct node), "view keys fit in the links");
+
 /* Everything one layout works on. */
 struct layout {
 	const struct proc *procs;
@@ -81,24 +84,29 @@ struct sort_ctx {
 	const struct view_opts *o;
 };
 
+/* Two processes in the order of the view's key alone, before the ties
+ * by pid and the reverse. */
+static int key_order(const struct view_key *x, const struct view_key *y, const struct sort_ctx *c)
+{
+	if (c->o->sort == FIELD_COMM)
+		return strcmp(c->procs[x->idx].comm, c->procs[y->idx].comm);
+	if ((unsigned)c->o->sort >= FIELD_N || fields[c->o->sort].type == FIELD_IDENTITY)
+		return 0;
+	if (fields[c->o->sort].order == FIELD_LEAST)
+		return shared_cmp(x->d, y->d);
+	if (fields[c->o->sort].type == FIELD_REAL)
+		return (y->d > x->d) - (y->d < x->d);
+	return desc(x->u, y->u);
+}
+
 /* qsort_r: two processes in the view's order, ties by pid, so frames are
  * stable. */
 static int view_cmp(const void *a, const void *b, void *arg)
 {
 	const struct view_key *x = a, *y = b;
 	const struct sort_ctx *c = arg;
-	int r = 0;
+	int r = key_order(x, y, c);
 
-	if (c->o->sort == FIELD_COMM)
-		r = strcmp(c->procs[x->idx].comm, c->procs[y->idx].comm);
-	else if ((unsigned)c->o->sort >= FIELD_N || fields[c->o->sort].type == FIELD_IDENTITY)
-		r = 0;
-	else if (fields[c->o->sort].order == FIELD_LEAST)
-		r = shared_cmp(x->d, y->d);
-	else if (fields[c->o->sort].type == FIELD_REAL)
-		r = (y->d > x->d) - (y->d < x->d);
-	else
-		r = desc(x->u, y->u);
 	if (!r)
 		r = (x->pid > y->pid) - (x->pid < y->pid);
 	return c->o->reverse ? -r : r;
@@ -290,38 +298,102 @@ static void sorted_by_pid(struct layout *L, bool reverse)
 	}
 }
 
+/* Sort by_pid. The processes come in the model's order, which is mostly
+ * by pid already (found in pid order, forks appended): only what follows
+ * the sorted prefix is sorted, then merged in. This sort and the view's,
+ * of every process each tick, were a tenth of cowtop's time at 10,000
+ * idle processes. */
+static void sort_by_pid(struct layout *L)
+{
+	/* the prefix aside, in the view order's array: not filled yet */
+	struct pid_key *head = (struct pid_key *)(void *)L->sorted;
+	size_t i = 1, a = 0, b, k = 0;
+
+	while (i < L->n && key_cmp(&L->by_pid[i - 1], &L->by_pid[i]) <= 0)
+		i++;
+	if (i >= L->n)
+		return;
+	qsort(L->by_pid + i, L->n - i, sizeof(*L->by_pid), key_cmp);
+	if (key_cmp(&L->by_pid[i - 1], &L->by_pid[i]) <= 0)
+		return;
+	memcpy(head, L->by_pid, i * sizeof(*head));
+	for (b = i; a < i; k++) /* the prefix's elements first among equals: qsort's stable order */
+		L->by_pid[k] = b < L->n && key_cmp(&L->by_pid[b], &head[a]) < 0 ? L->by_pid[b++] : head[a++];
+}
+
+/* Sort the view keys, which come in the order of their pids (the order of
+ * ties): what a stable sort by view_cmp of the processes gives. The keys
+ * equal to the first or the last in view order (an idle process's copy
+ * rate, 0, most of them) keep that order at the front or the back; only
+ * the others are sorted. */
+static void sort_view(struct layout *L, const struct sort_ctx *c)
+{
+	/* the others aside, in the links' array: not made yet */
+	struct view_key *tmp = (struct view_key *)(void *)L->node, first, last;
+	size_t i, nf = 0, nm = 0, nl = 0;
+	int sign = c->o->reverse ? -1 : 1;
+
+	if (!L->n)
+		return;
+	first = last = L->sorted[0];
+	for (i = 1; i < L->n; i++) {
+		if (sign * key_order(&L->sorted[i], &first, c) < 0)
+			first = L->sorted[i];
+		if (sign * key_order(&L->sorted[i], &last, c) > 0)
+			last = L->sorted[i];
+	}
+	for (i = 0; i < L->n; i++) { /* count the back's, gather the middle's behind the front's */
+		if (!key_order(&L->sorted[i], &first, c))
+			L->sorted[nf++] = L->sorted[i];
+		else if (!key_order(&L->sorted[i], &last, c))
+			tmp[L->n - 1 - nl++] = L->sorted[i];
+		else
+			tmp[nm++] = L->sorted[i];
+	}
+	qsort_r(tmp, nm, sizeof(*tmp), view_cmp, (void *)c);
+	memcpy(L->sorted + nf, tmp, nm * sizeof(*tmp));
+	for (i = 0; i < nl; i++)
+		L->sorted[nf + nm + i] = tmp[L->n - 1 - i];
+}
+
+/* Put the view order of the processes in L->sorted. */
+static void order_view(struct layout *L, const struct view_opts *o)
+{
+	struct sort_ctx ctx = { L->procs, o };
+	size_t i;
+
+	for (i = 0; i < L->n; i++)
+		L->by_pid[i] = (struct pid_key){ L->procs[i].pid, (long)i, L->procs[i].start_time };
+	sort_by_pid(L);
+	sorted_by_pid(L, o->reverse); /* the order of ties */
+	if (o->sort == FIELD_PID)
+		return;
+	for (i = 0; i < L->n; i++)
+		L->sorted[i] = view_key_of(&L->procs[L->sorted[i].idx], L->sorted[i].idx, o);
+	sort_view(L, &ctx);
+}
+
 /* Lay out n processes as rows, tree or flat, sorted by the view's key. */
 long tree_layout(const struct proc *procs, size_t n, const struct view_opts *o, struct row *out)
 {
 	struct layout L = { .procs = procs, .n = n, .out = out };
-	struct sort_ctx ctx = { procs, o };
-	size_t i, cap = n ? n : 1;
+	size_t cap = n ? n : 1;
+	long e = 0;
 
 	L.node = malloc(cap * sizeof(*L.node));
 	L.sorted = malloc(cap * sizeof(*L.sorted));
 	L.by_pid = malloc(cap * sizeof(*L.by_pid));
 	if (!L.node || !L.sorted || !L.by_pid) {
-		free(L.node);
-		free(L.sorted);
-		free(L.by_pid);
-		return -ENOMEM;
-	}
-	for (i = 0; i < n; i++)
-		L.by_pid[i] = (struct pid_key){ procs[i].pid, (long)i, procs[i].start_time };
-	qsort(L.by_pid, n, sizeof(*L.by_pid), key_cmp);
-	if (o->sort == FIELD_PID) { /* the group line's layout, every draw */
-		sorted_by_pid(&L, o->reverse);
+		e = -ENOMEM;
 	} else {
-		for (i = 0; i < n; i++)
-			L.sorted[i] = view_key_of(&procs[i], (long)i, o);
-		qsort_r(L.sorted, n, sizeof(*L.sorted), view_cmp, &ctx);
+		order_view(&L, o);
+		link_tree(&L);
+		lay_rows(&L, o);
 	}
-	link_tree(&L);
-	lay_rows(&L, o);
 	free(L.node);
 	free(L.sorted);
 	free(L.by_pid);
-	return (long)L.nrows;
+	return e ? e : (long)L.nrows;
 }
 
 /* Recompute last and more of rows after some were dropped: a row is last

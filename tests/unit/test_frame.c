@@ -88,6 +88,127 @@ static void test_history_as_drawn(void **state)
 	model__free(m);
 }
 
+/* Many processes, idle, busy, or busy then idle (their histories a run of
+ * one value, kept without storage, or values of their own, or both): each
+ * frame's copy of every history is the newest values of the model's, and
+ * stays so as the model moves on, whatever the number of values kept. */
+static void test_history_idle_and_busy(void **state)
+{
+	enum { N = 60, TICKS = 12 };
+	static const int keep[] = { 1, 4, 20 };
+	struct frame *f[TICKS][3];
+	struct cow_counts c;
+	struct proc *p, *q;
+	struct model *m = model__new();
+	size_t i, k, j, len, base;
+	int t;
+
+	(void)state;
+	for (i = 0; i < N; i++)
+		add(m, 200 + (int)i, 1, 200 + i, "w", 0);
+	for (t = 0; t < TICKS; t++) {
+		for (i = 0; i < N; i++) {
+			p = model__at(m, i);
+			c = p->counts;
+			if (i % 3 == 0 || (i % 3 == 1 && t < 5)) /* busy; busy, then idle */
+				c.cow += (unsigned long long)(i * t % 7);
+			model__set_counts(p, &c);
+		}
+		model__tick(m, 1.0);
+		for (k = 0; k < 3; k++) {
+			struct view_opts vo = { .sort = FIELD_PID, .tree = true, .hist = keep[k],
+						.no_rows = k == 1 };
+
+			f[t][k] = frame__build(m, NULL, &vo, NULL);
+			assert_non_null(f[t][k]);
+			for (i = 0; i < N; i++) {
+				p = model__at(m, i);
+				q = &f[t][k]->procs[i];
+				len = series__len(&p->rate) < (size_t)keep[k] ? series__len(&p->rate) : (size_t)keep[k];
+				base = series__len(&p->rate) - len;
+				assert_int_equal(series__len(&q->rate), len);
+				assert_int_equal(series__len(&q->shared), len);
+				/* storage of its own, or none */
+				assert_true(!q->rate.v || q->rate.v != p->rate.v);
+				assert_true(!q->shared.v || q->shared.v != p->shared.v);
+				for (j = 0; j < len; j++) {
+					assert_true(series__get(&q->rate, j) == series__get(&p->rate, base + j));
+					assert_true(series__get(&q->shared, j) == series__get(&p->shared, base + j));
+					assert_int_equal(series__mark(&q->rate, j), series__mark(&p->rate, base + j));
+				}
+			}
+		}
+	}
+	/* the model moved on: the first frames still hold the first values */
+	for (i = 0; i < N; i++) {
+		assert_int_equal(series__len(&f[0][2]->procs[i].rate), 1);
+		assert_true(series__get(&f[0][2]->procs[i].rate, 0) == 0.0);
+		assert_int_equal(series__len(&f[5][2]->procs[i].rate), 6);
+		assert_true(series__get(&f[5][2]->procs[i].rate, 4) == (i % 3 == 2 ? 0.0 : (double)(i * 4 % 7)));
+	}
+	for (t = 0; t < TICKS; t++)
+		for (k = 0; k < 3; k++)
+			frame__free(f[t][k]);
+	model__free(m);
+}
+
+/* Frames built one after the other, each shown until the next (the
+ * screen's way: the array of the frame before last is reused), while
+ * processes are renamed, given command lines, exec'd and copy in phases:
+ * each frame's copy of every process is the model's, byte for byte (the
+ * name, command line and breakdowns that are not copied again when they
+ * did not change included). */
+static void test_procs_copied_as_they_are(void **state)
+{
+	enum { N = 30, TICKS = 8 };
+	struct view_opts vo = { .sort = FIELD_PID, .tree = true, .no_rows = true };
+	struct frame *f, *shown = NULL;
+	struct model *m = model__new();
+	struct cow_counts c;
+	struct proc *p;
+	char text[64];
+	size_t i;
+	int t;
+
+	(void)state;
+	for (i = 0; i < N; i++)
+		add(m, 300 + (int)i, 1, 300 + i, "w", 0);
+	for (t = 0; t < TICKS; t++) {
+		for (i = 0; i < N; i++) {
+			p = model__at(m, i);
+			snprintf(text, sizeof(text), "name%d", t);
+			if (i % 5 == (size_t)t % 5)
+				model__set_comm(p, text, strlen(text));
+			if (i % 4 == (size_t)t % 4)
+				model__set_cmdline(p, text, strlen(text));
+			if (i % 7 == (size_t)t % 7)
+				model__forget_cmdline(p);
+			c = p->counts;
+			c.cow += i % 3;
+			model__set_counts(p, &c);
+			if (i % 6 == (size_t)t % 6)
+				model__set_split(p, SPLIT_REGION, 1 + t % 3, c.cow + (unsigned)t + 1);
+			if (t % 3 == 2)
+				model__settle_split(p, SPLIT_PHASE);
+		}
+		model__tick(m, 1.0);
+		f = frame__build(m, NULL, &vo, NULL);
+		assert_non_null(f);
+		for (i = 0; i < N; i++) {
+			p = model__at(m, i);
+			assert_memory_equal(f->procs[i].comm, p->comm, sizeof(p->comm));
+			assert_memory_equal(f->procs[i].cmdline, p->cmdline, sizeof(p->cmdline));
+			assert_memory_equal(f->procs[i].split, p->split, sizeof(p->split));
+			assert_int_equal(f->procs[i].counts.cow, p->counts.cow);
+			assert_int_equal(f->procs[i].pid, p->pid);
+		}
+		frame__free(shown);
+		shown = f;
+	}
+	frame__free(shown);
+	model__free(m);
+}
+
 /* A frame for views that lay out their own rows has none, and still its
  * groups and totals. */
 static void test_no_rows(void **state)
@@ -635,6 +756,8 @@ int main(void)
 		cmocka_unit_test(test_totals_and_rows),
 		cmocka_unit_test(test_totals_keep_forgotten),
 		cmocka_unit_test(test_history_as_drawn),
+		cmocka_unit_test(test_history_idle_and_busy),
+		cmocka_unit_test(test_procs_copied_as_they_are),
 		cmocka_unit_test(test_no_rows),
 		cmocka_unit_test(test_labels_are_copies),
 		cmocka_unit_test(test_markers_cursor_and_log),

@@ -677,6 +677,44 @@ static void test_reclaim_keeps_max(void **state)
 	model__free(m);
 }
 
+/* The exited processes held are known without a pass over every process
+ * while none exits: each is removed once its time is due, not before, and
+ * one marked exited since (in this model or another) is counted at once. */
+static void test_exited_counted_and_removed(void **state)
+{
+	struct model *m = model__new(), *other = model__new();
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 20; i++)
+		add(m, 500 + (int)i, 1, 500 + i, "w", 0);
+	add(other, 900, 1, 900, "x", 0);
+	assert_int_equal(model__exited(m), 0);
+	assert_int_equal(model__remove_exited(m, 100.0), 0);
+	model__mark_exited(model__at(m, 3), 10.0);
+	model__mark_exited(model__at(m, 7), 5.0);
+	assert_int_equal(model__exited(m), 2);
+	assert_int_equal(model__remove_exited(m, 4.0), 0); /* none due */
+	assert_int_equal(model__remove_exited(m, 4.9), 0);
+	assert_int_equal(model__exited(m), 2);
+	model__mark_exited(model__at(other, 0), 1.0); /* another model's exit */
+	assert_int_equal(model__exited(m), 2);
+	assert_int_equal(model__remove_exited(m, 5.0), 1); /* pid 507 */
+	assert_int_equal(model__count(m), 19);
+	assert_int_equal(model__exited(m), 1);
+	assert_null(model__find(m, 507, 0));
+	model__mark_exited(model__find(m, 510, 0), 2.0); /* earlier than the one held */
+	assert_int_equal(model__exited(m), 2);
+	assert_int_equal(model__remove_exited(m, 2.0), 1); /* pid 510 */
+	assert_int_equal(model__remove_exited(m, 9.9), 0);
+	assert_int_equal(model__remove_exited(m, 10.0), 1); /* pid 503 */
+	assert_int_equal(model__exited(m), 0);
+	assert_int_equal(model__count(m), 17);
+	assert_int_equal(model__forgotten(m), 3);
+	model__free(m);
+	model__free(other);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -707,6 +745,7 @@ int main(void)
 		cmocka_unit_test(test_kernel_probes),
 		cmocka_unit_test(test_reclaim_keeps_max),
 		cmocka_unit_test(test_family_pct),
+		cmocka_unit_test(test_exited_counted_and_removed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,6 +2,7 @@
  * tree-line bits and prefixes. Processes are plain arrays: no model. */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -221,6 +222,81 @@ static void test_sort_memory(void **state)
 	assert_string_equal(shape(procs, 4, &o), "40:0 20:0 30:0 10:0");
 }
 
+/* What the order of a view is, written out: the key of the field, then
+ * the pid, both turned round when reversed; processes equal in both keep
+ * their order in procs. */
+static int spec_cmp(const struct proc *procs, long a, long b, const struct view_opts *o)
+{
+	const struct proc *x = &procs[a], *y = &procs[b];
+	struct fval u = field_value(o->sort, NULL, x), v = field_value(o->sort, NULL, y);
+	int r = 0;
+
+	if (o->sort == FIELD_COMM)
+		r = strcmp(x->comm, y->comm);
+	else if (fields[o->sort].type == FIELD_REAL)
+		r = (v.d > u.d) - (v.d < u.d);
+	else if (fields[o->sort].type != FIELD_IDENTITY)
+		r = (v.u > u.u) - (v.u < u.u);
+	if (!r)
+		r = (x->pid > y->pid) - (x->pid < y->pid);
+	if (o->reverse)
+		r = -r;
+	return r ? r : (a > b) - (a < b);
+}
+
+/* Many processes, most idle (copy rate 0), pids reused, in the model's
+ * order (by pid, then forks appended, then wrapped pids) or any order: a
+ * flat view lists each once, in the order spec_cmp says, whatever the sort
+ * key and direction; the parts of the layout that skip sorting what is in
+ * order already give what a full sort gives. */
+static void test_order_of_many(void **state)
+{
+	enum { N = 400 };
+	static const enum field_id keys[] = { FIELD_COW_RATE, FIELD_COW, FIELD_COMM, FIELD_PID };
+	static const double rates[] = { 0, 0, 0, 0, 0, 0, 1.5, 3, 7 };
+	struct proc *procs = calloc(N, sizeof(*procs));
+	struct row *rows = calloc(N, sizeof(*rows));
+	unsigned seed = 7, kind, k;
+	bool seen[N];
+	size_t i;
+	long n, j;
+	int pid;
+
+	(void)state;
+	assert_non_null(procs);
+	assert_non_null(rows);
+	for (kind = 0; kind < 3; kind++) {
+		for (i = 0; i < N; i++) {
+			seed = seed * 1103515245u + 12345u;
+			pid = kind == 2 ? (int)(seed >> 16) % 300 + 2 :
+				  i < N / 2 ? (int)i * 3 + 2 : (int)((seed >> 16) % 900) + 2;
+			put(procs, i, pid, 1, i + 1, rates[(seed >> 8) % 9]);
+			procs[i].counts.cow = (seed >> 4) % 3;
+			snprintf(procs[i].comm, sizeof(procs[i].comm), "w%u", (seed >> 12) % 5);
+		}
+		if (kind == 0) /* the model's usual order: by pid */
+			for (i = N / 2; i < N; i++)
+				procs[i].pid = (int)i * 3 + 2;
+		for (k = 0; k < 2 * sizeof(keys) / sizeof(*keys); k++) {
+			struct view_opts o = { .sort = keys[k / 2], .reverse = k % 2 };
+
+			n = tree_layout(procs, N, &o, rows);
+			assert_int_equal(n, N);
+			memset(seen, 0, sizeof(seen));
+			for (j = 0; j < n; j++) {
+				long at = rows[j].p - procs;
+
+				assert_false(seen[at]);
+				seen[at] = true;
+				if (j)
+					assert_true(spec_cmp(procs, rows[j - 1].p - procs, at, &o) < 0);
+			}
+		}
+	}
+	free(procs);
+	free(rows);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -232,6 +308,7 @@ int main(void)
 		cmocka_unit_test(test_relink),
 		cmocka_unit_test(test_sort_key_names),
 		cmocka_unit_test(test_sort_memory),
+		cmocka_unit_test(test_order_of_many),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

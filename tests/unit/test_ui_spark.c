@@ -155,11 +155,11 @@ static void test_series_copy_tail(void **state)
 	series__copy_tail(&s, &s, v, mk, 4); /* a copy over itself */
 	assert_int_equal(series__len(&s), 4);
 	assert_true(series__get(&s, 3) == SERIES_CAP + 2);
-	/* one value repeated, unmarked: kept once, read as many times */
+	/* one value repeated, unmarked: a run in the series itself, no storage */
 	series__init_store(&s, &st);
 	for (i = 0; i < 10; i++)
 		series__push_marked(&s, 7, 0);
-	assert_int_equal(series__tail_room(&s, 4), 1);
+	assert_int_equal(series__tail_room(&s, 4), 0);
 	assert_int_equal(series__tail_room(&s, 0), 0);
 	series__copy_tail(&t, &s, v, mk, 6);
 	assert_int_equal(series__len(&t), 6);
@@ -175,6 +175,74 @@ static void test_series_copy_tail(void **state)
 	series__push_marked(&t, 1, 0); /* no storage: nothing kept, no crash */
 	assert_int_equal(series__len(&t), 0);
 	assert_true(series__max_last(&t, 10) == 0.0);
+}
+
+/* Check s against the values and marks it was given (ref, the oldest
+ * first, n of them), and a copy of each tail of it against them too. */
+static void check_series(const struct series *s, const float *ref, const unsigned char *rmk, size_t n)
+{
+	float v[SERIES_CAP];
+	unsigned char mk[SERIES_CAP];
+	struct series t;
+	double max;
+	size_t i, k;
+
+	assert_int_equal(series__len(s), n);
+	for (i = 0; i < n; i++) {
+		assert_true(series__get(s, i) == ref[i]);
+		assert_int_equal(series__mark(s, i), rmk[i]);
+	}
+	for (k = 0; k <= n; k += 7) {
+		for (i = n - k, max = 0; i < n; i++)
+			max = ref[i] > max ? ref[i] : max;
+		assert_true(series__max_last(s, k) == max);
+		series__copy_tail(&t, s, v, mk, k);
+		assert_int_equal(series__len(&t), k);
+		for (i = 0; i < k; i++) {
+			assert_true(series__get(&t, i) == ref[n - k + i]);
+			assert_int_equal(series__mark(&t, i), rmk[n - k + i]);
+		}
+	}
+}
+
+/* A run of one value (an idle process's rate) is kept in the series, not
+ * written into its storage until it ends: whatever the pushes, markers and
+ * replacements, the series reads as every value given, and so do copies
+ * of its tails. */
+static void test_series_runs_read_as_given(void **state)
+{
+	static const float vals[] = { 0, 0, 0, 0, 5, 5, -1, 0 };
+	float ref[SERIES_CAP + 1];
+	unsigned char rmk[SERIES_CAP + 1], mark;
+	struct series_store st;
+	struct series s;
+	unsigned seed = 12345;
+	size_t n = 0, step;
+	float f;
+
+	(void)state;
+	memset(&st, 0xa5, sizeof(st)); /* storage never written reads as garbage */
+	series__init_store(&s, &st);
+	for (step = 0; step < 20 * SERIES_CAP; step++) {
+		seed = seed * 1103515245u + 12345u;
+		f = vals[(seed >> 16) % N(vals)];
+		mark = (seed >> 8) % 13 == 0 ? (unsigned char)(1 + (seed >> 4) % 3) : 0;
+		if (step > 0 && (seed >> 20) % 5 == 0) { /* a merged tick: the newest replaced */
+			series__set_last(&s, f, mark);
+			ref[n - 1] = f;
+			rmk[n - 1] = mark;
+		} else {
+			series__push_marked(&s, f, mark);
+			if (n == SERIES_CAP) {
+				memmove(ref, ref + 1, (n - 1) * sizeof(*ref));
+				memmove(rmk, rmk + 1, (n - 1) * sizeof(*rmk));
+				n--;
+			}
+			ref[n] = f;
+			rmk[n++] = mark;
+		}
+		check_series(&s, ref, rmk, n);
+	}
 }
 
 static void test_series_wraps_and_scales(void **state)
@@ -291,6 +359,7 @@ int main(void)
 		cmocka_unit_test(test_series_right_aligned),
 		cmocka_unit_test(test_series_copy_tail),
 		cmocka_unit_test(test_series_wraps_and_scales),
+		cmocka_unit_test(test_series_runs_read_as_given),
 		cmocka_unit_test(test_unknown_is_blank),
 		cmocka_unit_test(test_marks_replace_glyphs),
 		cmocka_unit_test(test_marks_never_split),

@@ -88,6 +88,44 @@ static void test_tree_sorted_by_rate(void **state)
 	model__free(m);
 }
 
+/* A frame whose rows were laid out with the view's options (a recording
+ * asked for them) gives the view its rows without a sort of its own, the
+ * same rows a view laying out by itself gets; other options sort again. */
+static void test_frame_rows_taken(void **state)
+{
+	struct view_opts vo = { .sort = FIELD_COW_RATE, .tree = true };
+	struct view_opts bare = { .sort = FIELD_COW_RATE, .tree = true, .no_rows = true };
+	struct model *m = sample();
+	struct frame *laid = frame__build(m, NULL, &vo, NULL), *none = frame__build(m, NULL, &bare, NULL);
+	struct view v, w;
+
+	(void)state;
+	assert_non_null(laid);
+	assert_non_null(none);
+	view__init(&v, &vo, false);
+	view__init(&w, &vo, false);
+	assert_int_equal(view__set_frame(&v, laid), 0);
+	assert_int_equal(view__set_frame(&w, none), 0);
+	assert_int_equal(v.sorts, 0);
+	assert_int_equal(w.sorts, 1);
+	assert_string_equal(shown(&v), "100 101 102 104 103");
+	assert_string_equal(shown(&w), "100 101 102 104 103");
+	assert_ptr_equal(v.rows[1].p, &laid->procs[1]);
+	assert_int_equal(v.rows[3].depth, 2);
+	view__reverse(&v);
+	assert_int_equal(v.sorts, 1);
+	assert_string_equal(shown(&v), "100 103 102 104 101");
+	view__reverse(&v); /* back to the frame's options */
+	assert_int_equal(v.sorts, 1);
+	view__focus_in(&v); /* a focus the frame did not lay out */
+	assert_int_equal(v.sorts, 2);
+	view__free(&v);
+	view__free(&w);
+	frame__free(laid);
+	frame__free(none);
+	model__free(m);
+}
+
 static void test_selection_clamped(void **state)
 {
 	struct view v;
@@ -538,6 +576,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tree_sorted_by_rate),
+		cmocka_unit_test(test_frame_rows_taken),
 		cmocka_unit_test(test_selection_clamped),
 		cmocka_unit_test(test_search_jumps),
 		cmocka_unit_test(test_filter_settles_once),
