@@ -85,13 +85,32 @@ cleanup()
 	return 0
 }
 
-# Stop the workload: TERM to its shell, which stops its parts and exits.
+# The pids of process $1 and of all its descendants, parents first.
+tree_of()
+{
+	local pid=$1 kid kids
+
+	echo "$pid"
+	kids=$(cat /proc/"$pid"/task/*/children 2>/dev/null) || return 0
+	for kid in $kids; do
+		tree_of "$kid"
+	done
+}
+
+# Stop the workload: TERM to its shell, which stops its parts and exits;
+# what is left of it after 30 s (a part stuck, a shell waiting on a child
+# of its own) is killed, parents first so that nothing starts again.
 stop_workload()
 {
-	local pid
+	local pid p
 
 	pid=$(cat "$out/workload.pid" 2>/dev/null) || return 0
 	kill -TERM "$pid" 2>/dev/null || true
+	gone_within "$pid" 30 && return 0
+	note "the workload still runs 30 s after TERM: killing it"
+	for p in $(tree_of "$pid"); do
+		kill -KILL "$p" 2>/dev/null || true
+	done
 }
 
 while [ $# -gt 0 ]; do
@@ -201,12 +220,17 @@ while [ "$(date +%s)" -lt "$end" ]; do
 	pause_for 5
 done
 ran=$(($(date +%s) - t0))
+# Every wait below is bounded by the clock: the summary is always reached.
+rc=0
 if alive "$cowtop_pid"; then
 	stop_workload
-	gone_within "$cowtop_pid" 60 || note "cowtop still running 60 s after the workload was stopped"
+	if ! gone_within "$cowtop_pid" 60; then
+		note "cowtop still running 60 s after the workload was stopped: SIGINT"
+		rc=124
+		stop_child "$cowtop_pid" INT
+	fi
 fi
-rc=0
-wait "$cowtop_pid" || rc=$?
+[ "$rc" -ne 0 ] || wait "$cowtop_pid" || rc=$?
 cowtop_pid=
 stop_child "$scrape_pid" TERM
 scrape_pid=
