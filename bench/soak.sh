@@ -333,6 +333,11 @@ scrapes_ok=$(awk '$2 == 200' "$out/scrapes.tsv" 2>/dev/null | wc -l)
 read -r rss_warm_age rss_warm < <(awk -v w="$warmup" '$1 >= w { print; exit }' "$out/rss.tsv") || true
 read -r rss_end_age rss_end < <(tail -n 1 "$out/rss.tsv") || true
 rss_max=$(awk 'BEGIN { m = 0 } $2 > m { m = $2 } END { print m }' "$out/rss.tsv")
+# The mean of each 10 minutes, MiB (a heap trimmed once in ten frames swings
+# between samples: a mean says more than one sample).
+rss_means=$(awk '{ b = int($1 / 600); s[b] += $2; n[b]++; if (b > m) m = b }
+	END { for (i = 0; i <= m; i++) if (n[i]) printf "%s%.0f", (i ? ", " : ""), s[i] / n[i] / 1024 }' \
+	"$out/rss.tsv")
 
 # Replay and diff.
 replay_rc=0
@@ -352,6 +357,7 @@ diff_rc=0
 echo "soak: $ran s (asked $duration), workload: a stackload worker every $gap ms ($pages pages), phaseload and sitesload in loops"
 echo "  processes seen in the recording: $rec_procs, frames: $rec_frames"
 echo "  cowtop RSS: ${rss_warm:-?} KiB at ${rss_warm_age:-?} s (after warm-up), ${rss_end:-?} KiB at ${rss_end_age:-?} s (end), max $rss_max KiB"
+echo "  cowtop RSS, mean of each 10 minutes: ${rss_means:-?} MiB"
 if [ -n "${rss_warm:-}" ] && [ -n "${rss_end:-}" ]; then
 	echo "  RSS growth after warm-up: $((rss_end - rss_warm)) KiB"
 fi
