@@ -189,6 +189,9 @@ void model__set_base(struct proc *p, const struct cow_counts *raw)
 	q->base = *raw;
 	memset(&p->counts, 0, sizeof(p->counts));
 	q->cow_prev = q->cow_start = 0;
+	/* "other" was settled from the copies before (the region counters
+	 * themselves are held until then) */
+	p->split[SPLIT_REGION].v[0] = p->region_cow = 0;
 }
 
 /* Take a name of len bytes (maybe unterminated), cut to fit. */
@@ -294,6 +297,8 @@ void model__settle_regions(struct proc *p, unsigned long long unnamed)
 	unsigned long long sum = 0, seen, *other = &p->split[SPLIT_REGION].v[0];
 	int i;
 
+	if (!p->counts.cow) /* no copy, so no part either (the common case) */
+		return;
 	for (i = 1; i < SPLIT_SLOTS; i++)
 		sum += p->split[SPLIT_REGION].v[i];
 	seen = p->exited ? p->counts.cow : p->region_cow;

@@ -986,6 +986,36 @@ static void test_launch_base_and_hits(void **state)
 	assert_true(f->c.launched_execd);
 }
 
+/* The launched command's copies before its exec (cowtop's, behind the
+ * launch gate) were read and settled as its "other" region; the exec takes
+ * them off its copies, and off "other" too: its 5 copies after the exec
+ * are not raised to the 30 made before. */
+static void test_launch_base_other(void **state)
+{
+	struct fixture *f = *state;
+	struct tracer_proc *e;
+	struct proc *p;
+	int tick;
+
+	f->c.launched = 60;
+	watch_held(f, 60, "cowtop", 1500);
+	e = &f->t.map[0];
+	e->counts.cow = 30;
+	collect__tick(&f->c, 1.0);
+	collect__tick(&f->c, 1.0);
+	p = model__find(f->m, 60, 1500);
+	assert_int_equal(frame_split_none(p, SPLIT_REGION), 30);
+	queue(f, TRACER_EXEC, 60, 1, 1500, 30, "cmd");
+	e->counts.cow = 35;
+	for (tick = 0; tick < 3; tick++) {
+		collect__tick(&f->c, 1.0);
+		assert_true(p->counts.cow <= 5);
+		assert_true(frame_split_none(p, SPLIT_REGION) <= p->counts.cow);
+	}
+	assert_int_equal(p->counts.cow, 5);
+	assert_int_equal(frame_split_none(p, SPLIT_REGION), 5);
+}
+
 /* The launched command was read from /proc as cowtop's fork, before its
  * exec: that RSS and VSZ were cowtop's. An exec makes them unknown until
  * read again (an exit before the next refresh leaves them unknown). */
@@ -1431,6 +1461,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_exit_causes_and_respawns, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_vanishing_from_proc, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_launch_base_and_hits, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_launch_base_other, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exec_forgets_memory, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_inherited_from_fork, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_inherited_from_map, setup, teardown),
