@@ -14,9 +14,12 @@
 #   - sitesload --rounds 20, again and again: its work phase fired 20 times.
 # Meanwhile /metrics is scraped with curl every second and cowtop's VmRSS
 # read every 10 s. After DURATION seconds the workload is stopped (cowtop
-# exits when its command ends) and the run is checked:
+# exits when its command ends; what is left of the workload 30 s after
+# TERM is killed, and cowtop is interrupted if it has not ended 60 s after
+# its workload: every wait is bounded by the clock) and the run is checked:
 #   - RSS: after the warm-up (the first sample at or past WARMUP s), at the
-#     end, and the largest; the growth from warm-up to the end;
+#     end, and the largest; the growth from warm-up to the end; the mean of
+#     each 10 minutes;
 #   - capture failures: the "failed" count of the stacks status in the
 #     recording, at the end of the warm-up and at the end;
 #   - monotonic: in the recording, every counter of every process (by pid
