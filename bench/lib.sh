@@ -54,26 +54,29 @@ nprocs()
 	echo "${#pids[@]}"
 }
 
-# Is process $1 alive (and not a zombie)?
+# Is process $1 alive (and not a zombie)? Shell builtins only: a busy
+# machine makes every command started here slow.
 alive()
 {
-	local state
+	local line
 
-	[ -r "/proc/$1/stat" ] || return 1
-	state=$(awk '{ sub(/.*\) /, ""); print $1 }' "/proc/$1/stat" 2>/dev/null) || return 1
-	[ -n "$state" ] && [ "$state" != Z ]
+	read -r line 2>/dev/null <"/proc/$1/stat" || return 1
+	line=${line##*) }
+	[ -n "$line" ] && [ "${line%% *}" != Z ]
 }
 
-# Wait up to $2 seconds for process $1 to go away; fail if it does not.
+# Wait up to $2 seconds for process $1 to go away; fail if it does not. The
+# bound is the clock's, not a count of naps: on a loaded machine each nap
+# takes far longer than asked.
 gone_within()
 {
-	local pid=$1 i
+	local pid=$1 end=$((SECONDS + $2))
 
-	for ((i = 0; i < $2 * 10; i++)); do
-		alive "$pid" || return 0
+	while alive "$pid"; do
+		[ "$SECONDS" -lt "$end" ] || return 1
 		sleep 0.1
 	done
-	return 1
+	return 0
 }
 
 # Stop our child $1: signal $2 (default INT), then harder; reap it.

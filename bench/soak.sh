@@ -14,15 +14,19 @@
 #   - sitesload --rounds 20, again and again: its work phase fired 20 times.
 # Meanwhile /metrics is scraped with curl every second and cowtop's VmRSS
 # read every 10 s. After DURATION seconds the workload is stopped (cowtop
-# exits when its command ends) and the run is checked:
+# exits when its command ends; what is left of the workload 30 s after
+# TERM is killed, and cowtop is interrupted if it has not ended 60 s after
+# its workload: every wait is bounded by the clock) and the run is checked:
 #   - RSS: after the warm-up (the first sample at or past WARMUP s), at the
-#     end, and the largest; the growth from warm-up to the end;
+#     end, and the largest; the growth from warm-up to the end; the mean of
+#     each 10 minutes;
 #   - capture failures: the "failed" count of the stacks status in the
 #     recording, at the end of the warm-up and at the end;
 #   - monotonic: in the recording, every counter of every process (by pid
 #     and start time: cow_pages, cow_kernel, reuse, zero_fill,
 #     children_forked, children_exited, reclaim stalls, each region and
-#     phase) and of the frame (lost, stacks failed, markers_lost) never
+#     phase) and of the frame (lost, stacks failed; not markers_lost, which
+#     counts the hits dropped in its frame's interval only) never
 #     decreases; in the scrapes, every *_total series present in two
 #     consecutive scrapes never decreases;
 #   - the recording replays (cowtop -r FILE -b -f json: exit 0, as many
@@ -60,6 +64,7 @@ scrape_pid=
 rss_pid=
 nap_pid=
 stop_timeout=30
+check_timeout=1800
 
 usage()
 {
@@ -85,13 +90,32 @@ cleanup()
 	return 0
 }
 
-# Stop the workload: TERM to its shell, which stops its parts and exits.
+# The pids of process $1 and of all its descendants, parents first.
+tree_of()
+{
+	local pid=$1 kid kids
+
+	echo "$pid"
+	kids=$(cat /proc/"$pid"/task/*/children 2>/dev/null) || return 0
+	for kid in $kids; do
+		tree_of "$kid"
+	done
+}
+
+# Stop the workload: TERM to its shell, which stops its parts and exits;
+# what is left of it after 30 s (a part stuck, a shell waiting on a child
+# of its own) is killed, parents first so that nothing starts again.
 stop_workload()
 {
-	local pid
+	local pid p
 
 	pid=$(cat "$out/workload.pid" 2>/dev/null) || return 0
 	kill -TERM "$pid" 2>/dev/null || true
+	gone_within "$pid" 30 && return 0
+	note "the workload still runs 30 s after TERM: killing it"
+	for p in $(tree_of "$pid"); do
+		kill -KILL "$p" 2>/dev/null || true
+	done
 }
 
 while [ $# -gt 0 ]; do
@@ -201,12 +225,17 @@ while [ "$(date +%s)" -lt "$end" ]; do
 	pause_for 5
 done
 ran=$(($(date +%s) - t0))
+# Every wait below is bounded by the clock: the summary is always reached.
+rc=0
 if alive "$cowtop_pid"; then
 	stop_workload
-	gone_within "$cowtop_pid" 60 || note "cowtop still running 60 s after the workload was stopped"
+	if ! gone_within "$cowtop_pid" 60; then
+		note "cowtop still running 60 s after the workload was stopped: SIGINT"
+		rc=124
+		stop_child "$cowtop_pid" INT
+	fi
 fi
-rc=0
-wait "$cowtop_pid" || rc=$?
+[ "$rc" -ne 0 ] || wait "$cowtop_pid" || rc=$?
 cowtop_pid=
 stop_child "$scrape_pid" TERM
 scrape_pid=
@@ -218,7 +247,7 @@ ok=1
 fail() { ok=0; echo "FAIL: $*"; }
 
 # The recording: monotonic counters, stacks status, frames.
-python3 - "$out/soak.rec" "$warmup" >"$out/recording.txt" <<'EOF'
+python3 - "$out/soak.rec" "$warmup" >"$out/recording.txt" <<'EOF' || note "the recording could not be checked (see $out/recording.txt)"
 import json, sys
 path, warmup = sys.argv[1], float(sys.argv[2])
 proc_keys = ("cow_pages", "cow_kernel", "reuse", "zero_fill", "children_forked",
@@ -240,8 +269,8 @@ for line in open(path):
             failed_warm = st["failed"]
         failed_end = st["failed"]
         series.append((t - t0, st["failed"]))
-    for k, v in (("lost", f.get("lost")), ("stacks.failed", st.get("failed")),
-                 ("markers_lost", f.get("markers_lost"))):
+    # markers_lost is of the frame's interval only: not a counter
+    for k, v in (("lost", f.get("lost")), ("stacks.failed", st.get("failed"))):
         if isinstance(v, (int, float)):
             if k in frame_prev and v < frame_prev[k]:
                 bad.append("frame %d: %s %s -> %s" % (frames, k, frame_prev[k], v))
@@ -301,21 +330,29 @@ decreases=$(awk '$1 == "decreases" { print $2 }' "$out/recording.txt")
 rate_first=$(awk '$1 == "failed_rate_first" { print $2 }' "$out/recording.txt")
 rate_last=$(awk '$1 == "failed_rate_last" { print $2 }' "$out/recording.txt")
 rate_window=$(awk '$1 == "failed_window" { print $2 }' "$out/recording.txt")
-scrape_dec=$(wc -l <"$out/scrape-decreases.txt" 2>/dev/null || echo 0)
-scrapes=$(wc -l <"$out/scrapes.tsv" 2>/dev/null || echo 0)
+scrape_dec=$(cat "$out/scrape-decreases.txt" 2>/dev/null | wc -l)
+scrapes=$(cat "$out/scrapes.tsv" 2>/dev/null | wc -l)
 scrapes_ok=$(awk '$2 == 200' "$out/scrapes.tsv" 2>/dev/null | wc -l)
 
 # RSS: the first sample at or past the warm-up, the last, the largest.
 read -r rss_warm_age rss_warm < <(awk -v w="$warmup" '$1 >= w { print; exit }' "$out/rss.tsv") || true
 read -r rss_end_age rss_end < <(tail -n 1 "$out/rss.tsv") || true
 rss_max=$(awk 'BEGIN { m = 0 } $2 > m { m = $2 } END { print m }' "$out/rss.tsv")
+# The mean of each 10 minutes, MiB (a heap trimmed once in ten frames swings
+# between samples: a mean says more than one sample).
+rss_means=$(awk '{ b = int($1 / 600); s[b] += $2; n[b]++; if (b > m) m = b }
+	END { for (i = 0; i <= m; i++) if (n[i]) printf "%s%.0f", (i ? ", " : ""), s[i] / n[i] / 1024 }' \
+	"$out/rss.tsv")
 
 # Replay and diff.
+# Bounded too (status 124 when cut): an hour's recording replays in minutes.
 replay_rc=0
-"$cowtop" -r "$out/soak.rec" -b -f json >"$out/replay.json" 2>"$out/replay.err" || replay_rc=$?
+timeout -s INT -k 30 "$check_timeout" "$cowtop" -r "$out/soak.rec" -b -f json \
+	>"$out/replay.json" 2>"$out/replay.err" || replay_rc=$?
 replay_frames=$(grep -c '^{' "$out/replay.json" || true)
 diff_rc=0
-"$cowtop" --diff "$out/soak.rec" "$out/soak.rec" >"$out/diff.txt" 2>"$out/diff.err" || diff_rc=$?
+timeout -s INT -k 30 "$check_timeout" "$cowtop" --diff "$out/soak.rec" "$out/soak.rec" \
+	>"$out/diff.txt" 2>"$out/diff.err" || diff_rc=$?
 
 [ "$rc" -eq 0 ] || fail "cowtop exit status $rc (see $out/cowtop.err)"
 [ "$ran" -ge "$duration" ] || fail "cowtop ended after $ran s of $duration"
@@ -328,6 +365,7 @@ diff_rc=0
 echo "soak: $ran s (asked $duration), workload: a stackload worker every $gap ms ($pages pages), phaseload and sitesload in loops"
 echo "  processes seen in the recording: $rec_procs, frames: $rec_frames"
 echo "  cowtop RSS: ${rss_warm:-?} KiB at ${rss_warm_age:-?} s (after warm-up), ${rss_end:-?} KiB at ${rss_end_age:-?} s (end), max $rss_max KiB"
+echo "  cowtop RSS, mean of each 10 minutes: ${rss_means:-?} MiB"
 if [ -n "${rss_warm:-}" ] && [ -n "${rss_end:-}" ]; then
 	echo "  RSS growth after warm-up: $((rss_end - rss_warm)) KiB"
 fi

@@ -65,8 +65,9 @@ static void region_line(struct line *l, const struct split_part *part, unsigned 
 }
 
 /* Fill out (room for max lines, REGIONS_LINES is enough) with the pane of
- * p in frame f, cols wide: a title, a line per region (heap, stack, anon,
- * the files with copies, other last), a legend. Returns the lines used. */
+ * p in frame f, cols wide: a title (with the copies not classified yet, if
+ * any), a line per region (heap, stack, anon, the files with copies, other
+ * last), a legend. Returns the lines used. */
 size_t regions_build(const struct frame *f, const struct proc *p, int cols, bool utf8,
 		     struct line *out, size_t max)
 {
@@ -89,6 +90,8 @@ size_t regions_build(const struct frame *f, const struct proc *p, int cols, bool
 		total += part[i].pages;
 	row_name(p, utf8, name, sizeof(name));
 	line_add(l, ROLE_PLAIN, "pid %d %s, %llu cop%s", p->pid, name, total, total == 1 ? "y" : "ies");
+	if (p->counts.cow > total) /* pending in the kernel when read: next frame */
+		line_add(l, ROLE_DIM, " (%llu not classified yet)", p->counts.cow - total);
 	line_fit(l, cols);
 	line_next(out, max, &n);
 	lcols = label_cols(part, nparts);

@@ -129,6 +129,7 @@ struct region_walk {
 	struct collect *c;
 	struct region_part *v;
 	size_t n, cap;
+	bool read; /* the map was read (not skipped: nothing changed) */
 };
 
 /* One (process, region) counter: find its process (live, or exited this
@@ -146,10 +147,13 @@ static void on_region(const struct tracer_region *r, void *ctx)
 
 	if (!p || r->kind == REGION_OTHER)
 		return;
+	w->read = true;
 	if (r->kind == REGION_FILE)
 		slot = file_slot(w->c, p, r->dev, r->ino);
 	else if ((size_t)r->kind < sizeof(fixed) / sizeof(*fixed))
 		slot = fixed[r->kind];
+	if (slot < 0)
+		p->track.unnamed_now += r->pages; /* in no slot, not "other" either */
 	if (slot <= 0)
 		return;
 	if (w->n == w->cap) {
@@ -184,8 +188,11 @@ void collect__regions(struct collect *c, bool changed_only)
 	struct region_walk w = { .c = c };
 	size_t i, j;
 
+	struct proc *p;
+	int e;
+
 	/* Unless this tick reads everything, none when nothing changed. */
-	tracer__for_each_region(c->tracer, changed_only, on_region, &w);
+	e = tracer__for_each_region(c->tracer, changed_only, on_region, &w);
 	if (w.n > 1) /* qsort wants an array, even an empty one */
 		qsort(w.v, w.n, sizeof(*w.v), cmp_part);
 	for (i = 0; i < w.n; i = j) {
@@ -196,4 +203,14 @@ void collect__regions(struct collect *c, bool changed_only)
 		model__set_split(w.v[i].p, SPLIT_REGION, w.v[i].slot, sum);
 	}
 	free(w.v);
+	/* A read is of every counter: the unnamed copies as it counted them
+	 * (a skipped read changed none). A read that failed in part (a slot
+	 * read refused) settles nothing: what it missed may still pend. */
+	for (i = 0; (p = model__at(c->model, i)); i++) {
+		if (w.read)
+			p->track.unnamed = p->track.unnamed_now;
+		p->track.unnamed_now = 0;
+		if (!e)
+			model__settle_regions(p, p->track.unnamed);
+	}
 }

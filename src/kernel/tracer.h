@@ -191,7 +191,8 @@ int tracer__discover(struct tracer *t, bool add, tracer_task_fn fn, void *ctx);
 /* Every (process, region) counter, forgotten processes' included until
  * this walk, which then drops them (tracer__forget only queues that).
  * With changed_only, none when nothing was added to them, pending or
- * counted, and no process was forgotten since the last call. */
+ * counted, and no process was forgotten since the last call. -errno when
+ * the pending counts could not be read (the map's were given). */
 int tracer__for_each_region(struct tracer *t, bool changed_only, tracer_region_fn fn, void *ctx);
 /* The name the kernel side kept of the file dev:ino (user-space dev_t)
  * when it first classified a copy there, into buf; -ENOENT when none. */

@@ -88,14 +88,16 @@ static int read_regions(struct tracer *t, struct regions *r, struct regions *gon
 }
 
 /* Whether the pending region count of a slot belongs to the process the
- * map counts under its tgid now (not to an exited one of a reused pid). */
+ * map counts under its tgid now (not to an exited one of a reused pid),
+ * and still pends: at its exit the kernel put every pending count of the
+ * process into the map, leaving other CPUs' slots as they were. */
 static bool pending_is_current(struct tracer *t, const struct cowtop_slot *s)
 {
 	struct cowtop_proc p;
 	__u32 key = s->rkey.tgid;
 
 	return bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.procs), &key, &p) == 0 &&
-	       ticks_of(t, p.start_ns) == ticks_of(t, s->rstart);
+	       !p.exited && ticks_of(t, p.start_ns) == ticks_of(t, s->rstart);
 }
 
 /* Add the region counts pending in the slots, read after the map (a flush
@@ -112,6 +114,7 @@ static int add_pending_regions(struct tracer *t, struct regions *r)
 	if (!a || !b || bpf_map_lookup_elem(fd, &zero, a) || bpf_map_lookup_elem(fd, &zero, b)) {
 		free(t->region_slots); /* pending counts left out: the next call reads again */
 		t->region_slots = NULL;
+		e = -ENOMEM; /* the caller takes the counts as incomplete */
 		goto out;
 	}
 	if (r->n > 1)

@@ -679,12 +679,15 @@ int frame_nlabels(const struct frame *f, enum split_kind k)
 	return (unsigned)k < SPLIT_KINDS ? f->nlabels[k] : 0;
 }
 
-/* Copies p made outside every slot of breakdown k. */
+/* Copies p made outside every slot of breakdown k: for regions the
+ * settled "other" (copies not classified yet are in no part). */
 unsigned long long frame_split_none(const struct proc *p, enum split_kind k)
 {
 	unsigned long long in = 0;
 	int i;
 
+	if (k == SPLIT_REGION)
+		return p->split[k].v[0];
 	for (i = 1; i < SPLIT_SLOTS; i++)
 		in += p->split[k].v[i];
 	return p->counts.cow > in ? p->counts.cow - in : 0;
@@ -693,7 +696,8 @@ unsigned long long frame_split_none(const struct proc *p, enum split_kind k)
 /* p's copies split by breakdown k in the order every view shows them:
  * slots 1.. with copies (every slot when all, and the fixed region slots
  * always), then slot 0 ("outside"/"other") last, always. Returns how many
- * parts were put in out; they add up to p's copies. */
+ * parts were put in out; they add up to p's copies (for regions, less the
+ * copies not classified yet). */
 int frame_split_parts(const struct frame *f, const struct proc *p, enum split_kind k, bool all,
 		      struct split_part out[SPLIT_SLOTS])
 {

@@ -205,6 +205,9 @@ void model__set_base(struct proc *p, const struct cow_counts *raw)
 	q->base = *raw;
 	memset(&p->counts, 0, sizeof(p->counts));
 	q->cow_prev = q->cow_start = 0;
+	/* "other" was settled from the copies before (the region counters
+	 * themselves are held until then) */
+	p->split[SPLIT_REGION].v[0] = p->region_cow = 0;
 }
 
 /* Take a name of len bytes (maybe unterminated), cut to fit. */
@@ -303,6 +306,37 @@ void model__settle_split(struct proc *p, enum split_kind k)
  * exited processes saw the same count holds no exited process it did not
  * count then (p has no way to its model: one count for all). */
 static unsigned long long model_exits;
+
+/* Settle p's "other" region (v[0]) once a tick has read its regions:
+ * unnamed pages were read in files not named yet. A copy counted in
+ * p->counts.cow can still pend in a CPU's slot, unclassified, when the
+ * regions are read; the tracer reads the slots too, but a slot flushed to
+ * the map during the read is missed, until the next read finds it in the
+ * map. So the copies of the read before (region_cow) less what is
+ * classified now is at most what was made outside every region: "other"
+ * is raised to it, never more, and never falls. Once p has exited, its
+ * slots were flushed before the regions were read: its count less what is
+ * classified is other. The count is raised to the parts, as by
+ * model__set_split: the parts never exceed the whole. What is in no part
+ * is not classified yet. */
+void model__settle_regions(struct proc *p, unsigned long long unnamed)
+{
+	unsigned long long sum = 0, seen, *other = &p->split[SPLIT_REGION].v[0];
+	int i;
+
+	if (!p->counts.cow) /* no copy, so no part either (the common case) */
+		return;
+	for (i = 1; i < SPLIT_SLOTS; i++)
+		sum += p->split[SPLIT_REGION].v[i];
+	seen = p->exited ? p->counts.cow : p->region_cow;
+	if (seen > sum + unnamed + *other) {
+		*other = seen - sum - unnamed;
+		restamp(p);
+	}
+	if (p->counts.cow < sum + *other)
+		p->counts.cow = sum + *other;
+	p->region_cow = p->counts.cow;
+}
 
 /* Mark p exited at time now (model clock, seconds). */
 void model__mark_exited(struct proc *p, double now)

@@ -49,9 +49,11 @@ enum {
 	SPLIT_REGION_FILES = 4, /* first slot of a file */
 };
 
-/* Copies of one process split by one kind; v[0] is the floor of "none"
- * kept by model__settle_split, else 0 (the rest, "none" or "other", is
- * computed: counts.cow less the sum of the others). */
+/* Copies of one process split by one kind. Phases: v[0] is the floor of
+ * "outside" kept by model__settle_split, else 0 (the rest is computed:
+ * counts.cow less the sum of the others). Regions: v[0] is "other" itself,
+ * kept by model__settle_regions; copies not classified yet (pending in a
+ * CPU's slot when read) are in no slot until they are. */
 struct split {
 	unsigned long long v[SPLIT_SLOTS];
 };
@@ -74,6 +76,8 @@ struct proc_track {
 	unsigned cmdline_tick;       /* the collector's tick of the first of them */
 	bool born;                   /* seen forked or exec'd: all of those reads count */
 	unsigned long long probes_vsz; /* vsz_kib when its maps were last looked at for -u probes */
+	unsigned long long unnamed;    /* region copies in files not named yet, as last read */
+	unsigned long long unnamed_now; /* the same, counted by the read going on */
 };
 
 /* One process: public data, read by everyone, written only through model__*
@@ -94,6 +98,8 @@ struct proc {
 	double cow_rate;               /* copies per second over the last interval */
 	unsigned long long rss_kib, vsz_kib;
 	struct split split[SPLIT_KINDS];
+	unsigned long long region_cow; /* counts.cow at the last region read (see
+	                                  model__settle_regions) */
 	struct series rate;            /* cow_rate history, one value a tick: SERIES_CAP
 	                                  in the model, what the views draw in a frame */
 	struct smaps smaps;
@@ -146,6 +152,7 @@ void model__set_mem(struct proc *p, char state, unsigned long long rss_kib, unsi
 void model__forget_mem(struct proc *p);                               /* an exec: unknown again */
 void model__set_split(struct proc *p, enum split_kind k, int slot, unsigned long long pages); /* keeps max */
 void model__settle_split(struct proc *p, enum split_kind k); /* read last: none never falls */
+void model__settle_regions(struct proc *p, unsigned long long unnamed); /* other never falls */
 void model__mark_exited(struct proc *p, double now);
 void model__set_exit(struct proc *p, int status, bool oom);           /* the kernel's word */
 void model__set_oom(struct proc *p);                                  /* chosen by the OOM killer */

@@ -210,7 +210,8 @@ void procjson_write(struct jbuf *b, const struct frame *fr, const struct row *r)
 	jbuf_putc(b, '}');
 }
 
-/* A process's copies by kind k, as the frame wrote them (slot 0 is computed). */
+/* A process's copies by kind k, as the frame wrote them (the phases' slot 0
+ * is computed; the regions' "other" is a figure of its own, not the rest). */
 static void take_split(const struct procjson_in *in, json_object *o, enum split_kind k, struct proc *p)
 {
 	json_object *s = jread_get(o, k == SPLIT_REGION ? "cow_by_region" : "cow_by_phase");
@@ -220,7 +221,7 @@ static void take_split(const struct procjson_in *in, json_object *o, enum split_
 	json_object_object_foreach(s, key, val) {
 		int slot = in->label_slot(in->ctx, k, key);
 
-		if (slot > 0)
+		if (slot > 0 || (slot == 0 && k == SPLIT_REGION))
 			p->split[k].v[slot] = jread_count(in->jr, s, key, NULL);
 	}
 }

@@ -17,6 +17,7 @@
 #include <sys/sysmacros.h>
 #include <cmocka.h>
 #include "collect.h"
+#include "frame.h"
 
 #define FAKE_MAX 32
 
@@ -985,6 +986,36 @@ static void test_launch_base_and_hits(void **state)
 	assert_true(f->c.launched_execd);
 }
 
+/* The launched command's copies before its exec (cowtop's, behind the
+ * launch gate) were read and settled as its "other" region; the exec takes
+ * them off its copies, and off "other" too: its 5 copies after the exec
+ * are not raised to the 30 made before. */
+static void test_launch_base_other(void **state)
+{
+	struct fixture *f = *state;
+	struct tracer_proc *e;
+	struct proc *p;
+	int tick;
+
+	f->c.launched = 60;
+	watch_held(f, 60, "cowtop", 1500);
+	e = &f->t.map[0];
+	e->counts.cow = 30;
+	collect__tick(&f->c, 1.0);
+	collect__tick(&f->c, 1.0);
+	p = model__find(f->m, 60, 1500);
+	assert_int_equal(frame_split_none(p, SPLIT_REGION), 30);
+	queue(f, TRACER_EXEC, 60, 1, 1500, 30, "cmd");
+	e->counts.cow = 35;
+	for (tick = 0; tick < 3; tick++) {
+		collect__tick(&f->c, 1.0);
+		assert_true(p->counts.cow <= 5);
+		assert_true(frame_split_none(p, SPLIT_REGION) <= p->counts.cow);
+	}
+	assert_int_equal(p->counts.cow, 5);
+	assert_int_equal(frame_split_none(p, SPLIT_REGION), 5);
+}
+
 /* The launched command was read from /proc as cowtop's fork, before its
  * exec: that RSS and VSZ were cowtop's. An exec makes them unknown until
  * read again (an exit before the next refresh leaves them unknown). */
@@ -1337,6 +1368,68 @@ static void test_splits_never_fall_late(void **state)
 	splits_never_fall(*state, true);
 }
 
+/* A worker's copies still pending in a CPU's slot are counted in its
+ * copies but missed by a region read (the slot was flushed into the map
+ * while the map was read); the next read finds them in the map. A file it
+ * copied in is named only later. Its "other" region (2 copies in no
+ * region) never falls and never shows more than it made there, at a tick
+ * or at its exit; the parts never exceed its copies, nor its copies what
+ * it made. */
+static void test_region_other_never_falls(void **state)
+{
+	static const struct {
+		unsigned long long cow, anon, file; /* its copies; anon and file as read */
+		bool named;
+	} tick[] = {
+		{ 3, 1, 0, false },   /* 2 in no region, 1 in anon */
+		{ 67, 1, 0, false },  /* 64 more in anon, pending, missed by the read */
+		{ 67, 65, 0, false }, /* ... found in the map */
+		{ 75, 65, 8, false }, /* 8 in a file not named yet */
+		{ 75, 65, 8, false },
+		{ 75, 65, 8, true },  /* named */
+	};
+	struct fixture *f = *state;
+	unsigned long long other = 0, parts;
+	struct proc *p;
+	size_t i;
+	int j;
+
+	watch_held(f, 70, "worker", 1200);
+	maps_put(f, 70, "");
+	region_put_of(f, 70, 1200, REGION_ANON, 0);
+	region_put(f, 70, REGION_FILE, 8, 0x11, 123, 0);
+	f->t.regions[1].start = 1200;
+	p = model__find(f->m, 70, 1200);
+	for (i = 0; i <= sizeof(tick) / sizeof(*tick); i++) {
+		bool exits = i == sizeof(tick) / sizeof(*tick);
+
+		if (exits) { /* it exits: every pending count is in the map */
+			queue(f, TRACER_EXIT, 70, 1, 1200, 75, "worker");
+			f->t.map[0].exited = true;
+		} else {
+			f->t.map[0].counts.cow = tick[i].cow;
+			f->t.regions[0].pages = tick[i].anon;
+			f->t.regions[1].pages = tick[i].file;
+			if (tick[i].named && !f->t.nfiles)
+				f->t.files[f->t.nfiles++] = (typeof(f->t.files[0])){
+					makedev(8, 0x11), 123, "late.so" };
+		}
+		collect__tick(&f->c, 1.0);
+		assert_true(frame_split_none(p, SPLIT_REGION) >= other);
+		other = frame_split_none(p, SPLIT_REGION);
+		assert_true(other <= 2);
+		for (parts = other, j = 1; j < SPLIT_SLOTS; j++)
+			parts += p->split[SPLIT_REGION].v[j];
+		assert_true(parts <= p->counts.cow);
+		assert_true(p->counts.cow <= (exits ? 75 : tick[i].cow));
+	}
+	assert_true(p->exited);
+	assert_int_equal(p->counts.cow, 75);
+	assert_int_equal(other, 2);
+	assert_int_equal(p->split[SPLIT_REGION].v[SPLIT_REGION_ANON], 65);
+	assert_int_equal(p->split[SPLIT_REGION].v[model__add_label(f->m, SPLIT_REGION, "file:late.so")], 8);
+}
+
 /* The launched command's regions are held until its exec. */
 static void test_regions_held_for_launch(void **state)
 {
@@ -1368,6 +1461,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_exit_causes_and_respawns, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_vanishing_from_proc, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_launch_base_and_hits, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_launch_base_other, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exec_forgets_memory, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_inherited_from_fork, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_inherited_from_map, setup, teardown),
@@ -1381,6 +1475,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_regions_exited_back_off, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_splits_never_fall, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_splits_never_fall_late, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_region_other_never_falls, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

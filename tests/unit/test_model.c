@@ -406,6 +406,11 @@ static void test_split_raises_count(void **state)
 	model__set_counts(p, &raw);
 	assert_int_equal(p->counts.cow, 20);
 	assert_int_equal(frame_split_none(p, SPLIT_PHASE), 7);
+	/* region "other" is settled from the copies of the read before */
+	assert_int_equal(frame_split_none(p, SPLIT_REGION), 0);
+	model__settle_regions(p, 0);
+	assert_int_equal(frame_split_none(p, SPLIT_REGION), 0);
+	model__settle_regions(p, 0);
 	assert_int_equal(frame_split_none(p, SPLIT_REGION), 18);
 	model__free(m);
 }

@@ -254,11 +254,13 @@ static void test_usdt_parts(void **state)
 }
 
 /* sample() with the child's 42 copies split by region: heap 20, anon 10,
- * 5 in libc, 7 left to other; a file with none, one with a hostile name. */
+ * 5 in libc, 7 left to other (as two region reads settle it); a file with
+ * none, one with a hostile name. */
 static struct model *sample_regions(void)
 {
 	struct model *m = sample();
-	struct proc *c = model__find(m, 101, 0);
+	struct proc *c = model__find(m, 101, 0), *p;
+	size_t i;
 	int libc = model__add_label(m, SPLIT_REGION, "file:libc.so.6");
 	int hostile = model__add_label(m, SPLIT_REGION, "file:\x1b[2J \"x\n");
 
@@ -267,6 +269,10 @@ static struct model *sample_regions(void)
 	model__set_split(c, SPLIT_REGION, 3, 8);
 	model__set_split(c, SPLIT_REGION, libc, 5);
 	model__set_split(c, SPLIT_REGION, hostile, 2);
+	for (i = 0; (p = model__at(m, i)); i++) {
+		model__settle_regions(p, 0);
+		model__settle_regions(p, 0);
+	}
 	return m;
 }
 

@@ -61,6 +61,8 @@ static struct model *workload(void)
 	model__set_smaps(a, &s, 1000.0);
 	model__set_split(b, SPLIT_REGION, SPLIT_REGION_ANON, 2500);
 	model__set_split(b, SPLIT_REGION, model__add_label(m, SPLIT_REGION, "file:libc.so.6"), 7);
+	model__settle_regions(b, 0); /* two region reads: 493 copies in no region */
+	model__settle_regions(b, 0);
 	model__set_split(a, SPLIT_PHASE, model__add_phase(m, "ruby:gc"), 600);
 	model__add_marker(m, &(struct marker){ .time = 1000.5, .pid = 101, .probe = model__add_probe(m, "ruby:gc__mark__begin"), .nargs = 1, .args = { 7 } });
 	return m;
@@ -172,6 +174,7 @@ static void test_round_trip(void **state)
 	assert_int_equal(b->split[SPLIT_REGION].v[SPLIT_REGION_ANON], 2500);
 	assert_string_equal(frame_label(f, SPLIT_REGION, 4), "file:libc.so.6");
 	assert_int_equal(b->split[SPLIT_REGION].v[4], 7);
+	assert_int_equal(frame_split_none(b, SPLIT_REGION), 493);
 	assert_string_equal(frame_phase_label(f, 1), "ruby:gc");
 	assert_int_equal(a->split[SPLIT_PHASE].v[1], 600);
 	assert_int_equal(series__len(&a->rate), 3); /* the history of the frames before */

@@ -88,6 +88,47 @@ static void test_names(void **state)
 	symbolizer__free(s);
 }
 
+/* The load address of symtarget in its process (its mapping at offset 0). */
+static unsigned long long target_base(const struct target *t)
+{
+	unsigned long long lo = 0, off;
+	char path[64], line[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)t->pid);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	while (!lo && fgets(line, sizeof(line), f)) {
+		unsigned long long a;
+		char *slash = strrchr(line, '/');
+
+		if (slash && strcmp(slash, "/symtarget\n") == 0 &&
+		    sscanf(line, "%llx-%*x %*s %llx", &a, &off) == 2 && off == 0)
+			lo = a;
+	}
+	fclose(f);
+	assert_true(lo != 0);
+	return lo;
+}
+
+/* An address in an object but in no symbol (its ELF header) is named by
+ * its address in the object's own terms: 0x0 for the first byte. */
+static void test_unnamed_in_object(void **state)
+{
+	struct symbolizer *s = symbolizer__new();
+	struct target t;
+	char buf[256];
+
+	(void)state;
+	assert_non_null(s);
+	target_start(&t);
+	assert_int_equal(symbolizer__frame(s, t.pid, target_base(&t), false, buf, sizeof(buf)),
+			 -ENOENT);
+	assert_string_equal(buf, "0x0 (symtarget)");
+	target_stop(&t);
+	symbolizer__free(s);
+}
+
 /* A process that is gone cannot be read: no session, "0xADDR (?)". */
 static void test_gone(void **state)
 {
@@ -108,6 +149,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_unnamed_in_object),
 		cmocka_unit_test(test_gone),
 	};
 

@@ -316,6 +316,8 @@ static struct frame *sample_frame(void)
 	model__set_counts(b, &(struct cow_counts){ .cow = 30 });
 	model__set_split(b, SPLIT_PHASE, ph, 20);
 	model__set_split(b, SPLIT_REGION, 1, 24);
+	model__settle_regions(b, 0); /* two region reads: 6 copies in no region */
+	model__settle_regions(b, 0);
 	model__set_parent(i, 100);
 	model__set_comm(i, "idle", 4);
 	model__set_smaps(b, &(struct smaps){ .pss = 3072, .anon = 4096, .private_dirty = 1024 },
