@@ -323,6 +323,28 @@ static void test_region_labels(void **state)
 	frame__free(f);
 }
 
+/* A later frame shows "other" as the region reads raised it: a settled
+ * "other" is a change of the process's breakdowns like any other. */
+static void test_region_other_raised(void **state)
+{
+	struct model *m = sample_regions();
+	struct proc *busy = model__find(m, 101, 0);
+	struct frame *f = frame__build(m, NULL, NULL, NULL), *g;
+
+	(void)state;
+	assert_non_null(f);
+	assert_int_equal(frame_split_none(&f->procs[1], SPLIT_REGION), 30);
+	frame__free(f); /* its arrays are the next frame's, copies kept where unchanged */
+	busy->counts.cow += 20; /* 20 copies in no region, counted by one read */
+	model__settle_regions(busy, 0);
+	model__settle_regions(busy, 0);
+	g = frame__build(m, NULL, NULL, NULL);
+	assert_non_null(g);
+	assert_int_equal(frame_split_none(&g->procs[1], SPLIT_REGION), 50);
+	frame__free(g);
+	model__free(m);
+}
+
 /* Parts in the views' order: heap, stack, anon always, files with copies,
  * other last; they add up to the process's copies. */
 static void test_split_parts(void **state)
@@ -776,6 +798,7 @@ int main(void)
 		cmocka_unit_test(test_group_of),
 		cmocka_unit_test(test_groups_on_demand),
 		cmocka_unit_test(test_region_labels),
+		cmocka_unit_test(test_region_other_raised),
 		cmocka_unit_test(test_split_parts),
 		cmocka_unit_test(test_procs_reused),
 	};
