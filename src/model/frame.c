@@ -5,9 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "frame.h"
+#include "frame_int.h"
 
 /* An array of n elements of size bytes, zeroed; never NULL for n == 0. */
-static void *array(size_t n, size_t size)
+void *frame_array(size_t n, size_t size)
 {
 	return calloc(n ? n : 1, size);
 }
@@ -18,7 +19,7 @@ static int lay_out(struct frame *f, const struct view_opts *vo)
 	static const struct view_opts dflt = { .sort = FIELD_COW_RATE, .tree = true };
 	long rows;
 
-	f->rows = array(vo && vo->no_rows ? 0 : f->nprocs, sizeof(*f->rows));
+	f->rows = frame_array(vo && vo->no_rows ? 0 : f->nprocs, sizeof(*f->rows));
 	if (!f->rows)
 		return -ENOMEM;
 	if (vo && vo->no_rows)
@@ -110,8 +111,8 @@ static void take_history(struct frame *f, const struct view_opts *vo, const stru
 	if (need->failed)
 		n = 0;
 	if (n && room) {
-		f->hist_v = array(room, sizeof(*f->hist_v));
-		f->hist_mark = array(room, sizeof(*f->hist_mark));
+		f->hist_v = frame_array(room, sizeof(*f->hist_v));
+		f->hist_mark = frame_array(room, sizeof(*f->hist_mark));
 		if (!f->hist_v || !f->hist_mark) {
 			n = 0; /* the rows still show, without sparklines */
 			all = true; /* the runs given already go too */
@@ -271,203 +272,6 @@ static void take_totals(struct frame *f, size_t forgotten, unsigned long long fo
 	}
 }
 
-/* Seconds since p's smaps reading, as of the frame; -1 never read. */
-double frame_smaps_age(const struct frame *f, const struct proc *p)
-{
-	if (!p->smaps_time)
-		return -1;
-	return f->time > p->smaps_time ? f->time - p->smaps_time : 0;
-}
-
-/* How many of size fit in room; -1 when size is unknown. */
-static long long fit(unsigned long long room, unsigned long long size)
-{
-	return size ? (long long)(room / size) : -1;
-}
-
-/* Count one live member of a group: its reading, or that it has none. */
-static void group_member(const struct frame *f, const struct proc *p, bool worker,
-			 struct frame_group *g, double *oldest)
-{
-	unsigned long long uss = proc_uss_kib(p);
-
-	g->workers += worker;
-	if (!p->smaps_time) {
-		g->unread++;
-		return;
-	}
-	g->pss_kib += p->smaps.pss;
-	g->uss_kib += uss;
-	if (*oldest < 0 || frame_smaps_age(f, p) > *oldest)
-		*oldest = frame_smaps_age(f, p);
-	if (!worker)
-		return;
-	if (g->worker_age < 0 || frame_smaps_age(f, p) > g->worker_age)
-		g->worker_age = frame_smaps_age(f, p);
-	/* copies are 4 KiB base pages */
-	if (p->counts.cow > p->smaps_cow && (p->counts.cow - p->smaps_cow) * 4 * FRAME_SETTLE_COPIED > uss)
-		g->copying++;
-	g->workers_read++;
-	g->worker_uss_mean_kib += uss; /* a sum until the end */
-	if (uss > g->worker_uss_max_kib)
-		g->worker_uss_max_kib = uss;
-}
-
-/* Whether the mean worker USS of g is settled; see FRAME_SETTLE_SAMPLE. */
-bool frame_group_settled(const struct frame_group *g)
-{
-	if (!g->workers_read || (g->workers_read < g->workers && g->workers_read < FRAME_SETTLE_SAMPLE))
-		return false;
-	return g->worker_age <= FRAME_SETTLE_AGE && !g->copying;
-}
-
-/* The figures of a subtree laid out as rows, rows[0] its root. */
-static void group_sum(const struct frame *f, const struct row *rows, size_t n, struct frame_group *g)
-{
-	const struct proc *root = rows[0].p;
-	const struct memcg *cg = &root->memcg;
-	double oldest = -1;
-	size_t i;
-
-	*g = (struct frame_group){ .root_pid = root->pid, .root_start = root->start_time,
-				   .root_rss_kib = root->rss_kib, .root_mem_known = proc_mem_known(root),
-				   .forked = root->forked, .reaped = root->reaped, .worker_age = -1 };
-	for (i = 0; i < n; i++) {
-		g->cow += rows[i].p->counts.cow;
-		g->rate += rows[i].p->cow_rate;
-		if (!rows[i].p->exited)
-			group_member(f, rows[i].p, i > 0, g, &oldest);
-	}
-	if (g->workers_read)
-		g->worker_uss_mean_kib /= g->workers_read;
-	g->headroom = f->mem_available_kib ? fit(f->mem_available_kib, g->worker_uss_mean_kib) : -1;
-	g->headroom_cgroup = -1;
-	g->memcg = *cg;
-	if (cg->limit_kib)
-		g->headroom_cgroup = fit(cg->limit_kib > cg->usage_kib ? cg->limit_kib - cg->usage_kib : 0,
-					 g->worker_uss_mean_kib);
-	g->smaps_age = oldest;
-	g->settled = frame_group_settled(g);
-}
-
-/* The frame's processes laid out as a tree by pid, only the subtree of
- * focus_pid when not 0; *rows to free. Returns the number of rows. */
-static long tree_of(const struct frame *f, int focus_pid, struct row **rows)
-{
-	struct view_opts vo = { .sort = FIELD_PID, .tree = true, .focus_pid = focus_pid };
-	long n;
-
-	*rows = array(f->nprocs, sizeof(**rows));
-	if (!*rows)
-		return -ENOMEM;
-	n = tree_layout(f->procs, f->nprocs, &vo, *rows);
-	if (n < 0) {
-		free(*rows);
-		*rows = NULL;
-	}
-	return n;
-}
-
-/* The end of the subtree whose root is rows[i]. */
-static size_t subtree_end(const struct row *rows, size_t n, size_t i)
-{
-	for (i++; i < n && rows[i].depth > 0; i++)
-		;
-	return i;
-}
-
-/* A group for each watched root with at least one live descendant. */
-static int take_groups(struct frame *f)
-{
-	struct row *rows;
-	long n = tree_of(f, 0, &rows);
-	size_t i, end;
-
-	if (n < 0)
-		return (int)n;
-	f->groups = array((size_t)n, sizeof(*f->groups));
-	if (!f->groups) {
-		free(rows);
-		return -ENOMEM;
-	}
-	for (i = 0; i < (size_t)n; i = end) {
-		end = subtree_end(rows, (size_t)n, i);
-		group_sum(f, rows + i, end - i, &f->groups[f->ngroups]);
-		f->ngroups += f->groups[f->ngroups].workers > 0;
-	}
-	free(rows);
-	f->grouped = f->ngroups > 0;
-	return 0;
-}
-
-/* Sum the groups of a frame built without them; see frame.h. */
-int frame__groups(struct frame *f)
-{
-	return f->groups ? 0 : take_groups(f);
-}
-
-/* Whether some watched root has a live descendant, from the tree: a live
- * process below a root. */
-static int grouped_by_tree(struct frame *f)
-{
-	struct row *rows;
-	long n = tree_of(f, 0, &rows), i;
-
-	if (n < 0)
-		return (int)n;
-	for (i = 0; i < n && !f->grouped; i++)
-		f->grouped = rows[i].depth > 0 && !rows[i].p->exited;
-	free(rows);
-	return 0;
-}
-
-/* Whether some watched root has a live descendant, without summing the
- * groups: a live process whose parent is held. The model's pid index
- * answers at once, usually at the first process; only when the process it
- * finds under a parent's pid cannot be the parent (it started later: the
- * pid was reused) does the answer take the tree. */
-static int take_grouped(struct frame *f, struct model *m)
-{
-	bool unsure = false;
-	const struct proc *p, *q;
-	size_t i;
-
-	for (i = 0; i < f->nprocs; i++) {
-		p = &f->procs[i];
-		if (p->exited || !(q = model__find(m, p->ppid, 0)))
-			continue;
-		if (q->pid != p->pid && q->start_time <= p->start_time) {
-			f->grouped = true;
-			return 0;
-		}
-		unsure = true;
-	}
-	return unsure ? grouped_by_tree(f) : 0;
-}
-
-/* The group of focus_pid's subtree, or of member's watched root. */
-int frame_group_of(const struct frame *f, int focus_pid, const struct proc *member,
-		   struct frame_group *out)
-{
-	struct row *rows;
-	long n = tree_of(f, focus_pid, &rows);
-	size_t k;
-
-	if (n <= 0) {
-		free(rows);
-		return n < 0 ? (int)n : -ENOENT;
-	}
-	for (k = 0; member && k < (size_t)n && rows[k].p != member; k++)
-		;
-	if (!member || k == (size_t)n)
-		k = 0;
-	while (rows[k].depth > 0)
-		k--;
-	group_sum(f, rows + k, subtree_end(rows, (size_t)n, k) - k, out);
-	free(rows);
-	return 0;
-}
-
 /* Copy the probe labels and the labels of every breakdown: a frame names
  * what it shows by itself. */
 static int take_labels(struct frame *f, const struct model *m)
@@ -476,14 +280,14 @@ static int take_labels(struct frame *f, const struct model *m)
 
 	f->nprobes = model__nprobes(m);
 	f->nkprobes = model__nkernel_probes(m);
-	f->probe_labels = array((size_t)f->nprobes, sizeof(*f->probe_labels));
+	f->probe_labels = frame_array((size_t)f->nprobes, sizeof(*f->probe_labels));
 	if (!f->probe_labels)
 		return -ENOMEM;
 	for (i = 0; i < f->nprobes; i++)
 		snprintf(f->probe_labels[i], LABEL_MAX, "%s", model__probe_label(m, i));
 	for (k = 0; k < SPLIT_KINDS; k++) {
 		f->nlabels[k] = model__nlabels(m, k);
-		f->labels[k] = array((size_t)f->nlabels[k], sizeof(*f->labels[k]));
+		f->labels[k] = frame_array((size_t)f->nlabels[k], sizeof(*f->labels[k]));
 		if (!f->labels[k])
 			return -ENOMEM;
 		for (i = 0; i < f->nlabels[k]; i++)
@@ -501,7 +305,7 @@ static int take_marks(struct frame *f, const struct model *m, unsigned long long
 
 	f->marks_lost = model__markers_dropped(m, cursor ? *cursor : 0);
 	f->nmarks = model__markers_take(m, cursor ? cursor : &dummy, taken, MARK_LOG);
-	f->marks = array(f->nmarks, sizeof(*f->marks));
+	f->marks = frame_array(f->nmarks, sizeof(*f->marks));
 	if (!f->marks)
 		return -ENOMEM;
 	for (i = 0; i < f->nmarks; i++)
@@ -518,7 +322,7 @@ static int take_log(struct frame *f, struct model *m)
 	size_t kept = model__marker_log(m, 0, &mk), i;
 
 	f->log_kept = kept;
-	f->log = array(kept < FRAME_LOG ? kept : FRAME_LOG, sizeof(*f->log));
+	f->log = frame_array(kept < FRAME_LOG ? kept : FRAME_LOG, sizeof(*f->log));
 	if (!f->log)
 		return -ENOMEM;
 	for (i = kept > FRAME_LOG ? kept - FRAME_LOG : 0; i < kept; i++) {
