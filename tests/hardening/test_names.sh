@@ -218,7 +218,7 @@ plain_utf8() {
 
 # In batch text, the names of the children of ppid start in one column.
 one_name_column() {
-	[ "$(grep -E "^ +[0-9]+ +$2 " "$1" | awk '{ print index($0, "- ") }' | sort -u | wc -l)" -eq 1 ]
+	[ "$(grep -E "^ *[0-9]+ +$2 " "$1" | awk '{ print index($0, "- ") }' | sort -u | wc -l)" -eq 1 ]
 }
 
 # The JSON comm of pid (last frame) holds U+FFFD.
@@ -262,7 +262,7 @@ batch_modes() {
 		expect_eq "batch text: pid $pid state column" "$(awk '{ print $3 }' <<<"$got")" S
 	done
 	expect_eq "batch text: one line per process per frame" \
-		"$(grep -cE '^ +[0-9]+ +[0-9]+ [A-Za-z?]' "$text")" $((3 * (${#NAMES[@]} + 1)))
+		"$(grep -cE '^ *[0-9]+ +[0-9]+ [A-Za-z?]' "$text")" $((3 * (${#NAMES[@]} + 1)))
 	check "batch text: names start in one column" one_name_column "$text" "$HL_PID"
 
 	run_cowtop names-json -p "$HL_PID" -n 3

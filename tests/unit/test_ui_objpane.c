@@ -60,6 +60,30 @@ static bool has_line(const struct line *l, size_t n, const char *s)
 	return false;
 }
 
+/* A process none of whose copies was read yet says so in its title. */
+static void test_nothing_read(void **state)
+{
+	struct objects *o = objects__new();
+	struct frame_status st = { .time = 1, .interval = 1, .objects = o };
+	struct model *m = model__new();
+	struct line *out = calloc(OBJPANE_LINES, sizeof(*out));
+	struct frame *f;
+	size_t n;
+
+	(void)state;
+	assert_non_null(out);
+	objects__set_status(o, 4, 0.5, 0);
+	add(m, 101, 100, 11, "worker", 1000);
+	f = frame__build(m, &st, NULL, NULL);
+	model__free(m);
+	assert_non_null(f);
+	n = pane(f, out);
+	assert_true(has_line(out, n, "copies by object: pid 101 worker: no copy read yet (1 in 4 read, 0.5 us each)"));
+	frame__free(f);
+	objects__free(o);
+	free(out);
+}
+
 /* Exact lines: title, rows heaviest first with their share, the totals. */
 static void test_lines(void **state)
 {
@@ -181,6 +205,7 @@ static void test_class(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_nothing_read),
 		cmocka_unit_test(test_lines),
 		cmocka_unit_test(test_off),
 		cmocka_unit_test(test_hostile_name),
