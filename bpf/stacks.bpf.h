@@ -49,9 +49,11 @@ static __always_inline void stack_stat_add(__u32 idx, __u64 v)
 
 /* Count pages copied by tgid under the current user stack, if the
  * allowance lets the capture start: a capture due at a weight of w copies
- * counts w times its pages, so totals estimate all copies. Declined, or
- * failed, the counter of copies goes on to the next capture, which stands
- * for them: a failed capture loses no weight. */
+ * counts w times its pages, so totals estimate all copies. Declined, the
+ * counter of copies goes on to the next capture, which stands for them. A
+ * capture that started and failed (map full, a collision) ends its weight
+ * with it, counted as failed: carried on, it would go to the next stack
+ * this CPU captures, another process's as often as not. */
 static __noinline int stack_count(void *ctx, __u32 tgid, __u64 pages, __u64 w)
 {
 	struct cowtop_stack_key key = { .tgid = tgid };
@@ -78,13 +80,13 @@ static __noinline int stack_count(void *ctx, __u32 tgid, __u64 pages, __u64 w)
 		__sync_fetch_and_add(n, pages * w);
 		stack_stat_add(COWTOP_STACK_TAKEN, 1);
 		stack_stat_add(COWTOP_STACK_COPIES, w);
-		n = bpf_map_lookup_elem(&stack_stats, &idx);
-		if (n)
-			*n = 0;
 	} else {
 		stack_stat_add(COWTOP_STACK_FAILED, 1);
 	}
 out:
+	n = bpf_map_lookup_elem(&stack_stats, &idx);
+	if (n)
+		*n = 0;
 	ns = bpf_ktime_get_ns() - t0;
 	allow_charge(&stacks_allow, ns, sample_allow_ns);
 	stack_stat_add(COWTOP_STACK_NS, ns);

@@ -52,6 +52,13 @@ check "run: $found of the children's $pages pages folded under write_pages (>= 1
 distinct=$(grep -c ';write_pages (stackload) [0-9]*$' "$F" || true)
 check "run: $distinct distinct children's stacks folded (>= 1/2 of $CHILDREN)" \
 	test "$distinct" -ge $((CHILDREN / 2))
+# A capture that fails (the map is small: many do) drops its copy, counted
+# as failed; its weight never goes to the next stack captured on the CPU,
+# which is another child's as often as not: no child's stack counts more
+# than the PAGES it wrote.
+over=$(awk -v p=$PAGES '/;write_pages \(stackload\) [0-9]+$/ && $NF > p' "$F" | wc -l)
+check "run: $over children's stacks count more than their $PAGES pages (0)" test "$over" -eq 0
+
 # The folded line of child I, as an extended regex: main, then step_a for
 # each bit of I set (lowest first), else step_b, then write_pages. The
 # innermost step may be missing (an unwinder by frame pointers can skip
