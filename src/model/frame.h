@@ -26,7 +26,7 @@ struct frame_status {
 	bool usdt;                 /* -u given: phases and markers */
 	bool command_done;         /* the -- command and its descendants all exited */
 	int command_status;        /* its exit status then */
-	const struct stacks *stacks; /* copies by code path; NULL: never turned on */
+	struct stacks *stacks;     /* copies by code path (snapshots hold it); NULL: never on */
 	const struct objects *objects; /* copies by runtime object; NULL: --objects not given */
 	const unsigned long long *lost_by_kind; /* LOST_KINDS counts; NULL: unknown */
 	double cpu_seconds;        /* cowtop's own CPU time since start */

@@ -1,6 +1,16 @@
-/* The stack table: pages per (process, stack), frames interned once. */
+/* The stack table: pages per (process, stack), frames interned once.
+ *
+ * Who owns what: a name (one frame's text, or a comm) is shared by every
+ * frame list that names it and freed with the last; a frame list is
+ * shared by its record (or fold) and the snapshots that show it, and
+ * freed with the last of them. A snapshot also holds the names of its
+ * sites and the table itself, so a frame built before a fold still reads
+ * its strings, and a table freed while a frame lives goes with that
+ * frame. Nothing is kept for a stack nobody counts or shows any more: a
+ * run of hours with processes coming and going stays the same size. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +21,21 @@
 struct itab {
 	int *slot;
 	size_t cap, n;
+};
+
+/* An interned name: refs counts the frame lists, folds and snapshots
+ * holding it; idx is its place in the table's names. */
+struct sname {
+	unsigned refs;
+	unsigned idx;
+	char text[];
+};
+
+/* A stack's frames, innermost first: what stack_top.frames points at. */
+struct sframes {
+	unsigned refs;
+	int n;
+	const char *v[];
 };
 
 struct srec {
@@ -41,8 +66,10 @@ struct stacks {
 	struct sproc *procs;
 	size_t nprocs, pcap;
 	struct itab ptab;
-	char **strs;
-	size_t nstrs, scap;
+	struct sname **names;    /* by idx; NULL: free, its idx in spare */
+	size_t nnames, ncap;     /* high-water mark and room */
+	unsigned *spare;
+	size_t nspare, sparecap;
 	struct itab stab;
 	struct sfold *folds;
 	size_t nfolds, fcap;
@@ -53,6 +80,8 @@ struct stacks {
 	unsigned long long failed;
 	double budget_pct, cpu_pct;
 	unsigned long long skipped;
+	unsigned nsnaps;         /* snapshots alive: each holds the table */
+	bool dead;               /* stacks__free called: gone with the last snapshot */
 };
 
 /* A 64-bit mix (splitmix64's finalizer). */
@@ -104,7 +133,7 @@ static uint64_t elem_hash(const struct stacks *s, const struct itab *t, int i)
 		return rec_hash(s->recs[i].pid, s->recs[i].start, s->recs[i].id);
 	if (t == &s->ptab)
 		return proc_hash(s->procs[i].pid, s->procs[i].start);
-	return str_hash(s->strs[i]);
+	return str_hash(s->names[i]->text);
 }
 
 /* Make room for extra more elements in t (rehashing). */
@@ -156,23 +185,127 @@ static int grow(void **v, size_t n, size_t *cap, size_t size)
 	return 0;
 }
 
-/* The interned copy of str; NULL on ENOMEM. */
-static const char *intern(struct stacks *s, const char *str)
+/* The name of text held once more (a name's text is its handle). */
+static struct sname *name_of(const char *text)
+{
+	return (struct sname *)(text - offsetof(struct sname, text));
+}
+
+/* Hold the interned copy of str (made if new); NULL on ENOMEM. */
+static const char *name_get(struct stacks *s, const char *str)
 {
 	uint64_t h = str_hash(str);
-	size_t k;
+	size_t k, len;
+	struct sname *nm;
+	unsigned idx;
 
-	if (itab_reserve(s, &s->stab) || grow((void **)&s->strs, s->nstrs, &s->scap, sizeof(char *)))
+	/* the spare list gets room for every idx, so name_put never fails */
+	if (itab_reserve(s, &s->stab) || grow((void **)&s->names, s->nnames, &s->ncap, sizeof(*s->names)) ||
+	    grow((void **)&s->spare, s->nnames, &s->sparecap, sizeof(*s->spare)))
 		return NULL;
-	for (k = h & (s->stab.cap - 1); s->stab.slot[k] >= 0; k = (k + 1) & (s->stab.cap - 1))
-		if (strcmp(s->strs[s->stab.slot[k]], str) == 0)
-			return s->strs[s->stab.slot[k]];
-	s->strs[s->nstrs] = strdup(str);
-	if (!s->strs[s->nstrs])
+	for (k = h & (s->stab.cap - 1); s->stab.slot[k] >= 0; k = (k + 1) & (s->stab.cap - 1)) {
+		nm = s->names[s->stab.slot[k]];
+		if (strcmp(nm->text, str) == 0) {
+			nm->refs++;
+			return nm->text;
+		}
+	}
+	len = strlen(str);
+	if (!(nm = malloc(sizeof(*nm) + len + 1)))
 		return NULL;
-	s->stab.slot[k] = (int)s->nstrs;
+	idx = s->nspare ? s->spare[--s->nspare] : (unsigned)s->nnames++;
+	*nm = (struct sname){ .refs = 1, .idx = idx };
+	memcpy(nm->text, str, len + 1);
+	s->names[idx] = nm;
+	s->stab.slot[k] = (int)idx;
 	s->stab.n++;
-	return s->strs[s->nstrs++];
+	return nm->text;
+}
+
+/* Hold a name already held once more. */
+static void name_hold(const char *text)
+{
+	name_of(text)->refs++;
+}
+
+/* Take slot k out of index t, moving later entries of its run back so
+ * every entry stays reachable from its home slot (linear probing). */
+static void itab_del(struct stacks *s, struct itab *t, size_t k)
+{
+	size_t mask = t->cap - 1, j, home;
+
+	for (j = (k + 1) & mask; t->slot[j] >= 0; j = (j + 1) & mask) {
+		home = elem_hash(s, t, t->slot[j]) & mask;
+		/* the entry at j stays when its home lies cyclically in (k, j] */
+		if (k <= j ? (home > k && home <= j) : (home > k || home <= j))
+			continue;
+		t->slot[k] = t->slot[j];
+		k = j;
+	}
+	t->slot[k] = -1;
+	t->n--;
+}
+
+/* Let go of a name; freed with its last holder. */
+static void name_put(struct stacks *s, const char *text)
+{
+	struct sname *nm = name_of(text);
+	size_t k, mask = s->stab.cap - 1;
+
+	if (--nm->refs)
+		return;
+	for (k = str_hash(nm->text) & mask; s->stab.slot[k] != (int)nm->idx; k = (k + 1) & mask)
+		;
+	itab_del(s, &s->stab, k);
+	s->names[nm->idx] = NULL;
+	s->spare[s->nspare++] = nm->idx;
+	free(nm);
+}
+
+/* The frame list whose v is frames. */
+static struct sframes *frames_of(const char **frames)
+{
+	return (struct sframes *)((char *)frames - offsetof(struct sframes, v));
+}
+
+/* A new frame list holding the names of frames[0..n); NULL on ENOMEM. */
+static const char **frames_new(struct stacks *s, const char *const *frames, int n)
+{
+	struct sframes *sf = malloc(sizeof(*sf) + (size_t)n * sizeof(char *));
+	int i;
+
+	if (!sf)
+		return NULL;
+	sf->refs = 1;
+	sf->n = n;
+	for (i = 0; i < n; i++)
+		if (!(sf->v[i] = name_get(s, frames[i]))) {
+			while (i--)
+				name_put(s, sf->v[i]);
+			free(sf);
+			return NULL;
+		}
+	return sf->v;
+}
+
+/* Hold a frame list once more; NULL is fine. */
+static void frames_hold(const char **frames)
+{
+	if (frames)
+		frames_of(frames)->refs++;
+}
+
+/* Let go of a frame list; with its last holder, its names. NULL is fine. */
+static void frames_put(struct stacks *s, const char **frames)
+{
+	struct sframes *sf;
+	int i;
+
+	if (!frames || --(sf = frames_of(frames))->refs)
+		return;
+	for (i = 0; i < sf->n; i++)
+		name_put(s, sf->v[i]);
+	free(sf);
 }
 
 /* The index of process (pid, start), added if new; -ENOMEM. */
@@ -224,7 +357,27 @@ struct stacks *stacks__new(void)
 	return calloc(1, sizeof(struct stacks));
 }
 
-/* Free the table and every string it holds; NULL is fine. */
+/* Free what is left of the table: nothing holds it any more. */
+static void destroy(struct stacks *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nnames; i++)
+		free(s->names[i]); /* none, unless a holder leaked */
+	free(s->recs);
+	free(s->procs);
+	free(s->names);
+	free(s->spare);
+	free(s->rtab.slot);
+	free(s->ptab.slot);
+	free(s->stab.slot);
+	free(s->folds);
+	free(s->ftab.slot);
+	free(s);
+}
+
+/* Free the table and what only it holds; what a snapshot still shows
+ * goes with the last snapshot. NULL is fine. */
 void stacks__free(struct stacks *s)
 {
 	size_t i;
@@ -232,20 +385,22 @@ void stacks__free(struct stacks *s)
 	if (!s)
 		return;
 	for (i = 0; i < s->nrecs; i++)
-		free(s->recs[i].st.frames);
-	for (i = 0; i < s->nfolds; i++)
-		free(s->folds[i].st.frames);
-	for (i = 0; i < s->nstrs; i++)
-		free(s->strs[i]);
-	free(s->recs);
-	free(s->procs);
-	free(s->strs);
-	free(s->rtab.slot);
-	free(s->ptab.slot);
-	free(s->stab.slot);
-	free(s->folds);
-	free(s->ftab.slot);
-	free(s);
+		frames_put(s, s->recs[i].st.frames);
+	for (i = 0; i < s->nfolds; i++) {
+		frames_put(s, s->folds[i].st.frames);
+		name_put(s, s->folds[i].comm);
+	}
+	s->nrecs = s->nfolds = 0;
+	s->dead = true;
+	if (!s->nsnaps)
+		destroy(s);
+}
+
+/* How many distinct names (frames, comms) the table and its snapshots
+ * hold. */
+size_t stacks__names(const struct stacks *s)
+{
+	return s->stab.n;
 }
 
 /* Set the pages of stack id in (pid, start); 1 when it needs frames. */
@@ -281,21 +436,14 @@ int stacks__set_frames(struct stacks *s, int pid, unsigned long long start, unsi
 {
 	struct srec *r = rec_find(s, pid, start, id, NULL);
 	const char **v;
-	int i;
 
 	if (!r)
 		return -ENOENT;
 	if (n > STACKS_FRAMES_MAX)
 		n = STACKS_FRAMES_MAX;
-	v = calloc(n ? n : 1, sizeof(*v));
-	if (!v)
+	if (!(v = frames_new(s, frames, n)))
 		return -ENOMEM;
-	for (i = 0; i < n; i++)
-		if (!(v[i] = intern(s, frames[i]))) {
-			free(v);
-			return -ENOMEM;
-		}
-	free(r->st.frames);
+	frames_put(s, r->st.frames);
 	r->st.frames = v;
 	r->st.nframes = n;
 	return 0;
@@ -342,14 +490,18 @@ static int site_cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+/* The site of stacks without frames: not a name of the table. */
+static const char unknown_site[] = "[unknown]";
+
 /* The site a stack's copies belong to: its innermost frame. */
 static const char *site_name(const struct stack_top *st)
 {
-	return st->nframes > 0 ? st->frames[0] : "[unknown]";
+	return st->nframes > 0 ? st->frames[0] : unknown_site;
 }
 
 /* Add the n records of one process (sorted) to the sites in out, then keep
- * the top ones; sites are few per process, so a linear merge does. */
+ * the top ones, holding their names; sites are few per process, so a
+ * linear merge does. */
 static int take_sites(struct srec **r, size_t n, struct stacks_proc *out)
 {
 	struct stack_site *v = calloc(n ? n : 1, sizeof(*v));
@@ -370,12 +522,16 @@ static int take_sites(struct srec **r, size_t n, struct stacks_proc *out)
 		qsort(v, nv, sizeof(*v), site_cmp);
 	out->nsites = nv < STACKS_TOP ? nv : STACKS_TOP;
 	memcpy(out->sites, v, out->nsites * sizeof(*v));
+	for (k = 0; k < out->nsites; k++)
+		if (out->sites[k].name != unknown_site)
+			name_hold(out->sites[k].name);
 	free(v);
 	return 0;
 }
 
-/* Fill one process's entry from its n sorted records. */
-static int take_proc(const struct stacks *s, struct srec **r, size_t n, struct stacks_proc *out)
+/* Fill one process's entry from its n sorted records, holding the frame
+ * lists of its top stacks. */
+static int take_proc(struct srec **r, size_t n, struct stacks_proc *out)
 {
 	size_t i;
 
@@ -387,28 +543,31 @@ static int take_proc(const struct stacks *s, struct srec **r, size_t n, struct s
 			continue;
 		out->top[i].pages = r[i]->st.pages;
 		out->top[i].nframes = r[i]->st.nframes;
-		if (r[i]->st.nframes) {
-			out->top[i].frames = malloc(r[i]->st.nframes * sizeof(char *));
-			if (!out->top[i].frames)
-				return -ENOMEM;
-			memcpy(out->top[i].frames, r[i]->st.frames, r[i]->st.nframes * sizeof(char *));
-		}
+		out->top[i].frames = r[i]->st.frames;
+		frames_hold(out->top[i].frames);
 		out->ntop = i + 1;
 	}
-	(void)s;
 	return take_sites(r, n, out);
 }
 
-/* Snapshot the top stacks and sites of every process. */
-struct stacks_snap *stacks__snap(const struct stacks *s)
+/* Snapshot the top stacks and sites of every process: the snapshot holds
+ * what it shows, and the table. */
+struct stacks_snap *stacks__snap(struct stacks *s)
 {
 	struct stacks_snap *sn = calloc(1, sizeof(*sn));
 	struct srec **r = calloc(s->nrecs ? s->nrecs : 1, sizeof(*r));
 	size_t i, j;
 
 	if (!sn || !r ||
-	    !(sn->procs = calloc(s->nprocs ? s->nprocs : 1, sizeof(*sn->procs))))
-		goto fail;
+	    !(sn->procs = calloc(s->nprocs ? s->nprocs : 1, sizeof(*sn->procs)))) {
+		free(r);
+		if (sn)
+			free(sn->procs);
+		free(sn);
+		return NULL;
+	}
+	sn->owner = s;
+	s->nsnaps++;
 	sn->every = s->every;
 	sn->us_per_copy = s->us_per_copy;
 	sn->failed = s->failed;
@@ -421,7 +580,7 @@ struct stacks_snap *stacks__snap(const struct stacks *s)
 	for (i = 0; i < s->nrecs; i = j) {
 		for (j = i; j < s->nrecs && r[j]->proc == r[i]->proc; j++)
 			;
-		if (take_proc(s, r + i, j - i, &sn->procs[sn->nprocs++]))
+		if (take_proc(r + i, j - i, &sn->procs[sn->nprocs++]))
 			goto fail;
 	}
 	free(r);
@@ -432,18 +591,27 @@ fail:
 	return NULL;
 }
 
-/* Free a snapshot; NULL is fine. */
+/* Free a snapshot, letting go of what it held (the table too, if it was
+ * freed meanwhile and this was its last snapshot); NULL is fine. */
 void stacks_snap__free(struct stacks_snap *sn)
 {
+	struct stacks *s;
 	size_t i, k;
 
 	if (!sn)
 		return;
-	for (i = 0; i < sn->nprocs; i++)
+	s = sn->owner;
+	for (i = 0; i < sn->nprocs; i++) {
 		for (k = 0; k < sn->procs[i].ntop; k++)
-			free(sn->procs[i].top[k].frames);
+			frames_put(s, sn->procs[i].top[k].frames);
+		for (k = 0; k < sn->procs[i].nsites; k++)
+			if (sn->procs[i].sites[k].name != unknown_site)
+				name_put(s, sn->procs[i].sites[k].name);
+	}
 	free(sn->procs);
 	free(sn);
+	if (s && !--s->nsnaps && s->dead)
+		destroy(s);
 }
 
 /* The stacks of process (pid, start) in a snapshot, NULL when none. */
@@ -459,14 +627,14 @@ const struct stacks_proc *stacks_snap__of(const struct stacks_snap *sn, int pid,
 }
 
 /* Add the copies of record r (its process gone) to the folded totals, the
- * room made beforehand; its frames move there or are freed. */
+ * room made beforehand; its frames move there or are let go. */
 static void fold_rec(struct stacks *s, const char *comm, struct srec *r)
 {
 	struct stack_top *st = &r->st;
 	size_t k;
 
 	if (s->drop_gone) {
-		free(st->frames);
+		frames_put(s, st->frames);
 		st->frames = NULL;
 		return;
 	}
@@ -477,11 +645,12 @@ static void fold_rec(struct stacks *s, const char *comm, struct srec *r)
 		if (f->comm == comm && f->st.nframes == st->nframes &&
 		    (!st->nframes || !memcmp(f->st.frames, st->frames, st->nframes * sizeof(char *)))) {
 			f->st.pages += st->pages;
-			free(st->frames);
+			frames_put(s, st->frames);
 			st->frames = NULL;
 			return;
 		}
 	}
+	name_hold(comm);
 	s->folds[s->nfolds] = (struct sfold){ .comm = comm, .st = *st };
 	st->frames = NULL;
 	s->ftab.slot[k] = (int)s->nfolds++;
@@ -522,10 +691,10 @@ int stacks__fold(struct stacks *s, bool (*keep)(int pid, unsigned long long star
 {
 	const char **comm = NULL;
 	int *map = NULL, *rslot = NULL, *pslot = NULL;
-	size_t i, n = 0, nrec = 0, np = 0, nr = 0;
+	size_t i, n = 0, nrec = 0, np = 0, nr = 0, was = s->nprocs;
 	int e = -ENOMEM;
 
-	if (!s->nprocs)
+	if (!was)
 		return 0;
 	if (!(comm = calloc(s->nprocs, sizeof(*comm))) || !(map = malloc(s->nprocs * sizeof(*map))))
 		goto out;
@@ -533,7 +702,7 @@ int stacks__fold(struct stacks *s, bool (*keep)(int pid, unsigned long long star
 		map[i] = -1;
 		if (keep(s->procs[i].pid, s->procs[i].start, ctx))
 			continue;
-		if (!(comm[i] = intern(s, s->procs[i].comm)))
+		if (!(comm[i] = name_get(s, s->procs[i].comm)))
 			goto out;
 		n++;
 	}
@@ -572,6 +741,9 @@ int stacks__fold(struct stacks *s, bool (*keep)(int pid, unsigned long long star
 	rslot = pslot = NULL;
 	e = (int)n;
 out:
+	for (i = 0; comm && i < was; i++)
+		if (comm[i])
+			name_put(s, comm[i]);
 	free(rslot);
 	free(pslot);
 	free(comm);

@@ -41,9 +41,10 @@ struct stacks_proc {
 	size_t nsites;
 };
 
-/* What a frame carries: every process with stacks, by pid. Strings belong
- * to the stack table, which outlives every frame. */
+/* What a frame carries: every process with stacks, by pid. It holds the
+ * strings it shows (and the table they belong to) until it is freed. */
 struct stacks_snap {
+	struct stacks *owner;            /* the table, held */
 	unsigned every;                  /* 0: stacks off; N: 1 copy in N sampled */
 	double us_per_copy;              /* measured cost of a capture; < 0 unknown */
 	unsigned long long failed;       /* captures lost (collisions, faults) */
@@ -55,7 +56,11 @@ struct stacks_snap {
 };
 
 struct stacks *stacks__new(void);
+/* Free the table; what a snapshot still holds goes with the snapshot. */
 void stacks__free(struct stacks *s);
+/* How many distinct names (frames, comms) are held: those of the stacks
+ * counted, kept folded, or shown by a snapshot alive; no more. */
+size_t stacks__names(const struct stacks *s);
 /* Set the pages of process (pid, start) under stack id (kept monotonic);
  * comm names it in folded output. Returns 1 when the stack has no frames
  * yet (symbolize it now), 0, or -ENOMEM. */
@@ -71,7 +76,7 @@ void stacks__set_status(struct stacks *s, unsigned every, double us_per_copy,
 void stacks__set_budget(struct stacks *s, double budget_pct, double cpu_pct,
 			unsigned long long skipped);
 /* Snapshot of the top stacks and sites of every process; NULL on ENOMEM. */
-struct stacks_snap *stacks__snap(const struct stacks *s);
+struct stacks_snap *stacks__snap(struct stacks *s);
 void stacks_snap__free(struct stacks_snap *sn);
 const struct stacks_proc *stacks_snap__of(const struct stacks_snap *sn, int pid,
 					  unsigned long long start);

@@ -222,6 +222,123 @@ static void test_fold(void **state)
 	stacks__free(s);
 }
 
+/* keep() of the tests below: nobody stays. */
+static bool keep_none(int pid, unsigned long long start, void *ctx)
+{
+	(void)pid;
+	(void)start;
+	(void)ctx;
+	return false;
+}
+
+/* Count stack 1 of pid with one frame named "0x<pid> (?)", as the
+ * kernel's walk of a garbage frame gives. */
+static void put_garbage(struct stacks *s, int pid, const char *outer)
+{
+	char name[32];
+
+	snprintf(name, sizeof(name), "0x%x (?)", pid);
+	put(s, pid, 1, 1, name, outer);
+}
+
+/* A long run forgets what it no longer counts: once the processes are
+ * gone, their distinct frames leave the table (totals not kept), or only
+ * one copy of each frame and comm folded stays (totals kept). */
+static void test_names_let_go(void **state)
+{
+	struct stacks *s = stacks__new();
+	int pid, round, calls = 0;
+
+	(void)state;
+	stacks__keep_gone(s, false);
+	for (round = 0; round < 3; round++) {
+		for (pid = 1; pid <= 500; pid++)
+			put_garbage(s, round * 1000 + pid, "main (app)");
+		assert_int_equal(stacks__names(s), 501);
+		assert_int_equal(stacks__fold(s, keep_none, NULL), 500);
+		assert_int_equal(stacks__names(s), 0);
+	}
+	/* a stack named again lets go of its old names */
+	put(s, 1, 1, 1, "old (app)", NULL);
+	assert_int_equal(stacks__set_frames(s, 1, 7, 1, (const char *[]){ "new (app)" }, 1), 0);
+	assert_int_equal(stacks__names(s), 1);
+	stacks__free(s);
+
+	s = stacks__new(); /* totals kept: each folded stack keeps its names */
+	for (pid = 1; pid <= 200; pid++)
+		put(s, pid, 1, 1, pid % 2 ? "odd (app)" : "even (app)", "main (app)");
+	assert_int_equal(stacks__fold(s, keep_even, &calls), 100);
+	assert_int_equal(stacks__names(s), 4); /* odd, even, main, comm "app" */
+	assert_int_equal(stacks__fold(s, keep_none, NULL), 100);
+	assert_int_equal(stacks__names(s), 4);
+	stacks__free(s);
+}
+
+/* The index of names finds every name still held after others left it,
+ * in any order (a lookup that missed would make a second copy). */
+static void test_names_index(void **state)
+{
+	struct stacks *s = stacks__new();
+	int pid, k, calls = 0;
+
+	(void)state;
+	stacks__keep_gone(s, false);
+	for (pid = 1; pid <= 3000; pid++)
+		put_garbage(s, pid, NULL);
+	assert_int_equal(stacks__names(s), 3000);
+	/* let go of the odd pids, then count every pid again under new ids */
+	assert_int_equal(stacks__fold(s, keep_even, &calls), 1500);
+	assert_int_equal(stacks__names(s), 1500);
+	for (k = 0; k < 3000; k++) {
+		char name[32];
+		const char *v[1] = { name };
+
+		pid = (k * 7919) % 3000 + 1; /* every pid once, shuffled */
+		snprintf(name, sizeof(name), "0x%x (?)", pid);
+		assert_int_equal(stacks__set(s, pid, 8, "app", 2, 1), 1);
+		assert_int_equal(stacks__set_frames(s, pid, 8, 2, v, 1), 0);
+	}
+	assert_int_equal(stacks__names(s), 3000);
+	assert_int_equal(stacks__fold(s, keep_none, NULL), 4500); /* the even of start 7, all of start 8 */
+	assert_int_equal(stacks__names(s), 0);
+	stacks__free(s);
+}
+
+/* A snapshot reads its strings after the processes it shows were let go
+ * and after the table itself was freed; the names go with it. */
+static void test_snap_holds(void **state)
+{
+	struct stacks *s = stacks__new();
+	struct stacks_snap *sn;
+	const struct stacks_proc *sp;
+	int pid;
+
+	(void)state;
+	stacks__keep_gone(s, false);
+	for (pid = 1; pid <= 30; pid++) /* more stacks than the top: sites too */
+		put(s, 5, (unsigned)pid, (unsigned)pid, pid == 1 ? "deep (app)" : "site (app)",
+		    pid == 2 ? "rare (app)" : "main (app)");
+	put_garbage(s, 6, "main (app)");
+	sn = stacks__snap(s);
+	assert_non_null(sn);
+	assert_int_equal(stacks__fold(s, keep_none, NULL), 2);
+	assert_true(stacks__names(s) > 0); /* held by the snapshot */
+	sp = stacks_snap__of(sn, 6, 7);
+	assert_non_null(sp);
+	assert_string_equal(sp->top[0].frames[0], "0x6 (?)");
+	assert_string_equal(sp->top[0].frames[1], "main (app)");
+	stacks__free(s);
+	sp = stacks_snap__of(sn, 5, 7);
+	assert_non_null(sp);
+	assert_int_equal(sp->ntop, STACKS_TOP);
+	assert_int_equal(sp->nsites, 2);
+	assert_string_equal(sp->sites[0].name, "site (app)");
+	assert_string_equal(sp->sites[1].name, "deep (app)"); /* its stack: not in the top */
+	assert_int_equal(sp->sites[1].heaviest, -1);
+	assert_string_equal(sp->top[0].frames[0], "site (app)");
+	stacks_snap__free(sn); /* frees the table: leaks show under the sanitizers */
+}
+
 /* keep() of test_folded_objects: only pid 2 stays. */
 static bool keep_two(int pid, unsigned long long start, void *ctx)
 {
@@ -312,6 +429,9 @@ int main(void)
 		cmocka_unit_test(test_many),
 		cmocka_unit_test(test_folded),
 		cmocka_unit_test(test_fold),
+		cmocka_unit_test(test_names_let_go),
+		cmocka_unit_test(test_names_index),
+		cmocka_unit_test(test_snap_holds),
 		cmocka_unit_test(test_folded_objects),
 	};
 
