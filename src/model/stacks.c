@@ -50,7 +50,7 @@ struct stacks {
 	bool drop_gone;        /* fold nothing: the stacks of processes gone are dropped */
 	unsigned every;
 	double us_per_copy;
-	unsigned long long failed;
+	struct stacks_capture capture;
 	double budget_pct, cpu_pct;
 	unsigned long long skipped;
 };
@@ -303,11 +303,11 @@ int stacks__set_frames(struct stacks *s, int pid, unsigned long long start, unsi
 
 /* What the snapshot says about the capture itself. */
 void stacks__set_status(struct stacks *s, unsigned every, double us_per_copy,
-			unsigned long long failed)
+			const struct stacks_capture *capture)
 {
 	s->every = every;
 	s->us_per_copy = us_per_copy;
-	s->failed = failed;
+	s->capture = *capture;
 }
 
 /* What the snapshot says about the budget the sampling rate follows. */
@@ -411,7 +411,7 @@ struct stacks_snap *stacks__snap(const struct stacks *s)
 		goto fail;
 	sn->every = s->every;
 	sn->us_per_copy = s->us_per_copy;
-	sn->failed = s->failed;
+	sn->capture = s->capture;
 	sn->budget_pct = s->budget_pct;
 	sn->cpu_pct = s->cpu_pct;
 	sn->skipped = s->skipped;
