@@ -31,7 +31,8 @@
 # walked at all) >= 48 * PAGES, from the children and pages stackload
 # reports. The exporter serves the same figures as the JSON frame of the
 # same refresh: cowtop_stack_capture_failures_total by reason,
-# cowtop_stack_ids and cowtop_stack_ids_limit.
+# cowtop_stack_ids and cowtop_stack_ids_limit (promtool and a strict
+# OpenMetrics parser accept both formats).
 #
 # Environment (besides lib.sh's): STACKLOAD (default ./tests/workloads/stackload).
 set -euo pipefail
@@ -134,10 +135,21 @@ done
 check "exp: stackload done" test -s "$REPORT"
 wait_lines "$FRAMES" $(($(count_lines "$FRAMES") + 2)) 20 || fail "exp: no frame after stackload"
 curl -sS -f --max-time 5 -o "$WORK/exp.txt" "http://127.0.0.1:$port/metrics" || fail "exp: scrape"
+curl -sS -f --max-time 5 -H 'Accept: application/openmetrics-text; version=1.0.0' -o "$WORK/exp.om" \
+	"http://127.0.0.1:$port/metrics" || fail "exp: OpenMetrics scrape"
 touch "$WORK/exp.stop"
 reap_cowtop_after_load
 expect_eq "exp: exit status" "$RC" 0
 check "exp: the scrape passes promtool" promtool check metrics <"$WORK/exp.txt"
+check "exp: the OpenMetrics scrape passes a strict parser, with the stack families" \
+	/usr/bin/python3 -c 'import sys
+from prometheus_client.openmetrics.parser import text_string_to_metric_families
+fams = {f.name: f for f in text_string_to_metric_families(open(sys.argv[1]).read())}
+why = {s.labels.get("reason") for s in fams["cowtop_stack_capture_failures"].samples}
+sys.exit(not (fams["cowtop_stack_capture_failures"].type == "counter"
+              and why == {"collision", "walk", "uncounted"}
+              and fams["cowtop_stack_ids"].type == fams["cowtop_stack_ids_limit"].type == "gauge"))' \
+	"$WORK/exp.om"
 scraped=$(awk '$1 ~ /^cowtop_stack_/ { v[$1] = $2 }
 	END { printf "%s %s %s %s %s", v["cowtop_stack_capture_failures_total{reason=\"collision\"}"],
 		v["cowtop_stack_capture_failures_total{reason=\"walk\"}"],
