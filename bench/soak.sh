@@ -21,11 +21,20 @@
 #     end, and the largest; the growth from warm-up to the end; the mean of
 #     each 10 minutes;
 #   - capture failures: the "failed" count of the stacks status in the
-#     recording, at the end of the warm-up and at the end;
+#     recording, at the end of the warm-up and at the end; its rate per
+#     minute in the first and the last window after the warm-up, in all and
+#     by cause (failed_collision: no room for a new stack in the kernel's
+#     stack map, the sign of a map that fills up; failed_walk;
+#     failed_uncounted);
+#   - the stack map's occupancy: ids_used of ids_limit after the warm-up
+#     (the first frame past it), the largest after it and the last; it must
+#     stay below ids_limit after the warm-up (a full map loses every new
+#     stack: the pruning fell behind);
 #   - monotonic: in the recording, every counter of every process (by pid
 #     and start time: cow_pages, cow_kernel, reuse, zero_fill,
 #     children_forked, children_exited, reclaim stalls, each region and
-#     phase) and of the frame (lost, stacks failed; not markers_lost, which
+#     phase) and of the frame (lost, stacks failed and its causes; not
+#     markers_lost, which
 #     counts the hits dropped in its frame's interval only) never
 #     decreases; in the scrapes, every *_total series present in two
 #     consecutive scrapes never decreases;
@@ -253,8 +262,11 @@ path, warmup = sys.argv[1], float(sys.argv[2])
 proc_keys = ("cow_pages", "cow_kernel", "reuse", "zero_fill", "children_forked",
              "children_exited")
 prev, bad, frames, t0 = {}, [], 0, None
-series = []  # (age, stacks failed)
+causes = ("failed", "failed_collision", "failed_walk", "failed_uncounted")
+series = {k: [] for k in causes}  # (age, count) of each
 failed_warm = failed_end = None
+ids = []  # (age, ids_used), ids_limit
+ids_limit = None
 procs_seen, frame_prev = set(), {}
 for line in open(path):
     f = json.loads(line)
@@ -268,9 +280,15 @@ for line in open(path):
         if failed_warm is None and t - t0 >= warmup:
             failed_warm = st["failed"]
         failed_end = st["failed"]
-        series.append((t - t0, st["failed"]))
+    for k in causes:
+        if isinstance(st.get(k), (int, float)):
+            series[k].append((t - t0, st[k]))
+    if isinstance(st.get("ids_used"), int):
+        ids.append((t - t0, st["ids_used"]))
+        ids_limit = st.get("ids_limit")
     # markers_lost is of the frame's interval only: not a counter
-    for k, v in (("lost", f.get("lost")), ("stacks.failed", st.get("failed"))):
+    checked = [("lost", f.get("lost"))] + [("stacks." + k, st.get(k)) for k in causes]
+    for k, v in checked:
         if isinstance(v, (int, float)):
             if k in frame_prev and v < frame_prev[k]:
                 bad.append("frame %d: %s %s -> %s" % (frames, k, frame_prev[k], v))
@@ -302,22 +320,36 @@ print("failed_end %s" % failed_end)
 # failures per minute in the first window after the warm-up and the last
 # one (a tenth of the run after the warm-up, at least 60 s): a stack map
 # that fills up shows as a last rate far above the first
-def at(age):
+def at(ser, age):
     v = None
-    for a, n in series:
+    for a, n in ser:
         if a > age:
             break
         v = n
     return v
-if series:
-    end = series[-1][0]
+for k, ser in series.items():
+    if not ser:
+        continue
+    end = ser[-1][0]
     w = max(60.0, (end - warmup) / 10)
-    a, b = at(warmup), at(warmup + w)
-    c, d = at(end - w), series[-1][1]
+    a, b = at(ser, warmup), at(ser, warmup + w)
+    c, d = at(ser, end - w), ser[-1][1]
+    if k != "failed":
+        print("%s_end %s" % (k, d))
     if None not in (a, b, c, d) and end - w >= warmup:
-        print("failed_rate_first %.1f" % ((b - a) * 60 / w))
-        print("failed_rate_last %.1f" % ((d - c) * 60 / w))
-        print("failed_window %.0f" % w)
+        print("%s_rate_first %.1f" % (k, (b - a) * 60 / w))
+        print("%s_rate_last %.1f" % (k, (d - c) * 60 / w))
+        if k == "failed":
+            print("failed_window %.0f" % w)
+# the stack map's occupancy after the warm-up: first, largest, last; not in
+# the frame cowtop writes as it ends (its workload stopped, every id given
+# back)
+after = [n for a, n in ids[:-1] if a >= warmup]
+if after:
+    print("ids_warm %d" % after[0])
+    print("ids_max %d" % max(after))
+    print("ids_last %d" % after[-1])
+    print("ids_limit %s" % ids_limit)
 print("decreases %d" % len(bad))
 for b in bad[:20]:
     print("decrease " + b)
@@ -330,6 +362,17 @@ decreases=$(awk '$1 == "decreases" { print $2 }' "$out/recording.txt")
 rate_first=$(awk '$1 == "failed_rate_first" { print $2 }' "$out/recording.txt")
 rate_last=$(awk '$1 == "failed_rate_last" { print $2 }' "$out/recording.txt")
 rate_window=$(awk '$1 == "failed_window" { print $2 }' "$out/recording.txt")
+# A figure of recording.txt by name (empty when the recording had none).
+rec() { awk -v k="$1" '$1 == k { print $2; exit }' "$out/recording.txt"; }
+causes=
+for c in collision walk uncounted; do
+	causes+="${causes:+, }$c $(rec "failed_${c}_end") ($(rec "failed_${c}_rate_first")"
+	causes+=" -> $(rec "failed_${c}_rate_last")/min)"
+done
+ids_warm=$(rec ids_warm)
+ids_max=$(rec ids_max)
+ids_last=$(rec ids_last)
+ids_limit=$(rec ids_limit)
 scrape_dec=$(cat "$out/scrape-decreases.txt" 2>/dev/null | wc -l)
 scrapes=$(cat "$out/scrapes.tsv" 2>/dev/null | wc -l)
 scrapes_ok=$(awk '$2 == 200' "$out/scrapes.tsv" 2>/dev/null | wc -l)
@@ -361,6 +404,9 @@ timeout -s INT -k 30 "$check_timeout" "$cowtop" --diff "$out/soak.rec" "$out/soa
 [ "$replay_rc" -eq 0 ] || fail "replay exit status $replay_rc"
 [ "$replay_frames" = "$rec_frames" ] || fail "replay printed $replay_frames frames of $rec_frames"
 [ "$diff_rc" -eq 0 ] || fail "--diff exit status $diff_rc"
+if [ -n "$ids_max" ] && [ -n "$ids_limit" ] && [ "$ids_limit" != None ]; then
+	[ "$ids_max" -lt "$ids_limit" ] || fail "the stack map filled up after the warm-up: $ids_max ids of $ids_limit in use"
+fi
 
 echo "soak: $ran s (asked $duration), workload: a stackload worker every $gap ms ($pages pages), phaseload and sitesload in loops"
 echo "  processes seen in the recording: $rec_procs, frames: $rec_frames"
@@ -371,6 +417,8 @@ if [ -n "${rss_warm:-}" ] && [ -n "${rss_end:-}" ]; then
 fi
 echo "  stack captures failed: ${failed_warm:-?} by the end of the warm-up, ${failed_end:-?} at the end"
 echo "  failures per minute: ${rate_first:-?} in the first ${rate_window:-?} s after the warm-up, ${rate_last:-?} in the last"
+echo "  by cause, at the end (per minute first -> last window): $causes"
+echo "  stack map ids in use: ${ids_warm:-?} after the warm-up, max ${ids_max:-?}, last ${ids_last:-?}, of ${ids_limit:-?}"
 echo "  counters decreasing: $decreases in the recording, $scrape_dec between scrapes ($scrapes_ok of $scrapes scrapes answered 200)"
 echo "  replay: exit $replay_rc, $replay_frames of $rec_frames frames; --diff FILE FILE: exit $diff_rc, $(wc -l <"$out/diff.txt") lines"
 echo "  results: $out"

@@ -326,14 +326,19 @@ struct cowtop_allow {
 	__u32 probe;   /* doublings since the allowance ran out in this window */
 };
 
-/* Counters of the stack capture, indexes into the "stack_stats" per-CPU array. */
+/* Counters of the stack capture, indexes into the "stack_stats" per-CPU array.
+ * A capture that failed counts in the slot of its cause, once: the failures
+ * are the sum of the three (a total read apart would not match its parts). */
 enum cowtop_stack_stat {
-	COWTOP_STACK_TAKEN = 0,  /* stacks captured and counted */
-	COWTOP_STACK_FAILED = 1, /* captures that failed (-EEXIST collision, -EFAULT) or not counted */
-	COWTOP_STACK_NS = 2,     /* nanoseconds spent capturing and counting */
-	COWTOP_STACK_SKIPPED = 3, /* captures due that the kernel's allowance declined (allow.h) */
-	COWTOP_STACK_COPIES = 4, /* copies the captures stood for: their weights, added up */
-	COWTOP_STACK_STAT_MAX = 5,
+	COWTOP_STACK_TAKEN = 0,     /* stacks captured and counted */
+	COWTOP_STACK_COLLIDED = 1,  /* no room for a new stack: its bucket held another
+				       (-EEXIST), or no entry was free (-ENOMEM) */
+	COWTOP_STACK_NS = 2,        /* nanoseconds spent capturing and counting */
+	COWTOP_STACK_SKIPPED = 3,   /* captures due that the kernel's allowance declined (allow.h) */
+	COWTOP_STACK_COPIES = 4,    /* copies the captures stood for: their weights, added up */
+	COWTOP_STACK_UNWALKED = 5,  /* the user stack could not be walked (-EFAULT, other errors) */
+	COWTOP_STACK_UNCOUNTED = 6, /* captured, but no room for its (process, stack) counter */
+	COWTOP_STACK_STAT_MAX = 7,
 };
 
 #include "objects.h" /* the object sampler (--objects) */

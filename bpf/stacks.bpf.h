@@ -25,8 +25,8 @@ struct {
 	__type(value, __u64);
 } stack_pages SEC(".maps");
 
-/* Stack captures: taken, failed, time spent, declined, copies stood for
- * (cowtop.h); and the per-CPU count of copies since the last capture, at
+/* Stack captures: taken, failed by cause, time spent, declined, copies
+ * stood for (cowtop.h); and the per-CPU count of copies since the last capture, at
  * index COWTOP_STACK_STAT_MAX. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -47,12 +47,18 @@ static __always_inline void stack_stat_add(__u32 idx, __u64 v)
 		*n += v;
 }
 
+/* bpf_get_stackid's errors that mean the map had no room for a new stack
+ * (the kernel's errno values; no libc here). */
+#define STACK_EEXIST 17 /* the stack's bucket holds another stack */
+#define STACK_ENOMEM 12 /* no free entry (a size not a power of two) */
+
 /* Count pages copied by tgid under the current user stack, if the
  * allowance lets the capture start: a capture due at a weight of w copies
  * counts w times its pages, so totals estimate all copies. Declined, the
  * counter of copies goes on to the next capture, which stands for them. A
- * capture that started and failed (map full, a collision) ends its weight
- * with it, counted as failed: carried on, it would go to the next stack
+ * capture that started and failed (a collision in the map, a stack that
+ * could not be walked, no room for its counter) ends its weight with it,
+ * counted as failed by its cause: carried on, it would go to the next stack
  * this CPU captures, another process's as often as not. */
 static __noinline int stack_count(void *ctx, __u32 tgid, __u64 pages, __u64 w)
 {
@@ -67,7 +73,9 @@ static __noinline int stack_count(void *ctx, __u32 tgid, __u64 pages, __u64 w)
 	}
 	id = bpf_get_stackid(ctx, &stack_map, BPF_F_USER_STACK);
 	if (id < 0) {
-		stack_stat_add(COWTOP_STACK_FAILED, 1);
+		bool full = id == -STACK_EEXIST || id == -STACK_ENOMEM;
+
+		stack_stat_add(full ? COWTOP_STACK_COLLIDED : COWTOP_STACK_UNWALKED, 1);
 		goto out;
 	}
 	key.stack_id = id;
@@ -81,7 +89,7 @@ static __noinline int stack_count(void *ctx, __u32 tgid, __u64 pages, __u64 w)
 		stack_stat_add(COWTOP_STACK_TAKEN, 1);
 		stack_stat_add(COWTOP_STACK_COPIES, w);
 	} else {
-		stack_stat_add(COWTOP_STACK_FAILED, 1);
+		stack_stat_add(COWTOP_STACK_UNCOUNTED, 1);
 	}
 out:
 	n = bpf_map_lookup_elem(&stack_stats, &idx);

@@ -210,7 +210,7 @@ void header_take_frame(struct header_info *h, const struct frame *f)
 	h->stacks_us = f->stacks ? f->stacks->us_per_copy : -1;
 	h->stacks_budget = f->stacks ? f->stacks->budget_pct : 0;
 	h->stacks_cpu = f->stacks ? f->stacks->cpu_pct : -1;
-	h->stacks_failed = f->stacks ? f->stacks->failed : 0;
+	h->stacks_failed = f->stacks ? f->stacks->capture.failed : 0;
 	h->command_done = f->command_done;
 	h->command_status = f->command_status;
 	h->watched = f->totals.watched;

@@ -148,6 +148,27 @@ static void prune(struct stackfeed *f)
 	}
 }
 
+/* How many stack ids are left in the kernel's map after a tick, as far as
+ * its counters tell: those still referred to (the others were given back). */
+static unsigned ids_held(const struct stackfeed *f)
+{
+	size_t w, nw = (f->nids + 8 * sizeof(long) - 1) / (8 * sizeof(long));
+	unsigned n = 0;
+
+	for (w = 0; w < nw; w++)
+		n += (unsigned)__builtin_popcountl(f->seen[w]);
+	return n;
+}
+
+/* What became of the captures: the lost ones by cause, and the ids held. */
+static struct stacks_capture capture_of(const struct stackfeed *f, const struct tracer_stack_stats *st)
+{
+	return (struct stacks_capture){ .failed = st->failed, .collided = st->collided,
+					.unwalked = st->unwalked, .uncounted = st->uncounted,
+					.ids_used = f->seen ? ids_held(f) : 0,
+					.ids = f->seen ? f->nids : 0 };
+}
+
 /* Whether the model still holds process (pid, start): else its stacks are
  * folded into the table's totals. */
 static bool shown(int pid, unsigned long long start, void *ctx)
@@ -163,6 +184,7 @@ static bool shown(int pid, unsigned long long start, void *ctx)
 void stackfeed__tick(struct stackfeed *f)
 {
 	struct tracer_stack_stats st;
+	struct stacks_capture c;
 	size_t i, n;
 	int e;
 
@@ -199,8 +221,9 @@ void stackfeed__tick(struct stackfeed *f)
 	}
 	stacks__set_budget(f->stacks, f->budget.budget * 100,
 			   f->budget.share < 0 ? -1 : f->budget.share * 100, st.skipped);
+	c = capture_of(f, &st);
 	stacks__set_status(f->stacks, tracer__stacks(f->tracer),
-			   st.taken + st.failed ? st.ns / 1e3 / (st.taken + st.failed) : -1, st.failed);
+			   st.taken + st.failed ? st.ns / 1e3 / (st.taken + st.failed) : -1, &c);
 	n = model__count(f->model);
 	for (i = 0; i < n; i++) {
 		struct proc *p = model__at(f->model, i);

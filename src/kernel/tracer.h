@@ -238,7 +238,10 @@ void tracer__phases_of(struct tracer *t, int pid, unsigned long long start,
 /* Copies by code path (--stacks). */
 typedef void (*tracer_stack_fn)(int pid, unsigned stack_id, unsigned long long pages, void *ctx);
 struct tracer_stack_stats {
-	unsigned long long taken, failed; /* captures counted, captures lost */
+	unsigned long long taken, failed; /* captures counted, captures lost (the sum of the three below) */
+	unsigned long long collided;      /* lost: the map had no room for a new stack (full) */
+	unsigned long long unwalked;      /* lost: the user stack could not be walked */
+	unsigned long long uncounted;     /* lost: no room for the (process, stack) counter */
 	unsigned long long ns;            /* time spent capturing, summed */
 	unsigned long long skipped;       /* captures due that the kernel's allowance declined */
 	unsigned long long copies;        /* copies the captures stood for (their weights) */

@@ -394,7 +394,10 @@ void tracer__stack_stats(struct tracer *t, struct tracer_stack_stats *out)
 			sum[k] += v[c];
 	}
 	out->taken = sum[COWTOP_STACK_TAKEN];
-	out->failed = sum[COWTOP_STACK_FAILED];
+	out->collided = sum[COWTOP_STACK_COLLIDED];
+	out->unwalked = sum[COWTOP_STACK_UNWALKED];
+	out->uncounted = sum[COWTOP_STACK_UNCOUNTED];
+	out->failed = out->collided + out->unwalked + out->uncounted;
 	out->ns = sum[COWTOP_STACK_NS];
 	out->skipped = sum[COWTOP_STACK_SKIPPED];
 	out->copies = sum[COWTOP_STACK_COPIES];

@@ -77,7 +77,7 @@ struct stacks {
 	bool drop_gone;        /* fold nothing: the stacks of processes gone are dropped */
 	unsigned every;
 	double us_per_copy;
-	unsigned long long failed;
+	struct stacks_capture capture;
 	double budget_pct, cpu_pct;
 	unsigned long long skipped;
 	unsigned nsnaps;         /* snapshots alive: each holds the table */
@@ -451,11 +451,11 @@ int stacks__set_frames(struct stacks *s, int pid, unsigned long long start, unsi
 
 /* What the snapshot says about the capture itself. */
 void stacks__set_status(struct stacks *s, unsigned every, double us_per_copy,
-			unsigned long long failed)
+			const struct stacks_capture *capture)
 {
 	s->every = every;
 	s->us_per_copy = us_per_copy;
-	s->failed = failed;
+	s->capture = *capture;
 }
 
 /* What the snapshot says about the budget the sampling rate follows. */
@@ -570,7 +570,7 @@ struct stacks_snap *stacks__snap(struct stacks *s)
 	s->nsnaps++;
 	sn->every = s->every;
 	sn->us_per_copy = s->us_per_copy;
-	sn->failed = s->failed;
+	sn->capture = s->capture;
 	sn->budget_pct = s->budget_pct;
 	sn->cpu_pct = s->cpu_pct;
 	sn->skipped = s->skipped;

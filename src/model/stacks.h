@@ -41,13 +41,24 @@ struct stacks_proc {
 	size_t nsites;
 };
 
+/* What became of the captures since stacks were first on, as the kernel
+ * counted them: those lost, by cause; and how full its stack map is. */
+struct stacks_capture {
+	unsigned long long failed;    /* captures lost: the sum of the three below */
+	unsigned long long collided;  /* no room for a new stack in the map (grows as it fills) */
+	unsigned long long unwalked;  /* the user stack could not be walked */
+	unsigned long long uncounted; /* no room for its (process, stack) counter */
+	unsigned ids_used;            /* stack ids the counters held after the last read */
+	unsigned ids;                 /* stack ids the map has; 0: not known */
+};
+
 /* What a frame carries: every process with stacks, by pid. It holds the
  * strings it shows (and the table they belong to) until it is freed. */
 struct stacks_snap {
 	struct stacks *owner;            /* the table, held */
 	unsigned every;                  /* 0: stacks off; N: 1 copy in N sampled */
 	double us_per_copy;              /* measured cost of a capture; < 0 unknown */
-	unsigned long long failed;       /* captures lost (collisions, faults) */
+	struct stacks_capture capture;   /* captures lost, stack map in use */
 	double budget_pct;               /* --sample-budget: the rate adapts to it; 0 none */
 	double cpu_pct;                  /* of one CPU the captures cost last tick; < 0 unknown */
 	unsigned long long skipped;      /* captures due that the kernel's allowance declined */
@@ -70,7 +81,7 @@ int stacks__set(struct stacks *s, int pid, unsigned long long start, const char 
 int stacks__set_frames(struct stacks *s, int pid, unsigned long long start, unsigned id,
 		       const char *const *frames, int n);
 void stacks__set_status(struct stacks *s, unsigned every, double us_per_copy,
-			unsigned long long failed);
+			const struct stacks_capture *capture);
 /* The budget the rate follows (0: none) and the share of one CPU the
  * captures cost over the last tick (< 0: not measured yet). */
 void stacks__set_budget(struct stacks *s, double budget_pct, double cpu_pct,

@@ -355,6 +355,43 @@ static void put_objects(const struct metrics *m, enum metrics_format fmt, const 
 			}
 }
 
+/* With --stacks (once turned on): the captures lost, by reason, and how
+ * many of the kernel's stack ids the counters hold. */
+static void put_stacks(const struct metrics *m, enum metrics_format fmt, FILE *out)
+{
+	static const struct family failed = { "cowtop_stack_capture_failures", "counter", NULL,
+		"Stack captures lost (--stacks), by reason: collision (no room for a new stack in the kernel's "
+		"stack map: grows as it fills), walk (the user stack could not be walked), uncounted (no room "
+		"for its process and stack counter)." };
+	static const struct family used = { "cowtop_stack_ids", "gauge", NULL,
+		"Ids of the kernel's stack map that counters held after the last read (--stacks)." };
+	static const struct family limit = { "cowtop_stack_ids_limit", "gauge", NULL,
+		"Ids the kernel's stack map has (--stacks)." };
+	static const char *const reasons[3] = { "collision", "walk", "uncounted" };
+	const struct stacks_snap *sn = m->frame->stacks;
+	unsigned long long n[3];
+	int i;
+
+	if (!sn)
+		return;
+	n[0] = sn->capture.collided;
+	n[1] = sn->capture.unwalked;
+	n[2] = sn->capture.uncounted;
+	put_head(out, fmt, &failed);
+	for (i = 0; i < 3; i++) {
+		put_name(out, &failed);
+		fprintf(out, "{reason=\"%s\"} %llu\n", reasons[i], n[i]);
+	}
+	if (!sn->capture.ids)
+		return;
+	put_head(out, fmt, &used);
+	put_name(out, &used);
+	fprintf(out, " %u\n", sn->capture.ids_used);
+	put_head(out, fmt, &limit);
+	put_name(out, &limit);
+	fprintf(out, " %u\n", sn->capture.ids);
+}
+
 /* One sample of a process's series. */
 static void put_pid_sample(FILE *out, const struct family *fam, const struct mseries *s,
 			   const struct proc *p, unsigned long long v)
@@ -482,6 +519,7 @@ int metrics__render(const struct metrics *m, enum metrics_format fmt, FILE *out)
 	put_headroom(m, fmt, acc, out);
 	put_phases(m, fmt, acc, out);
 	put_objects(m, fmt, acc, out);
+	put_stacks(m, fmt, out);
 	put_pids(m, fmt, out);
 	if (m->o.by_pid)
 		put_pid_sharing(m, fmt, out);

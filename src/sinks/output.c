@@ -147,14 +147,22 @@ static void json_groups(struct jbuf *b, const struct frame *fr)
 	json_psi(b, &fr->psi);
 }
 
-/* Whether stacks are on, the sampling rate in effect, the measured cost of
- * a capture, the budget the rate follows and the share of a CPU spent. */
+/* Whether stacks are on, the sampling rate in effect, the captures lost
+ * (and why), the stack map's ids in use, the measured cost of a capture,
+ * the budget the rate follows and the share of a CPU spent. */
 static void output_json_stacks_status(struct jbuf *b, const struct stacks_snap *sn)
 {
+	const struct stacks_capture *c = &sn->capture;
+
 	jbuf_puts(b, ",\"stacks\":{\"on\":");
 	jbuf_bool(b, sn->every);
 	jbuf_count(b, "sample", true, sn->every);
-	jbuf_count(b, "failed", true, sn->failed);
+	jbuf_count(b, "failed", true, c->failed);
+	jbuf_count(b, "failed_collision", true, c->collided);
+	jbuf_count(b, "failed_walk", true, c->unwalked);
+	jbuf_count(b, "failed_uncounted", true, c->uncounted);
+	jbuf_count(b, "ids_used", c->ids > 0, c->ids_used);
+	jbuf_count(b, "ids_limit", c->ids > 0, c->ids);
 	jbuf_real(b, "us_per_copy", sn->us_per_copy, 3);
 	jbuf_real(b, "budget_pct", sn->budget_pct, 3);
 	jbuf_real(b, "cpu_pct", sn->cpu_pct, 4);

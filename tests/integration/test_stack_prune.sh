@@ -19,9 +19,25 @@
 # been filled once, are there with their whole path (at least 10; without
 # the pruning about 2).
 #
+#
+# The status of the captures (JSON "stacks"): in every frame the failures
+# by cause add up to "failed"; ids_limit is the size asked for and
+# ids_used stays within it, above 0 at some refresh (stackload itself
+# lives the whole run and copies after each fork: its stacks are held).
+# With the map full (16 ids, 64 children under distinct stacks, no
+# refresh before the end: no id given back), at most 16 children's stacks
+# get an id, so every copy of at least 48 children is lost for want of
+# room: failed_collision (plus failed_walk, for a stack that could not be
+# walked at all) >= 48 * PAGES, from the children and pages stackload
+# reports. The exporter serves the same figures as the JSON frame of the
+# same refresh: cowtop_stack_capture_failures_total by reason,
+# cowtop_stack_ids and cowtop_stack_ids_limit (promtool and a strict
+# OpenMetrics parser accept both formats).
+#
 # Environment (besides lib.sh's): STACKLOAD (default ./tests/workloads/stackload).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/prom.sh"
 
 STACKLOAD=${STACKLOAD:-./tests/workloads/stackload}
 readonly CHILDREN=800 PAGES=8 GAP_MS=30
@@ -75,5 +91,73 @@ for ((i = CHILDREN - 40; i < CHILDREN; i++)); do
 	grep -qE "$(child_line $i)" "$F" && last=$((last + 1))
 done
 check "run: $last of the last 40 children's stacks folded whole (>= 10)" test "$last" -ge 10
+
+check "run: failed = failed_collision + failed_walk + failed_uncounted in every frame" \
+	jq_true '[inputs | .stacks] | length > 0
+		and all(.failed == .failed_collision + .failed_walk + .failed_uncounted)'
+check "run: ids_limit 256, ids_used within it in every frame" \
+	jq_true '[inputs | .stacks] | all(.ids_limit == 256 and .ids_used >= 0 and .ids_used <= 256)'
+# shellcheck disable=SC2153 # FRAMES is set by run_cowtop
+used=$(jq -n '[inputs | .stacks.ids_used] | max' "$FRAMES")
+check "run: stack ids in use at some refresh: $used (> 0)" test "$used" -gt 0
+
+# The map full: no refresh (-d 60, the last -d given) before the end.
+REPORT=$WORK/full.out
+# shellcheck disable=SC2016 # the inner shell expands them
+COWTOP_STACK_ENTRIES=16 run_cowtop full --stacks --sample-budget 0 -d 60 -- \
+	sh -c '"$1" "$2" "$3" 0 >"$4"' sh "$STACKLOAD" 64 $PAGES "$REPORT"
+expect_eq "full: exit status" "$RC" 0
+read -r _ n _ _ <"$REPORT"
+read -r frames limit failed coll walk unc < <(jq -n -r '[inputs] | [length] + (last.stacks
+	| [.ids_limit, .failed, .failed_collision, .failed_walk, .failed_uncounted] | map(. // -1))
+	| @tsv' "$FRAMES")
+expect_eq "full: one frame, at the end" "$frames" 1
+expect_eq "full: ids_limit" "$limit" 16
+bound=$(((n - limit) * PAGES))
+check "full: $coll collisions + $walk unwalked >= ($n - $limit children) * $PAGES pages ($bound)" \
+	test $((coll + walk)) -ge "$bound"
+check "full: collisions counted ($coll > 0)" test "$coll" -gt 0
+expect_eq "full: failed = the sum of its causes" "$failed" $((coll + walk + unc))
+
+# The exporter: a scrape taken after stackload is done matches a frame.
+port=$(free_port)
+REPORT=$WORK/exp.out
+# shellcheck disable=SC2016 # the inner shell expands them
+COWTOP_STACK_ENTRIES=16 start_cowtop exp -b -f json -d 0.2 --exporter --listen "127.0.0.1:$port" \
+	--stacks --sample-budget 0 -- sh -c '"$1" 64 "$2" 0 >"$3"; until [ -e "$4" ]; do sleep 0.1; done' \
+	sh "$STACKLOAD" $PAGES "$REPORT" "$WORK/exp.stop"
+wait_port "$port" || die "cowtop does not answer on port $port: $(cat "$WORK/exp.err")"
+wait_lines "$FRAMES" 1 20 || fail "exp: no first frame"
+for ((i = 0; i < 200; i++)); do
+	[ -s "$REPORT" ] && break
+	sleep 0.1
+done
+check "exp: stackload done" test -s "$REPORT"
+wait_lines "$FRAMES" $(($(count_lines "$FRAMES") + 2)) 20 || fail "exp: no frame after stackload"
+curl -sS -f --max-time 5 -o "$WORK/exp.txt" "http://127.0.0.1:$port/metrics" || fail "exp: scrape"
+curl -sS -f --max-time 5 -H 'Accept: application/openmetrics-text; version=1.0.0' -o "$WORK/exp.om" \
+	"http://127.0.0.1:$port/metrics" || fail "exp: OpenMetrics scrape"
+touch "$WORK/exp.stop"
+reap_cowtop_after_load
+expect_eq "exp: exit status" "$RC" 0
+check "exp: the scrape passes promtool" promtool check metrics <"$WORK/exp.txt"
+check "exp: the OpenMetrics scrape passes a strict parser, with the stack families" \
+	/usr/bin/python3 -c 'import sys
+from prometheus_client.openmetrics.parser import text_string_to_metric_families
+fams = {f.name: f for f in text_string_to_metric_families(open(sys.argv[1]).read())}
+why = {s.labels.get("reason") for s in fams["cowtop_stack_capture_failures"].samples}
+sys.exit(not (fams["cowtop_stack_capture_failures"].type == "counter"
+              and why == {"collision", "walk", "uncounted"}
+              and fams["cowtop_stack_ids"].type == fams["cowtop_stack_ids_limit"].type == "gauge"))' \
+	"$WORK/exp.om"
+scraped=$(awk '$1 ~ /^cowtop_stack_/ { v[$1] = $2 }
+	END { printf "%s %s %s %s %s", v["cowtop_stack_capture_failures_total{reason=\"collision\"}"],
+		v["cowtop_stack_capture_failures_total{reason=\"walk\"}"],
+		v["cowtop_stack_capture_failures_total{reason=\"uncounted\"}"],
+		v["cowtop_stack_ids"], v["cowtop_stack_ids_limit"] }' "$WORK/exp.txt")
+# shellcheck disable=SC2016 # jq's own variable
+check "exp: the scrape ($scraped) is the figures of a JSON frame" \
+	jq_true '[inputs.stacks | "\(.failed_collision) \(.failed_walk) \(.failed_uncounted) \(.ids_used) \(.ids_limit)"]
+		| any(.[]; . == $s)' --arg s "$scraped"
 
 finish

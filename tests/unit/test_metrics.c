@@ -12,16 +12,24 @@
 #include "procs.h"
 #include "runtime.h"
 
-/* Feed the frame of m now, with the copies by object o (NULL: --objects
- * off), to mt. */
-static void feed_objects(struct metrics *mt, struct model *m, const struct objects *o)
+/* Feed the frame of m now, with the copies by object o and the stack
+ * table s (NULL: --objects, --stacks off), to mt. */
+static void feed_parts(struct metrics *mt, struct model *m, const struct objects *o, struct stacks *s)
 {
-	struct frame_status st = { .time = 1700000000.0, .interval = 1, .mechanism = "test", .objects = o };
+	struct frame_status st = { .time = 1700000000.0, .interval = 1, .mechanism = "test", .objects = o,
+				   .stacks = s };
 	struct frame *f = frame__build(m, &st, NULL, NULL);
 
 	assert_non_null(f);
 	assert_int_equal(metrics__update(mt, f), 0);
 	frame__free(f); /* mt holds it */
+}
+
+/* Feed the frame of m now, with the copies by object o (NULL: --objects
+ * off), to mt. */
+static void feed_objects(struct metrics *mt, struct model *m, const struct objects *o)
+{
+	feed_parts(mt, m, o, NULL);
 }
 
 /* Feed the frame of m now to mt (--objects off). */
@@ -526,6 +534,46 @@ static void test_objects(void **state)
 	objects__free(o);
 }
 
+/* --stacks: the captures lost by reason, every reason served; the stack
+ * ids in use and the map's limit once known; no family before stacks are
+ * first turned on. */
+static void test_stacks(void **state)
+{
+	struct fx *x = *state;
+	struct stacks *st = stacks__new();
+	struct stacks_capture c = { .failed = 9, .collided = 9, .ids = 0 };
+	char *s;
+
+	assert_non_null(st);
+	add(x->m, 100, 1, 10, "master", 5);
+	feed(x->mt, x->m);
+	s = text(x->mt, METRICS_PROMETHEUS);
+	assert_null(strstr(s, "cowtop_stack"));
+	free(s);
+	stacks__set_status(st, 1, 2.0, &c);
+	feed_parts(x->mt, x->m, NULL, st);
+	s = text(x->mt, METRICS_PROMETHEUS);
+	assert_non_null(strstr(s, "# TYPE cowtop_stack_capture_failures_total counter\n"));
+	assert_int_equal(sample(s, "cowtop_stack_capture_failures_total{reason=\"collision\"}"), 9);
+	assert_int_equal(sample(s, "cowtop_stack_capture_failures_total{reason=\"walk\"}"), 0);
+	assert_int_equal(sample(s, "cowtop_stack_capture_failures_total{reason=\"uncounted\"}"), 0);
+	assert_null(strstr(s, "cowtop_stack_ids")); /* not known */
+	free(s);
+	c = (struct stacks_capture){ .failed = 16, .collided = 10, .unwalked = 4, .uncounted = 2,
+				     .ids_used = 30, .ids = 8192 };
+	stacks__set_status(st, 0, 2.0, &c); /* turned off: still served */
+	feed_parts(x->mt, x->m, NULL, st);
+	s = text(x->mt, METRICS_OPENMETRICS);
+	assert_int_equal(sample(s, "cowtop_stack_capture_failures_total{reason=\"collision\"}"), 10);
+	assert_int_equal(sample(s, "cowtop_stack_capture_failures_total{reason=\"walk\"}"), 4);
+	assert_int_equal(sample(s, "cowtop_stack_capture_failures_total{reason=\"uncounted\"}"), 2);
+	assert_int_equal(sample(s, "cowtop_stack_ids"), 30);
+	assert_int_equal(sample(s, "cowtop_stack_ids_limit"), 8192);
+	assert_non_null(strstr(s, "# TYPE cowtop_stack_ids gauge\n"));
+	free(s);
+	stacks__free(st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -540,6 +588,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_headroom, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_counters_never_decrease, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_objects, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_stacks, fx_setup, fx_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -253,6 +253,45 @@ static void test_usdt_parts(void **state)
 	frame__free(fr);
 }
 
+/* The stacks status: the captures lost by cause beside their sum, the
+ * stack ids held of the map's; ids unknown (not tracked) are null. */
+static void test_json_stacks_status(void **state)
+{
+	struct model *m = sample();
+	struct stacks *s = stacks__new();
+	struct stacks_capture c = { .failed = 12, .collided = 7, .unwalked = 3, .uncounted = 2,
+				    .ids_used = 40, .ids = 256 };
+	struct frame_status st = { .time = 1.0, .interval = 1.0, .mechanism = "test", .stacks = s };
+	struct frame *fr;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(s);
+	stacks__set_status(s, 4, 1.5, &c);
+	fr = frame__build(m, &st, NULL, NULL);
+	f = open_memstream(&buf, &len);
+	output_json(f, fr);
+	fclose(f);
+	frame__free(fr);
+	assert_non_null(strstr(buf, "\"stacks\":{\"on\":true,\"sample\":4,\"failed\":12,\"failed_collision\":7,"
+				    "\"failed_walk\":3,\"failed_uncounted\":2,\"ids_used\":40,\"ids_limit\":256,"));
+	free(buf);
+	c = (struct stacks_capture){ 0 };
+	stacks__set_status(s, 0, -1, &c);
+	fr = frame__build(m, &st, NULL, NULL);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	output_json(f, fr);
+	fclose(f);
+	frame__free(fr);
+	assert_non_null(strstr(buf, "\"failed_uncounted\":0,\"ids_used\":null,\"ids_limit\":null,"));
+	free(buf);
+	stacks__free(s);
+	model__free(m);
+}
+
 /* sample() with the child's 42 copies split by region: heap 20, anon 10,
  * 5 in libc, 7 left to other (as two region reads settle it); a file with
  * none, one with a hostile name. */
@@ -429,6 +468,7 @@ int main(void)
 		cmocka_unit_test(test_cmdline),
 		cmocka_unit_test(test_tiny_interval_never_zero),
 		cmocka_unit_test(test_usdt_parts),
+		cmocka_unit_test(test_json_stacks_status),
 		cmocka_unit_test(test_rss_vsz_unknown_until_read),
 		cmocka_unit_test(test_json_unread_is_null),
 		cmocka_unit_test(test_json_memory_figures),
