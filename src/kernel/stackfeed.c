@@ -148,15 +148,60 @@ static void prune(struct stackfeed *f)
 	}
 }
 
-/* How many stack ids are left in the kernel's map after a tick, as far as
- * its counters tell: those still referred to (the others were given back). */
-static unsigned ids_held(const struct stackfeed *f)
+/* Words of a bitmap by stack id. */
+static size_t id_words(const struct stackfeed *f)
 {
-	size_t w, nw = (f->nids + 8 * sizeof(long) - 1) / (8 * sizeof(long));
+	return (f->nids + 8 * sizeof(long) - 1) / (8 * sizeof(long));
+}
+
+/* Free the bitmaps by stack id. */
+static void free_ids(struct stackfeed *f)
+{
+	free(f->seen);
+	free(f->ref);
+	free(f->held);
+	free(f->orphan);
+	f->seen = f->ref = f->held = f->orphan = NULL;
+}
+
+/* An id the kernel's map holds. */
+static void on_held(unsigned id, void *ctx)
+{
+	struct stackfeed *f = ctx;
+
+	if (id < f->nids)
+		f->held[id / (8 * sizeof(long))] |= 1UL << (id % (8 * sizeof(long)));
+}
+
+/* Give back the stack ids the kernel holds that no counter refers to: a
+ * stack captured whose counter found no room (the counter map full) is
+ * referred to by nothing user space reads, and would hold its id for the
+ * rest of the run. Between a capture and its counter a read may fall, so
+ * an id is given back only when found so on two reads in a row. Returns
+ * the ids the kernel holds after it; the count of the counters read when
+ * the map cannot be walked. */
+static unsigned reclaim(struct stackfeed *f)
+{
+	const size_t bits = 8 * sizeof(long);
+	size_t w, nw = id_words(f);
 	unsigned n = 0;
 
-	for (w = 0; w < nw; w++)
-		n += (unsigned)__builtin_popcountl(f->seen[w]);
+	memset(f->held, 0, nw * sizeof(long));
+	if (tracer__for_each_stack_id(f->tracer, on_held, f)) {
+		for (w = 0; w < nw; w++)
+			n += (unsigned)__builtin_popcountl(f->seen[w]);
+		return n;
+	}
+	for (w = 0; w < nw; w++) {
+		unsigned long lone = f->held[w] & ~f->seen[w], drop = lone & f->orphan[w];
+
+		f->orphan[w] = lone & ~drop;
+		n += (unsigned)__builtin_popcountl(f->held[w] & ~drop);
+		while (drop) {
+			tracer__drop_stack(f->tracer, (unsigned)(w * bits + (unsigned)__builtin_ctzl(drop)));
+			drop &= drop - 1;
+		}
+	}
 	return n;
 }
 
@@ -165,7 +210,7 @@ static struct stacks_capture capture_of(const struct stackfeed *f, const struct 
 {
 	return (struct stacks_capture){ .failed = st->failed, .collided = st->collided,
 					.unwalked = st->unwalked, .uncounted = st->uncounted,
-					.ids_used = f->seen ? ids_held(f) : 0,
+					.ids_used = f->seen ? f->ids_used : 0,
 					.ids = f->seen ? f->nids : 0 };
 }
 
@@ -195,22 +240,23 @@ void stackfeed__tick(struct stackfeed *f)
 
 		f->seen = calloc(nw, sizeof(long));
 		f->ref = calloc(nw, sizeof(long));
-		if (f->seen && f->ref) {
+		f->held = calloc(nw, sizeof(long));
+		f->orphan = calloc(nw, sizeof(long));
+		if (f->seen && f->ref && f->held && f->orphan) {
 			f->nids = tracer__stack_ids(f->tracer);
 		} else {
-			free(f->seen); /* never pruned: as if the map were larger */
-			free(f->ref);
-			f->seen = f->ref = NULL;
+			free_ids(f); /* never pruned: as if the map were larger */
 		}
 	}
 	f->ndone = 0;
 	e = tracer__for_each_stack(f->tracer, on_stack, f);
 	for (i = 0; i < f->ndone; i++)
 		tracer__forget_stack(f->tracer, f->done[i].pid, f->done[i].id);
-	if (f->seen && !e)
+	if (f->seen && !e) {
 		prune(f);
-	else if (f->ref)
-		memset(f->ref, 0, (f->nids + 8 * sizeof(long) - 1) / (8 * sizeof(long)) * sizeof(long));
+		f->ids_used = reclaim(f);
+	} else if (f->ref)
+		memset(f->ref, 0, id_words(f) * sizeof(long));
 	stacks__fold(f->stacks, shown, f); /* on ENOMEM: next tick */
 	tracer__stack_stats(f->tracer, &st);
 	if (tracer__stacks(f->tracer)) { /* on: keep the rate within the budget */
@@ -254,9 +300,7 @@ void stackfeed__free(struct stackfeed *f)
 	symbolizer__free(f->sym);
 	stacks__free(f->stacks);
 	free(f->done);
-	free(f->seen);
-	free(f->ref);
-	f->seen = f->ref = NULL;
+	free_ids(f);
 	f->done = NULL;
 	f->sym = NULL;
 	f->stacks = NULL;

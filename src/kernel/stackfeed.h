@@ -21,7 +21,9 @@ struct stackfeed {
 	struct stackfeed_done { int pid; unsigned id; } *done; /* read for the last time */
 	size_t ndone, done_cap;
 	unsigned long *seen, *ref; /* bitmaps by stack id: counted, still referred to */
+	unsigned long *held, *orphan; /* held by the kernel; held with no counter at the last read */
 	unsigned nids;             /* stack ids are below this */
+	unsigned ids_used;         /* held by the kernel after the last tick */
 };
 
 /* budget_pct: % of one CPU the captures may cost (0: no limit, always 1 in every). */

@@ -260,6 +260,8 @@ void tracer__forget_stack(struct tracer *t, int pid, unsigned stack_id);
  * more is given back with tracer__drop_stack. */
 unsigned tracer__stack_ids(const struct tracer *t);
 void tracer__drop_stack(struct tracer *t, unsigned stack_id);
+/* Call fn for every stack id the kernel holds (fn must not drop one). */
+int tracer__for_each_stack_id(struct tracer *t, void (*fn)(unsigned id, void *ctx), void *ctx);
 void tracer__stack_stats(struct tracer *t, struct tracer_stack_stats *out);
 
 /* The runtime object of sampled copies (--objects; tracer_objects.c). The

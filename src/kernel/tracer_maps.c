@@ -411,6 +411,20 @@ void tracer__forget_stack(struct tracer *t, int pid, unsigned stack_id)
 	bpf_map_delete_elem(bpf_map__fd(t->skel->maps.stack_pages), &key);
 }
 
+/* Call fn for every stack id the kernel's stack map holds; fn must not
+ * drop one (a walk from an id gone starts over). 0 or -errno. */
+int tracer__for_each_stack_id(struct tracer *t, void (*fn)(unsigned id, void *ctx), void *ctx)
+{
+	int fd = bpf_map__fd(t->skel->maps.stack_map), e;
+	__u32 key, next;
+
+	for (e = bpf_map_get_next_key(fd, NULL, &next); !e; e = bpf_map_get_next_key(fd, &key, &next)) {
+		fn(next, ctx);
+		key = next;
+	}
+	return e == -ENOENT ? 0 : e;
+}
+
 /* How many stack ids there can be: ids are below this (the kernel's buckets,
  * its entries rounded up to a power of two). */
 unsigned tracer__stack_ids(const struct tracer *t)

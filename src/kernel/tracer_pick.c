@@ -337,24 +337,42 @@ void tracer__configure(struct tracer *t, const struct tracer_opts *o, const stru
 	tracer__usdt_prepare(t, o->usdt);
 }
 
-/* The size of the stack map: COWTOP_STACK_ENTRIES in the environment (a
- * small map for tests of its pruning), else COWTOP_STACKS. */
-int tracer__size_stacks(struct tracer *t, char *err, size_t errlen)
+/* A map size from environment variable name, in [16, max]: 0 when unset,
+ * else 1 with *n set, or -EINVAL with the reason in err. */
+static int size_from_env(const char *name, unsigned long max, unsigned long *n, char *err,
+			 size_t errlen)
 {
-	const char *v = getenv("COWTOP_STACK_ENTRIES");
-	unsigned long n;
+	const char *v = getenv(name);
 	char *end;
 
 	if (!v)
 		return 0;
 	errno = 0;
-	n = strtoul(v, &end, 10);
-	if (!*v || *end || errno || n < 16 || n > 1048576 || *v == '-' || *v == '+') {
-		snprintf(err, errlen, "COWTOP_STACK_ENTRIES: '%s' is not a number from 16 to 1048576", v);
+	*n = strtoul(v, &end, 10);
+	if (!*v || *end || errno || *n < 16 || *n > max || *v == '-' || *v == '+') {
+		snprintf(err, errlen, "%s: '%s' is not a number from 16 to %lu", name, v, max);
 		return -EINVAL;
 	}
-	bpf_map__set_max_entries(t->skel->maps.stack_map, (__u32)n);
-	bpf_map__set_max_entries(t->skel->maps.stack_pages, (__u32)(4 * n));
+	return 1;
+}
+
+/* The sizes of the stack map and of its (process, stack) counters, for
+ * tests of their pruning: COWTOP_STACK_ENTRIES in the environment (else
+ * COWTOP_STACKS), COWTOP_STACK_COUNTERS (else 4 per stack). */
+int tracer__size_stacks(struct tracer *t, char *err, size_t errlen)
+{
+	unsigned long n = COWTOP_STACKS, c;
+	int e = size_from_env("COWTOP_STACK_ENTRIES", 1048576, &n, err, errlen), f;
+
+	if (e < 0)
+		return e;
+	f = size_from_env("COWTOP_STACK_COUNTERS", 4194304, &c, err, errlen);
+	if (f < 0)
+		return f;
+	if (e)
+		bpf_map__set_max_entries(t->skel->maps.stack_map, (__u32)n);
+	if (e || f)
+		bpf_map__set_max_entries(t->skel->maps.stack_pages, (__u32)(f ? c : 4 * n));
 	return 0;
 }
 

@@ -48,7 +48,7 @@ struct stacks_capture {
 	unsigned long long collided;  /* no room for a new stack in the map (grows as it fills) */
 	unsigned long long unwalked;  /* the user stack could not be walked */
 	unsigned long long uncounted; /* no room for its (process, stack) counter */
-	unsigned ids_used;            /* stack ids the counters held after the last read */
+	unsigned ids_used;            /* stack ids the kernel held after the last read */
 	unsigned ids;                 /* stack ids the map has; 0: not known */
 };
 

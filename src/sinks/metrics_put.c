@@ -364,7 +364,7 @@ static void put_stacks(const struct metrics *m, enum metrics_format fmt, FILE *o
 		"stack map: grows as it fills), walk (the user stack could not be walked), uncounted (no room "
 		"for its process and stack counter)." };
 	static const struct family used = { "cowtop_stack_ids", "gauge", NULL,
-		"Ids of the kernel's stack map that counters held after the last read (--stacks)." };
+		"Ids the kernel's stack map holds after the last read (--stacks)." };
 	static const struct family limit = { "cowtop_stack_ids_limit", "gauge", NULL,
 		"Ids the kernel's stack map has (--stacks)." };
 	static const char *const reasons[3] = { "collision", "walk", "uncounted" };

@@ -34,6 +34,15 @@
 # cowtop_stack_ids and cowtop_stack_ids_limit (promtool and a strict
 # OpenMetrics parser accept both formats).
 #
+# Ids no counter refers to: with the counter map full (16 counters,
+# COWTOP_STACK_COUNTERS; 1024 ids, few collisions), stackload's children
+# copy under stacks of their own, each getting an id, most of them no
+# counter. Three refreshes after the last of them captures were uncounted
+# (else the counter map never filled: the case proves nothing), and, read
+# with bpftool, every id the stack map holds is one a counter refers to,
+# and ids_used is how many it holds. Without the ids given back, those of
+# stackload's children stay there.
+#
 # Environment (besides lib.sh's): STACKLOAD (default ./tests/workloads/stackload).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -41,6 +50,26 @@ set -euo pipefail
 
 STACKLOAD=${STACKLOAD:-./tests/workloads/stackload}
 readonly CHILDREN=800 PAGES=8 GAP_MS=30
+
+# The stack ids the kernel holds for cowtop PID, and those its counters
+# refer to, read with bpftool from the maps PID has open: one id a line,
+# sorted, in OUT.held and OUT.counted. kernel_ids PID OUT
+kernel_ids() {
+	local id name
+	: >"$2.held"
+	: >"$2.counted"
+	for id in $(awk '/^map_id:/ { print $2 }' /proc/"$1"/fdinfo/* 2>/dev/null | sort -u); do
+		name=$(bpftool -j map show id "$id" | jq -r .name)
+		case $name in
+		stack_map)
+			bpftool -j map dump id "$id" | /usr/bin/python3 -c 'import json, sys
+for e in json.load(sys.stdin):
+    print(int.from_bytes(bytes(int(b, 16) for b in e["key"]), "little"))' | sort -u >"$2.held" ;;
+		stack_pages)
+			bpftool -j map dump id "$id" | jq -r '.[].formatted.key.stack_id' | sort -u >"$2.counted" ;;
+		esac
+	done
+}
 
 setup
 [ -x "$STACKLOAD" ] || die "stackload not found at '$STACKLOAD' (set STACKLOAD)"
@@ -51,6 +80,11 @@ COWTOP_STACK_ENTRIES=12x "$COWTOP" -b -n 1 --stacks >"$WORK/bad.out" 2>"$WORK/ba
 expect_eq "bad size: exit status" "$RC" 1
 check "bad size: one line naming the variable" \
 	grep -qx "cowtop: COWTOP_STACK_ENTRIES: '12x' is not a number from 16 to 1048576" "$WORK/bad.err"
+RC=0
+COWTOP_STACK_COUNTERS=8 "$COWTOP" -b -n 1 --stacks >"$WORK/bad.out" 2>"$WORK/bad.err" || RC=$?
+expect_eq "bad counters: exit status" "$RC" 1
+check "bad counters: one line naming the variable" \
+	grep -qx "cowtop: COWTOP_STACK_COUNTERS: '8' is not a number from 16 to 4194304" "$WORK/bad.err"
 
 F=$WORK/run.folded
 REPORT=$WORK/stackload.out
@@ -159,5 +193,35 @@ scraped=$(awk '$1 ~ /^cowtop_stack_/ { v[$1] = $2 }
 check "exp: the scrape ($scraped) is the figures of a JSON frame" \
 	jq_true '[inputs.stacks | "\(.failed_collision) \(.failed_walk) \(.failed_uncounted) \(.ids_used) \(.ids_limit)"]
 		| any(.[]; . == $s)' --arg s "$scraped"
+
+# Ids with no counter: the counter map full, stacks captured all the same.
+# The shell waits on FIFOs, not in a loop of sleeps: nothing copies while
+# the maps are read.
+REPORT=$WORK/orph.out
+mkfifo "$WORK/orph.stop"
+# shellcheck disable=SC2016 # the inner shell expands them
+COWTOP_STACK_ENTRIES=1024 COWTOP_STACK_COUNTERS=16 start_cowtop orph -b -f json -d 0.5 \
+	--stacks --sample-budget 0 -- sh -c '"$1" 300 4 0 >"$2"; read -r _ <"$3"' \
+	sh "$STACKLOAD" "$REPORT" "$WORK/orph.stop"
+for ((i = 0; i < 600; i++)); do
+	[ -s "$REPORT" ] && break
+	sleep 0.1
+done
+check "orphans: stackload done" test -s "$REPORT"
+n0=$(count_lines "$FRAMES")
+wait_lines "$FRAMES" $((n0 + 4)) 30 || fail "orphans: no third frame after stackload"
+# Nothing copies now (the shell waits): the maps stand still. Read them, then one more frame.
+kernel_ids "$COWTOP_PID" "$WORK/orph"
+n1=$(count_lines "$FRAMES")
+wait_lines "$FRAMES" $((n1 + 1)) 30 || fail "orphans: no frame after the maps were read"
+echo stop >"$WORK/orph.stop"
+reap_cowtop_after_load
+read -r unc used < <(sed -n "$((n1 + 1))p" "$FRAMES" | jq -r '.stacks | [.failed_uncounted, .ids_used] | @tsv')
+check "orphans: the counter map was full (${unc:-?} captures uncounted > 0)" test "${unc:-0}" -gt 0
+held=$(wc -l <"$WORK/orph.held")
+check "orphans: the kernel holds ids ($held)" test "$held" -gt 0
+lone=$(comm -23 "$WORK/orph.held" "$WORK/orph.counted" | wc -l)
+expect_eq "orphans: ids held that no counter refers to" "$lone" 0
+expect_eq "orphans: ids_used is what the kernel holds" "${used:-?}" "$held"
 
 finish
