@@ -19,6 +19,8 @@
 #       (the scraper, curl, is not counted)
 #
 # --variants runs only some of them (the budget lines need all four).
+# --cowtop-args gives every cowtop run (both builds) more arguments, e.g.
+# "--objects" to measure the object feed's per-tick work at N processes.
 # Each variant is started, left alone for a warm-up, then its utime+stime
 # (from /proc/PID/stat) is read at both ends of a fixed window; CPU% is CPU
 # seconds over wall seconds of the window, times 100. This is a benchmark,
@@ -26,6 +28,7 @@
 #
 # Usage: sudo bench/cpu.sh [--window S] [--rounds K] [--counts "N ..."]
 #                          [--warmup S] [--variants LETTERS] [--compare PATH]
+#                          [--cowtop-args "ARGS"]
 # Environment: COWTOP  cowtop binary (default ./cowtop)
 #              CC      compiler for the idle-process helper (default cc)
 set -euo pipefail
@@ -40,6 +43,7 @@ rounds=3
 counts="1000 5000"
 variants_arg=
 compare=		# the other build of --compare, if any
+extra=()		# --cowtop-args: more arguments for every cowtop run
 cols=200
 lines=50
 cowtop=${COWTOP:-./cowtop}
@@ -62,7 +66,7 @@ usage()
 {
 	cat <<EOF
 usage: $prog [--window S] [--rounds K] [--counts "N ..."] [--warmup S] [--variants LETTERS]
-       [--compare PATH]
+       [--compare PATH] [--cowtop-args "ARGS"]
   --window S     seconds of CPU accounting per run (default $window)
   --rounds K     measured rounds, each runs every variant once (default $rounds)
   --counts LIST  numbers of extra idle processes, one pass each (default "$counts")
@@ -70,6 +74,8 @@ usage: $prog [--window S] [--rounds K] [--counts "N ..."] [--warmup S] [--varian
   --variants L   only these variants, letters among a b c d e f g h (default
                  abcd, and ef with --compare)
   --compare PATH also run (a) and (b) with the cowtop at PATH: (e) and (f)
+  --cowtop-args ARGS  more arguments (split at blanks) for every cowtop run,
+                 both builds, e.g. "--objects"
 environment: COWTOP (default ./cowtop), CC (default cc)
 EOF
 }
@@ -220,30 +226,31 @@ start_variant()
 	term_pid=
 	case $1 in
 	a|e)
-		"$(build_of "$1")" -b -d 1 -f json >/dev/null 2>"$tmp/tool.err" &
+		"$(build_of "$1")" -b -d 1 -f json "${extra[@]}" >/dev/null 2>"$tmp/tool.err" &
 		tool_pid=$!
 		run_pid=$tool_pid
 		return
 		;;
 	g)
-		"$cowtop" -b -d 5 -f json >/dev/null 2>"$tmp/tool.err" &
+		"$cowtop" -b -d 5 -f json "${extra[@]}" >/dev/null 2>"$tmp/tool.err" &
 		tool_pid=$!
 		run_pid=$tool_pid
 		return
 		;;
 	h)
-		"$cowtop" --exporter --listen "127.0.0.1:$port" -d 5 >/dev/null 2>"$tmp/tool.err" &
+		"$cowtop" --exporter --listen "127.0.0.1:$port" -d 5 "${extra[@]}" \
+			>/dev/null 2>"$tmp/tool.err" &
 		tool_pid=$!
 		run_pid=$tool_pid
 		scrape_every 5 &
 		scrape_pid=$!
 		return
 		;;
-	b|f)	tm new-session -d -s bench -x "$cols" -y "$lines" "$(build_of "$1")" -d 1 ;;
+	b|f)	tm new-session -d -s bench -x "$cols" -y "$lines" "$(build_of "$1")" -d 1 "${extra[@]}" ;;
 	c)	tm new-session -d -s bench -x "$cols" -y "$lines" \
 			env HTOPRC="$tmp/htoprc" htop -d 10 ;;
 	d)	tm new-session -d -s bench -x "$cols" -y "$lines" \
-			"$cowtop" -d 1 -p "$target_pid" ;;
+			"$cowtop" -d 1 "${extra[@]}" -p "$target_pid" ;;
 	esac
 	tmux_up=1
 	[ -n "$sock_path" ] || sock_path=$(tm display-message -p '#{socket_path}')
@@ -377,6 +384,8 @@ while [ $# -gt 0 ]; do
 	--variants)	variants_arg=$(variants_of "${2-}"); shift ;;
 	--compare)	[ $# -ge 2 ] || die "--compare needs a path"
 			compare=$2; shift ;;
+	--cowtop-args)	[ $# -ge 2 ] || die "--cowtop-args needs the arguments, in one word"
+			read -r -a extra <<<"$2"; shift ;;
 	-h|--help)	usage; exit 0 ;;
 	*)		usage >&2; exit 2 ;;
 	esac
@@ -448,6 +457,7 @@ done
 echo "cowtop CPU use: $rounds rounds of $window s windows after $warmup s of warm-up; refresh 1 s; tmux panes ${cols}x$lines"
 echo "kernel $(uname -r), $(nproc) CPUs; $("$cowtop" --version 2>/dev/null | head -n 1); $(htop --version | head -n 1); run took $((SECONDS - start)) s"
 echo "CPU% = (utime + stime) / wall time of the window x 100; tmux % = the tmux server taking in the pane's output"
+[ ${#extra[@]} -eq 0 ] || echo "every cowtop run (both builds) with: ${extra[*]}"
 declare -A label=(
 	[a]="(a) cowtop -b -f json, every process"
 	[b]="(b) cowtop full screen, every process"

@@ -8,6 +8,7 @@
 #include <time.h>
 #include "folded.h"
 #include <unistd.h>
+#include "itab.h"
 #include "loop.h"
 #include "objfeed.h"
 #include "runtime.h"
@@ -68,15 +69,78 @@ static struct objfeed_seen *list_add(struct objfeed_seen **v, size_t *n, size_t 
 	return &(*v)[(*n)++];
 }
 
+/* The hash of seen entry i (ctx: the feed). */
+static uint64_t seen_at(const void *ctx, int i)
+{
+	const struct objfeed *f = ctx;
+
+	return itab_pid_hash(f->seen[i].pid, f->seen[i].start);
+}
+
+/* The entry of (pid, start) among the processes looked at, or NULL; *pos
+ * (if not NULL) the slot its place would take in the index. */
+static struct objfeed_seen *seen_find(struct objfeed *f, int pid, unsigned long long start,
+				      size_t *pos)
+{
+	size_t k;
+
+	if (!f->seen_tab.cap)
+		return NULL;
+	for (k = itab__home(&f->seen_tab, itab_pid_hash(pid, start)); f->seen_tab.slot[k] >= 0;
+	     k = itab__next(&f->seen_tab, k)) {
+		struct objfeed_seen *s = &f->seen[f->seen_tab.slot[k]];
+
+		if (s->pid == pid && s->start == start)
+			return s;
+	}
+	if (pos)
+		*pos = k;
+	return NULL;
+}
+
 /* The entry of (pid, start) in the seen list, or NULL. */
 static struct objfeed_seen *seen_of(struct objfeed *f, int pid, unsigned long long start)
 {
-	size_t i;
+	return seen_find(f, pid, start, NULL);
+}
 
-	for (i = 0; i < f->nseen; i++)
-		if (f->seen[i].pid == pid && f->seen[i].start == start)
-			return &f->seen[i];
-	return NULL;
+/* Remember (pid, start) as looked at: its entry (the one there, if it was
+ * looked at already), or NULL when out of memory. */
+static struct objfeed_seen *seen_add(struct objfeed *f, int pid, unsigned long long start,
+				     int runtime)
+{
+	struct objfeed_seen *s;
+	size_t k;
+
+	if (itab__reserve(&f->seen_tab, 1, seen_at, f))
+		return NULL;
+	if ((s = seen_find(f, pid, start, &k)))
+		return s;
+	s = list_add(&f->seen, &f->nseen, &f->seen_cap, pid, start, runtime);
+	if (s)
+		itab__put(&f->seen_tab, k, (int)(f->nseen - 1));
+	return s;
+}
+
+/* Forget the looked-at processes the model forgot: each entry gone leaves
+ * the index, and the last entry takes its place. */
+static void seen_prune(struct objfeed *f)
+{
+	struct itab *t = &f->seen_tab;
+	size_t i = 0, last;
+
+	while (i < f->nseen) {
+		if (model__find(f->model, f->seen[i].pid, f->seen[i].start)) {
+			i++;
+			continue;
+		}
+		itab__del(t, itab__slot_of(t, seen_at(f, (int)i), (int)i), seen_at, f);
+		last = --f->nseen;
+		if (i < last) {
+			itab__move(t, seen_at(f, (int)last), (int)last, (int)i);
+			f->seen[i] = f->seen[last];
+		}
+	}
 }
 
 /* Look at p's maps now: its runtime (an unknown one too) to the kernel
@@ -99,7 +163,7 @@ static int look_one(struct objfeed *f, const struct proc *p, bool *loading)
 	if (rt.runtime != OBJ_RT_NONE)
 		tracer__set_runtime(f->tracer, p->pid, rt.runtime, rt.type_type);
 	if (!s)
-		s = list_add(&f->seen, &f->nseen, &f->seen_cap, p->pid, p->start_time, rt.runtime);
+		s = seen_add(f, p->pid, p->start_time, rt.runtime);
 	if (s) {
 		s->runtime = rt.runtime;
 		s->names = rt.rb_names;
@@ -165,7 +229,7 @@ static void detect(struct objfeed *f, const struct proc *p)
 	if (s && s->runtime != OBJ_RT_NONE && tracer__runtime(f->tracer, p->pid) >= 0)
 		return;
 	if (!s && tracer__runtime(f->tracer, p->pid) >= 0) {
-		s = list_add(&f->seen, &f->nseen, &f->seen_cap, p->pid, p->start_time, -1);
+		s = seen_add(f, p->pid, p->start_time, -1);
 		if (s)
 			memcpy(s->comm, p->comm, sizeof(s->comm));
 		return; /* inherited at fork */
@@ -258,7 +322,7 @@ void objfeed__watch(struct objfeed *f, int pid, unsigned long long start)
 		return;
 	if (rt.runtime != OBJ_RT_NONE)
 		tracer__set_runtime(f->tracer, pid, rt.runtime, rt.type_type);
-	list_add(&f->seen, &f->nseen, &f->seen_cap, pid, start, rt.runtime);
+	seen_add(f, pid, start, rt.runtime); /* looked at already: that entry stays */
 }
 
 /* A watched process forked pid. The child inherited its parent's layout in
@@ -445,12 +509,7 @@ void objfeed__tick(struct objfeed *f)
 	for (i = 0; i < f->ngone; i++)
 		tracer__forget_objects(f->tracer, f->gone[i].pid, f->gone[i].start);
 	objects__prune(f->objects, held, f->model);
-	/* Forget the looked-at processes the model forgot. */
-	for (i = 0; i < f->nseen;)
-		if (!model__find(f->model, f->seen[i].pid, f->seen[i].start))
-			f->seen[i] = f->seen[--f->nseen];
-		else
-			i++;
+	seen_prune(f);
 	tracer__object_stats(f->tracer, &st);
 	k = (struct sample_budget_totals){ .ns = st.ns, .captures = st.reads, .copies = st.faults };
 	tracer__set_objects(f->tracer, sample_budget__update(&f->budget, monotonic(), &k));
@@ -481,6 +540,7 @@ void objfeed__free(struct objfeed *f)
 		close(f->timerfd);
 	f->timerfd = -1;
 	free(f->seen);
+	itab__free(&f->seen_tab);
 	free(f->gone);
 	f->objects = NULL;
 	f->seen = f->gone = NULL;

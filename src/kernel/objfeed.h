@@ -8,6 +8,7 @@
 #ifndef COWTOP_OBJFEED_H
 #define COWTOP_OBJFEED_H
 
+#include "itab.h"
 #include "model.h"
 #include "objects.h"
 #include "rbclass.h"
@@ -33,6 +34,7 @@ struct objfeed {
 					   * ("": looked at before it was in the model) */
 	} *seen;
 	size_t nseen, seen_cap;  /* processes whose runtime was looked at */
+	struct itab seen_tab;    /* their index by (pid, start) */
 	struct objfeed_seen *gone; /* read for the last time this tick */
 	size_t ngone, gone_cap;
 	unsigned long ticks;

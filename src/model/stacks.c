@@ -14,14 +14,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "itab.h"
 #include "stacks.h"
-
-/* An open-addressing index over an array kept elsewhere: slots hold
- * element indexes, -1 empty. */
-struct itab {
-	int *slot;
-	size_t cap, n;
-};
 
 /* An interned name: refs counts the frame lists, folds and snapshots
  * holding it; idx is its place in the table's names. */
@@ -84,16 +78,6 @@ struct stacks {
 	bool dead;               /* stacks__free called: gone with the last snapshot */
 };
 
-/* A 64-bit mix (splitmix64's finalizer). */
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ULL;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebULL;
-	return x ^ (x >> 31);
-}
-
 /* FNV-1a of a string. */
 static uint64_t str_hash(const char *p)
 {
@@ -106,67 +90,46 @@ static uint64_t str_hash(const char *p)
 
 static uint64_t rec_hash(int pid, unsigned long long start, unsigned id)
 {
-	return mix(((uint64_t)(unsigned)pid << 32 | id) ^ mix(start));
-}
-
-static uint64_t proc_hash(int pid, unsigned long long start)
-{
-	return mix((uint64_t)(unsigned)pid ^ mix(start + 1));
+	return itab_mix(((uint64_t)(unsigned)pid << 32 | id) ^ itab_mix(start));
 }
 
 static uint64_t fold_hash(const char *comm, const struct stack_top *st)
 {
-	uint64_t h = mix((uintptr_t)comm ^ (uint64_t)st->nframes << 48);
+	uint64_t h = itab_mix((uintptr_t)comm ^ (uint64_t)st->nframes << 48);
 	int i;
 
 	for (i = 0; i < st->nframes; i++)
-		h = mix(h ^ (uintptr_t)st->frames[i]);
+		h = itab_mix(h ^ (uintptr_t)st->frames[i]);
 	return h;
 }
 
-/* The hash of element i of table t's array. */
-static uint64_t elem_hash(const struct stacks *s, const struct itab *t, int i)
+/* The hash of fold i (ctx: the table), and of record, process and name i. */
+static uint64_t fold_at(const void *ctx, int i)
 {
-	if (t == &s->ftab)
-		return fold_hash(s->folds[i].comm, &s->folds[i].st);
-	if (t == &s->rtab)
-		return rec_hash(s->recs[i].pid, s->recs[i].start, s->recs[i].id);
-	if (t == &s->ptab)
-		return proc_hash(s->procs[i].pid, s->procs[i].start);
+	const struct stacks *s = ctx;
+
+	return fold_hash(s->folds[i].comm, &s->folds[i].st);
+}
+
+static uint64_t rec_at(const void *ctx, int i)
+{
+	const struct stacks *s = ctx;
+
+	return rec_hash(s->recs[i].pid, s->recs[i].start, s->recs[i].id);
+}
+
+static uint64_t proc_at(const void *ctx, int i)
+{
+	const struct stacks *s = ctx;
+
+	return itab_pid_hash(s->procs[i].pid, s->procs[i].start);
+}
+
+static uint64_t name_at(const void *ctx, int i)
+{
+	const struct stacks *s = ctx;
+
 	return str_hash(s->names[i]->text);
-}
-
-/* Make room for extra more elements in t (rehashing). */
-static int itab_reserve_n(struct stacks *s, struct itab *t, size_t extra)
-{
-	size_t cap, i, k;
-	int *v;
-
-	if ((t->n + extra) * 2 <= t->cap)
-		return 0;
-	for (cap = t->cap ? t->cap * 2 : 64; (t->n + extra) * 2 > cap; cap *= 2)
-		;
-	v = malloc(cap * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	memset(v, 0xff, cap * sizeof(*v));
-	for (i = 0; i < t->cap; i++) {
-		if (t->slot[i] < 0)
-			continue;
-		for (k = elem_hash(s, t, t->slot[i]) & (cap - 1); v[k] >= 0; k = (k + 1) & (cap - 1))
-			;
-		v[k] = t->slot[i];
-	}
-	free(t->slot);
-	t->slot = v;
-	t->cap = cap;
-	return 0;
-}
-
-/* Make room for one more element in t. */
-static int itab_reserve(struct stacks *s, struct itab *t)
-{
-	return itab_reserve_n(s, t, 1);
 }
 
 /* Grow an array of elements of size bytes to hold one more. */
@@ -200,10 +163,11 @@ static const char *name_get(struct stacks *s, const char *str)
 	unsigned idx;
 
 	/* the spare list gets room for every idx, so name_put never fails */
-	if (itab_reserve(s, &s->stab) || grow((void **)&s->names, s->nnames, &s->ncap, sizeof(*s->names)) ||
+	if (itab__reserve(&s->stab, 1, name_at, s) ||
+	    grow((void **)&s->names, s->nnames, &s->ncap, sizeof(*s->names)) ||
 	    grow((void **)&s->spare, s->nnames, &s->sparecap, sizeof(*s->spare)))
 		return NULL;
-	for (k = h & (s->stab.cap - 1); s->stab.slot[k] >= 0; k = (k + 1) & (s->stab.cap - 1)) {
+	for (k = itab__home(&s->stab, h); s->stab.slot[k] >= 0; k = itab__next(&s->stab, k)) {
 		nm = s->names[s->stab.slot[k]];
 		if (strcmp(nm->text, str) == 0) {
 			nm->refs++;
@@ -217,8 +181,7 @@ static const char *name_get(struct stacks *s, const char *str)
 	*nm = (struct sname){ .refs = 1, .idx = idx };
 	memcpy(nm->text, str, len + 1);
 	s->names[idx] = nm;
-	s->stab.slot[k] = (int)idx;
-	s->stab.n++;
+	itab__put(&s->stab, k, (int)idx);
 	return nm->text;
 }
 
@@ -228,35 +191,14 @@ static void name_hold(const char *text)
 	name_of(text)->refs++;
 }
 
-/* Take slot k out of index t, moving later entries of its run back so
- * every entry stays reachable from its home slot (linear probing). */
-static void itab_del(struct stacks *s, struct itab *t, size_t k)
-{
-	size_t mask = t->cap - 1, j, home;
-
-	for (j = (k + 1) & mask; t->slot[j] >= 0; j = (j + 1) & mask) {
-		home = elem_hash(s, t, t->slot[j]) & mask;
-		/* the entry at j stays when its home lies cyclically in (k, j] */
-		if (k <= j ? (home > k && home <= j) : (home > k || home <= j))
-			continue;
-		t->slot[k] = t->slot[j];
-		k = j;
-	}
-	t->slot[k] = -1;
-	t->n--;
-}
-
 /* Let go of a name; freed with its last holder. */
 static void name_put(struct stacks *s, const char *text)
 {
 	struct sname *nm = name_of(text);
-	size_t k, mask = s->stab.cap - 1;
 
 	if (--nm->refs)
 		return;
-	for (k = str_hash(nm->text) & mask; s->stab.slot[k] != (int)nm->idx; k = (k + 1) & mask)
-		;
-	itab_del(s, &s->stab, k);
+	itab__del(&s->stab, itab__slot_of(&s->stab, str_hash(nm->text), (int)nm->idx), name_at, s);
 	s->names[nm->idx] = NULL;
 	s->spare[s->nspare++] = nm->idx;
 	free(nm);
@@ -314,11 +256,11 @@ static int proc_of(struct stacks *s, int pid, unsigned long long start, const ch
 	size_t k;
 	struct sproc *p;
 
-	if (itab_reserve(s, &s->ptab) ||
+	if (itab__reserve(&s->ptab, 1, proc_at, s) ||
 	    grow((void **)&s->procs, s->nprocs, &s->pcap, sizeof(*s->procs)))
 		return -ENOMEM;
-	for (k = proc_hash(pid, start) & (s->ptab.cap - 1); s->ptab.slot[k] >= 0;
-	     k = (k + 1) & (s->ptab.cap - 1)) {
+	for (k = itab__home(&s->ptab, itab_pid_hash(pid, start)); s->ptab.slot[k] >= 0;
+	     k = itab__next(&s->ptab, k)) {
 		p = &s->procs[s->ptab.slot[k]];
 		if (p->pid == pid && p->start == start)
 			return s->ptab.slot[k];
@@ -326,8 +268,7 @@ static int proc_of(struct stacks *s, int pid, unsigned long long start, const ch
 	p = &s->procs[s->nprocs];
 	*p = (struct sproc){ .pid = pid, .start = start };
 	strncpy(p->comm, comm ? comm : "?", sizeof(p->comm) - 1);
-	s->ptab.slot[k] = (int)s->nprocs;
-	s->ptab.n++;
+	itab__put(&s->ptab, k, (int)s->nprocs);
 	return (int)s->nprocs++;
 }
 
@@ -339,8 +280,8 @@ static struct srec *rec_find(const struct stacks *s, int pid, unsigned long long
 
 	if (!s->rtab.cap)
 		return NULL;
-	for (k = rec_hash(pid, start, id) & (s->rtab.cap - 1); s->rtab.slot[k] >= 0;
-	     k = (k + 1) & (s->rtab.cap - 1)) {
+	for (k = itab__home(&s->rtab, rec_hash(pid, start, id)); s->rtab.slot[k] >= 0;
+	     k = itab__next(&s->rtab, k)) {
 		struct srec *r = &s->recs[s->rtab.slot[k]];
 
 		if (r->pid == pid && r->start == start && r->id == id)
@@ -368,11 +309,11 @@ static void destroy(struct stacks *s)
 	free(s->procs);
 	free(s->names);
 	free(s->spare);
-	free(s->rtab.slot);
-	free(s->ptab.slot);
-	free(s->stab.slot);
+	itab__free(&s->rtab);
+	itab__free(&s->ptab);
+	itab__free(&s->stab);
 	free(s->folds);
-	free(s->ftab.slot);
+	itab__free(&s->ftab);
 	free(s);
 }
 
@@ -411,7 +352,7 @@ int stacks__set(struct stacks *s, int pid, unsigned long long start, const char 
 	size_t pos;
 	int proc;
 
-	if (itab_reserve(s, &s->rtab))
+	if (itab__reserve(&s->rtab, 1, rec_at, s))
 		return -ENOMEM;
 	r = rec_find(s, pid, start, id, &pos);
 	if (r) {
@@ -425,8 +366,7 @@ int stacks__set(struct stacks *s, int pid, unsigned long long start, const char 
 	s->recs[s->nrecs] = (struct srec){
 		.pid = pid, .start = start, .id = id, .proc = proc, .st.pages = pages,
 	};
-	s->rtab.slot[pos] = (int)s->nrecs++;
-	s->rtab.n++;
+	itab__put(&s->rtab, pos, (int)s->nrecs++);
 	return 1;
 }
 
@@ -638,8 +578,8 @@ static void fold_rec(struct stacks *s, const char *comm, struct srec *r)
 		st->frames = NULL;
 		return;
 	}
-	for (k = fold_hash(comm, st) & (s->ftab.cap - 1); s->ftab.slot[k] >= 0;
-	     k = (k + 1) & (s->ftab.cap - 1)) {
+	for (k = itab__home(&s->ftab, fold_hash(comm, st)); s->ftab.slot[k] >= 0;
+	     k = itab__next(&s->ftab, k)) {
 		struct sfold *f = &s->folds[s->ftab.slot[k]];
 
 		if (f->comm == comm && f->st.nframes == st->nframes &&
@@ -653,8 +593,7 @@ static void fold_rec(struct stacks *s, const char *comm, struct srec *r)
 	name_hold(comm);
 	s->folds[s->nfolds] = (struct sfold){ .comm = comm, .st = *st };
 	st->frames = NULL;
-	s->ftab.slot[k] = (int)s->nfolds++;
-	s->ftab.n++;
+	itab__put(&s->ftab, k, (int)s->nfolds++);
 }
 
 /* Whether stacks__fold keeps totals of the processes let go (by default)
@@ -662,23 +601,6 @@ static void fold_rec(struct stacks *s, const char *comm, struct srec *r)
 void stacks__keep_gone(struct stacks *s, bool keep)
 {
 	s->drop_gone = !keep;
-}
-
-/* Rebuild index t over n elements into the empty slots v (cap entries). */
-static void itab_rebuild(struct stacks *s, struct itab *t, int *v, size_t cap, size_t n)
-{
-	size_t i, k;
-
-	memset(v, 0xff, cap * sizeof(*v));
-	free(t->slot);
-	t->slot = v;
-	t->cap = cap;
-	t->n = n;
-	for (i = 0; i < n; i++) {
-		for (k = elem_hash(s, t, (int)i) & (cap - 1); v[k] >= 0; k = (k + 1) & (cap - 1))
-			;
-		v[k] = (int)i;
-	}
 }
 
 /* Fold the stacks of every process keep() lets go into the totals by
@@ -715,7 +637,7 @@ int stacks__fold(struct stacks *s, bool (*keep)(int pid, unsigned long long star
 	while (s->nfolds + nrec > s->fcap)
 		if (grow((void **)&s->folds, s->fcap, &s->fcap, sizeof(*s->folds)))
 			goto out;
-	if (itab_reserve_n(s, &s->ftab, nrec) ||
+	if (itab__reserve(&s->ftab, nrec, fold_at, s) ||
 	    !(rslot = malloc((s->rtab.cap ? s->rtab.cap : 1) * sizeof(int))) ||
 	    !(pslot = malloc((s->ptab.cap ? s->ptab.cap : 1) * sizeof(int))))
 		goto out;
@@ -736,8 +658,8 @@ int stacks__fold(struct stacks *s, bool (*keep)(int pid, unsigned long long star
 	}
 	s->nprocs = np;
 	s->nrecs = nr;
-	itab_rebuild(s, &s->rtab, rslot, s->rtab.cap, nr);
-	itab_rebuild(s, &s->ptab, pslot, s->ptab.cap, np);
+	itab__rebuild(&s->rtab, rslot, nr, rec_at, s);
+	itab__rebuild(&s->ptab, pslot, np, proc_at, s);
 	rslot = pslot = NULL;
 	e = (int)n;
 out:
