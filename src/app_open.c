@@ -65,6 +65,7 @@ static int open_tracer(struct app *a)
 		.no_regions = a->opt->no_regions,
 		.objects = a->opt->objects,
 		.objects_every = every,
+		.stacks_every = a->opt->stacks ? (a->opt->stacks_sample ? a->opt->stacks_sample : 1) : 0,
 		.on = collect__handlers(&a->collect),
 	};
 	char err[256];

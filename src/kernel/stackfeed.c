@@ -108,6 +108,57 @@ static bool done(struct stackfeed *f, int pid, unsigned id)
 	return true;
 }
 
+/* Counters by pid, then id. */
+static int stray_cmp(const void *a, const void *b)
+{
+	const struct stackfeed_done *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* Whether the counter (pid, id) of a process gone and not in the model is
+ * given up on: when the last tick found it so too. The first time it is
+ * kept: a process forked and gone since the model last took the kernel's
+ * records comes into it with them, and its copies count under its stacks
+ * then. */
+static bool stray_gone(struct stackfeed *f, int pid, unsigned id)
+{
+	struct stackfeed_done k = { pid, id };
+
+	if (f->nstray_last &&
+	    bsearch(&k, f->stray_last, f->nstray_last, sizeof(k), stray_cmp))
+		return true;
+	if (f->nstray == f->stray_cap) {
+		size_t cap = f->stray_cap ? f->stray_cap * 2 : 64;
+		void *v = realloc(f->stray, cap * sizeof(*f->stray));
+
+		if (!v)
+			return true; /* never kept: as before it was */
+		f->stray = v;
+		f->stray_cap = cap;
+	}
+	f->stray[f->nstray++] = k;
+	return false;
+}
+
+/* This tick's strays become the last tick's. */
+static void stray_turn(struct stackfeed *f)
+{
+	struct stackfeed_done *v = f->stray_last;
+	size_t cap = f->stray_last_cap;
+
+	if (f->nstray > 1)
+		qsort(f->stray, f->nstray, sizeof(*f->stray), stray_cmp);
+	f->stray_last = f->stray;
+	f->stray_last_cap = f->stray_cap;
+	f->nstray_last = f->nstray;
+	f->stray = v;
+	f->stray_cap = cap;
+	f->nstray = 0;
+}
+
 /* One kernel counter: into the table, symbolized if new. */
 static void on_stack(int pid, unsigned id, unsigned long long pages, void *ctx)
 {
@@ -118,7 +169,8 @@ static void on_stack(int pid, unsigned id, unsigned long long pages, void *ctx)
 		p = model__find(f->model, pid, 0);
 	if (!p) {
 		/* not in the model yet (next tick), or never will be: gone */
-		mark(f, id, !(kill(pid, 0) && errno == ESRCH && done(f, pid, id)));
+		mark(f, id, !(kill(pid, 0) && errno == ESRCH && stray_gone(f, pid, id) &&
+			      done(f, pid, id)));
 		return;
 	}
 	if (stacks__set(f->stacks, pid, p->start_time, p->comm, id, pages) == 1)
@@ -250,6 +302,7 @@ void stackfeed__tick(struct stackfeed *f)
 	}
 	f->ndone = 0;
 	e = tracer__for_each_stack(f->tracer, on_stack, f);
+	stray_turn(f);
 	for (i = 0; i < f->ndone; i++)
 		tracer__forget_stack(f->tracer, f->done[i].pid, f->done[i].id);
 	if (f->seen && !e) {
@@ -300,8 +353,11 @@ void stackfeed__free(struct stackfeed *f)
 	symbolizer__free(f->sym);
 	stacks__free(f->stacks);
 	free(f->done);
+	free(f->stray);
+	free(f->stray_last);
 	free_ids(f);
 	f->done = NULL;
+	f->stray = f->stray_last = NULL;
 	f->sym = NULL;
 	f->stacks = NULL;
 }

@@ -20,6 +20,10 @@ struct stackfeed {
 	bool folded;             /* the whole run is written (keep the stacks of the gone) */
 	struct stackfeed_done { int pid; unsigned id; } *done; /* read for the last time */
 	size_t ndone, done_cap;
+	/* counters of processes gone and not in the model: this tick's, and
+	 * last tick's (sorted), given up on when found on both */
+	struct stackfeed_done *stray, *stray_last;
+	size_t nstray, stray_cap, nstray_last, stray_last_cap;
 	unsigned long *seen, *ref; /* bitmaps by stack id: counted, still referred to */
 	unsigned long *held, *orphan; /* held by the kernel; held with no counter at the last read */
 	unsigned nids;             /* stack ids are below this */

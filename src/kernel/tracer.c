@@ -314,10 +314,12 @@ int tracer__open(struct tracer **out, const struct tracer_opts *o, char *err, si
 	e = watch_roots(t, o, err, errlen);
 	if (e)
 		goto fail;
-	/* Copies are read from the first one counted, not once the rest of
-	 * the start-up (the task iterator's load, ...) is over. */
+	/* Copies are read, and their stacks captured, from the first one
+	 * counted, not once the rest of the start-up (the task iterator's
+	 * load, ...) is over: a child forked then is read whole. */
 	if (o->objects)
 		tracer__set_objects(t, o->objects_every ? o->objects_every : 1);
+	tracer__set_stacks(t, o->stacks_every);
 	e = attach(t, err, errlen);
 	if (e)
 		goto fail;

@@ -153,6 +153,7 @@ struct tracer_opts {
 	bool no_regions;      /* leave copies unsplit by region (all "other") */
 	bool objects;         /* follow runtime layouts for the object sampler */
 	unsigned objects_every; /* with objects: read 1 copy in N from the start */
+	unsigned stacks_every;  /* capture the stack of 1 copy in N from the start; 0: off */
 	struct tracer_handlers on;
 };
 
