@@ -19,13 +19,14 @@
 #   full map       a process map of 2 (COWTOP_PROCS_MAX): each process it
 #                  refuses counted once, the one it holds exactly
 #   fallbacks      the ones named are the ones this kernel's BTF calls for
-#   FAM% walk      the /proc readers' unit tests (PROCFS_TEST, when built):
-#                  the family walk over PAGEMAP_SCAN's ranges (6.7 on)
-#                  counts what the walk of every page mapped counts, and
+#   FAM% walk      the /proc readers' unit tests (PROCFS_TESTS, those
+#                  built): the family walk over PAGEMAP_SCAN's ranges (6.7
+#                  on) counts what the walk of every page mapped counts, and
 #                  without PAGEMAP_SCAN the fallback walk is taken
 # Environment as tests/integration/lib.sh (COWTOP, COWLOAD, REGIONLOAD,
-# PHASELOAD), and PROCFS_TEST (default ./tests/unit/test_procfs). Writes
-# "smoke PASSED FAILED" to RESULTS_DIR/smoke.rc when given.
+# PHASELOAD), and PROCFS_TESTS: the unit test programs of the /proc readers
+# (default the test_procfs_* programs in UNIT_TEST_DIR, ./tests/unit unless
+# set). Writes "smoke PASSED FAILED" to RESULTS_DIR/smoke.rc when given.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../integration/lib.sh"
@@ -270,20 +271,27 @@ test_full_map() {
 
 # FAM%'s pagemap reader on this kernel: PAGEMAP_SCAN, or the walk of every
 # page mapped where the kernel has none (before 6.7). The unit tests check
-# themselves against pagemap; skipped when they are not built.
+# themselves against pagemap; the other /proc readers' tests run alongside.
+# Each is skipped when it is not built.
 test_family_walk() {
-	local t=${PROCFS_TEST:-./tests/unit/test_procfs}
+	local tests=${PROCFS_TESTS:-} dir=${UNIT_TEST_DIR:-./tests/unit} t name
 
-	if [ ! -x "$t" ]; then
-		echo "family walk: $t not built, skipped"
-		return
+	if [ -z "$tests" ]; then
+		for name in parse mem live maps family; do
+			tests="$tests $dir/test_procfs_$name"
+		done
 	fi
-	if "$t" >"$WORK/test_procfs.log" 2>&1; then
-		pass "family walk: the /proc readers' unit tests pass"
-	else
-		fail "family walk: the /proc readers' unit tests failed (test_procfs.log)"
-		grep -E 'FAILED|ERROR|LINE' "$WORK/test_procfs.log" | head -n 10 | sed 's/^/  | /'
-	fi
+	for t in $tests; do
+		name=$(basename "$t")
+		if [ ! -x "$t" ]; then
+			echo "family walk: $t not built, skipped"
+		elif "$t" >"$WORK/$name.log" 2>&1; then
+			pass "family walk: the /proc readers' unit tests of $name pass"
+		else
+			fail "family walk: the /proc readers' unit tests of $name failed ($name.log)"
+			grep -E 'FAILED|ERROR|LINE' "$WORK/$name.log" | head -n 10 | sed 's/^/  | /'
+		fi
+	done
 }
 
 setup

@@ -13,8 +13,9 @@
 #                         (default ~/.cache/cowtop-kernels)
 #   COWTOP, COWLOAD, REGIONLOAD, PHASELOAD
 #                         as for tests/integration (make check sets them)
-#   PROCFS_TEST           the /proc readers' unit tests, run in each guest
-#                         when built (default ./tests/unit/test_procfs)
+#   PROCFS_TESTS          the /proc readers' unit tests, run in each guest
+#                         when built (default smoke.sh's test_procfs_*
+#                         programs in UNIT_TEST_DIR, ./tests/unit unless set)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 name=$(basename "$0" .sh)
@@ -26,7 +27,11 @@ COWTOP=$(realpath "${COWTOP:-./cowtop}")
 COWLOAD=$(realpath "${COWLOAD:-./tests/workloads/cowload}")
 REGIONLOAD=$(realpath "${REGIONLOAD:-./tests/workloads/regionload}")
 PHASELOAD=$(realpath "${PHASELOAD:-./tests/workloads/phaseload}")
-PROCFS_TEST=$(realpath "${PROCFS_TEST:-./tests/unit/test_procfs}")
+UNIT_TEST_DIR=$(realpath "${UNIT_TEST_DIR:-./tests/unit}")
+procfs_tests=
+for t in ${PROCFS_TESTS:-}; do
+	procfs_tests="$procfs_tests $(realpath "$t")"
+done
 
 # Skip, or fail when the matrix is required.
 unable() {
@@ -67,7 +72,7 @@ for pkg in $kernels; do
 #!/bin/sh
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export COWTOP='$COWTOP' COWLOAD='$COWLOAD' REGIONLOAD='$REGIONLOAD' PHASELOAD='$PHASELOAD' TMPDIR=/tmp
-export PROCFS_TEST='$PROCFS_TEST'
+export UNIT_TEST_DIR='$UNIT_TEST_DIR' PROCFS_TESTS='$procfs_tests'
 exec bash '$here/smoke.sh' /tmp/results
 RUN
 	chmod 755 "$res/run.sh"
