@@ -21,6 +21,7 @@ struct objects_ent {
 	 * of each list also knows its last. */
 	int tnext, cnext; /* the next row of its type, of its class; -1 none */
 	int tlast, clast; /* in the first row of a list: the last of it */
+	uint64_t ph;      /* itab_pid_hash(pid, start), kept for the hashes */
 };
 
 /* The pages of processes pruned, by (comm, runtime, type name, write). */
@@ -126,28 +127,27 @@ void objects__free(struct objects *o)
 	free(o);
 }
 
+/* The hash of a type list's key: its process's itab_pid_hash, the type. */
+static uint64_t type_hash(uint64_t ph, unsigned long long type)
+{
+	return itab_mix(ph ^ type);
+}
+
+/* The hash of a class list's key: its process's, the class word, its
+ * serial. */
+static uint64_t class_hash(uint64_t ph, unsigned long long klass, unsigned long long serial)
+{
+	return itab_mix(ph ^ klass ^ serial * 0x9e3779b97f4a7c15ULL);
+}
+
 /* The hash of a row's whole key. */
-static uint64_t key_hash(int pid, unsigned long long start, int runtime, unsigned long long type,
+static uint64_t key_hash(uint64_t ph, int runtime, unsigned long long type,
 			 unsigned long long klass, unsigned long long serial, int write)
 {
-	uint64_t h = itab_pid_hash(pid, start);
+	uint64_t w = (uint64_t)(unsigned)runtime << 32 | (unsigned)write;
 
-	h = itab_mix(h ^ type);
-	h = itab_mix(h ^ klass ^ itab_mix(serial));
-	return itab_mix(h ^ ((uint64_t)(unsigned)runtime << 32 | (unsigned)write));
-}
-
-/* The hash of a type list's key (pid, start, type). */
-static uint64_t type_hash(int pid, unsigned long long start, unsigned long long type)
-{
-	return itab_mix(itab_pid_hash(pid, start) ^ type);
-}
-
-/* The hash of a class list's key (pid, start, klass, serial). */
-static uint64_t class_hash(int pid, unsigned long long start, unsigned long long klass,
-			   unsigned long long serial)
-{
-	return itab_mix(itab_pid_hash(pid, start) ^ klass ^ itab_mix(serial));
+	return itab_mix(type_hash(ph, type) ^ klass ^ serial * 0x9e3779b97f4a7c15ULL ^
+			w * 0xc2b2ae3d27d4eb4fULL);
 }
 
 /* The itab hashes of row i, one per table (ctx: the table of rows). */
@@ -155,21 +155,21 @@ static uint64_t row_at(const void *ctx, int i)
 {
 	const struct objects_ent *e = &((const struct objects *)ctx)->v[i];
 
-	return key_hash(e->pid, e->start, e->runtime, e->type, e->klass, e->serial, e->write);
+	return key_hash(e->ph, e->runtime, e->type, e->klass, e->serial, e->write);
 }
 
 static uint64_t type_at(const void *ctx, int i)
 {
 	const struct objects_ent *e = &((const struct objects *)ctx)->v[i];
 
-	return type_hash(e->pid, e->start, e->type);
+	return type_hash(e->ph, e->type);
 }
 
 static uint64_t class_at(const void *ctx, int i)
 {
 	const struct objects_ent *e = &((const struct objects *)ctx)->v[i];
 
-	return class_hash(e->pid, e->start, e->klass, e->serial);
+	return class_hash(e->ph, e->klass, e->serial);
 }
 
 /* The row of k, or -1; *slot: where it is, or the empty slot where it
@@ -181,8 +181,8 @@ static int find(const struct objects *o, const struct objects_key *k, size_t *sl
 
 	if (!t->cap)
 		return -1;
-	for (s = itab__home(t, key_hash(k->pid, k->start, k->runtime, k->type, k->klass, k->klass_serial,
-					k->write));
+	for (s = itab__home(t, key_hash(itab_pid_hash(k->pid, k->start), k->runtime, k->type, k->klass,
+					k->klass_serial, k->write));
 	     t->slot[s] >= 0; s = itab__next(t, s)) {
 		const struct objects_ent *e = &o->v[t->slot[s]];
 
@@ -195,8 +195,9 @@ static int find(const struct objects *o, const struct objects_key *k, size_t *sl
 	return t->slot[s];
 }
 
-/* The first row of (pid, start, type), or -1; *slot as find's. */
-static int type_first(const struct objects *o, int pid, unsigned long long start,
+/* The first row of (pid, start, type), or -1; *slot as find's; ph: the
+ * process's itab_pid_hash. */
+static int type_first(const struct objects *o, uint64_t ph, int pid, unsigned long long start,
 		      unsigned long long type, size_t *slot)
 {
 	const struct itab *t = &o->ttab;
@@ -204,7 +205,7 @@ static int type_first(const struct objects *o, int pid, unsigned long long start
 
 	if (!t->cap)
 		return -1;
-	for (s = itab__home(t, type_hash(pid, start, type)); t->slot[s] >= 0; s = itab__next(t, s)) {
+	for (s = itab__home(t, type_hash(ph, type)); t->slot[s] >= 0; s = itab__next(t, s)) {
 		const struct objects_ent *e = &o->v[t->slot[s]];
 
 		if (e->pid == pid && e->start == start && e->type == type)
@@ -214,9 +215,9 @@ static int type_first(const struct objects *o, int pid, unsigned long long start
 	return t->slot[s];
 }
 
-/* The first has_class row of (pid, start, klass, serial), or -1; *slot as
- * find's. */
-static int class_first(const struct objects *o, int pid, unsigned long long start,
+/* The first has_class row of (pid, start, klass, serial), or -1; *slot
+ * and ph as type_first's. */
+static int class_first(const struct objects *o, uint64_t ph, int pid, unsigned long long start,
 		       unsigned long long klass, unsigned long long serial, size_t *slot)
 {
 	const struct itab *t = &o->ctab;
@@ -224,7 +225,7 @@ static int class_first(const struct objects *o, int pid, unsigned long long star
 
 	if (!t->cap)
 		return -1;
-	for (s = itab__home(t, class_hash(pid, start, klass, serial)); t->slot[s] >= 0;
+	for (s = itab__home(t, class_hash(ph, klass, serial)); t->slot[s] >= 0;
 	     s = itab__next(t, s)) {
 		const struct objects_ent *e = &o->v[t->slot[s]];
 
@@ -245,7 +246,7 @@ static void index_row(struct objects *o, int i, size_t rslot)
 
 	itab__put(&o->rtab, rslot, i);
 	e->tnext = e->cnext = -1;
-	if ((f = type_first(o, e->pid, e->start, e->type, &s)) < 0) {
+	if ((f = type_first(o, e->ph, e->pid, e->start, e->type, &s)) < 0) {
 		itab__put(&o->ttab, s, i);
 		e->tlast = i;
 	} else {
@@ -254,7 +255,7 @@ static void index_row(struct objects *o, int i, size_t rslot)
 	}
 	if (!e->has_class)
 		return;
-	if ((f = class_first(o, e->pid, e->start, e->klass, e->serial, &s)) < 0) {
+	if ((f = class_first(o, e->ph, e->pid, e->start, e->klass, e->serial, &s)) < 0) {
 		itab__put(&o->ctab, s, i);
 		e->clast = i;
 	} else {
@@ -273,13 +274,12 @@ static void reindex(struct objects *o)
 	itab__clear(&o->ttab);
 	itab__clear(&o->ctab);
 	for (i = 0; i < o->n; i++) {
-		const struct objects_ent *e = &o->v[i];
 		size_t s;
 
-		find(o, &(struct objects_key){ .pid = e->pid, .start = e->start, .runtime = e->runtime,
-					       .type = e->type, .klass = e->klass,
-					       .klass_serial = e->serial, .write = e->write },
-		     &s);
+		/* keys are unique: the first empty slot of the probe */
+		for (s = itab__home(&o->rtab, row_at(o, (int)i)); o->rtab.slot[s] >= 0;
+		     s = itab__next(&o->rtab, s))
+			;
 		index_row(o, (int)i, s);
 	}
 }
@@ -300,13 +300,14 @@ static void name_from_peers(struct objects *o, int i)
 	int j;
 
 	if (!e->name[0])
-		for (j = type_first(o, e->pid, e->start, e->type, &s); j >= 0 && j != i; j = o->v[j].tnext)
+		for (j = type_first(o, e->ph, e->pid, e->start, e->type, &s); j >= 0 && j != i;
+		     j = o->v[j].tnext)
 			if (o->v[j].name[0]) {
 				memcpy(e->name, o->v[j].name, sizeof(e->name));
 				break;
 			}
 	if (e->has_class && !e->cls[0])
-		for (j = class_first(o, e->pid, e->start, e->klass, e->serial, &s); j >= 0 && j != i;
+		for (j = class_first(o, e->ph, e->pid, e->start, e->klass, e->serial, &s); j >= 0 && j != i;
 		     j = o->v[j].cnext)
 			if (o->v[j].cls[0]) {
 				memcpy(e->cls, o->v[j].cls, sizeof(e->cls));
@@ -354,7 +355,8 @@ int objects__set(struct objects *o, const struct objects_key *k, unsigned long l
 	*e = (struct objects_ent){ .pid = k->pid, .start = k->start, .runtime = k->runtime,
 				   .type = k->type, .klass = k->klass, .serial = k->klass_serial,
 				   .write = k->write, .pages = pages,
-				   .has_class = obj_has_class(k->runtime, k->type) };
+				   .has_class = obj_has_class(k->runtime, k->type),
+				   .ph = itab_pid_hash(k->pid, k->start) };
 	if (k->comm)
 		snprintf(e->comm, sizeof(e->comm), "%s", k->comm);
 	obj_type_static_name(k->runtime, k->type, e->name, sizeof(e->name));
@@ -374,7 +376,8 @@ void objects__name(struct objects *o, int pid, unsigned long long start, unsigne
 	size_t s;
 	int i;
 
-	for (i = type_first(o, pid, start, type, &s); i >= 0; i = o->v[i].tnext)
+	for (i = type_first(o, itab_pid_hash(pid, start), pid, start, type, &s); i >= 0;
+	     i = o->v[i].tnext)
 		if (!o->v[i].name[0])
 			snprintf(o->v[i].name, sizeof(o->v[i].name), "%s", name);
 }
@@ -385,7 +388,8 @@ void objects__name_class(struct objects *o, int pid, unsigned long long start,
 	size_t s;
 	int i;
 
-	for (i = class_first(o, pid, start, klass, serial, &s); i >= 0; i = o->v[i].cnext)
+	for (i = class_first(o, itab_pid_hash(pid, start), pid, start, klass, serial, &s); i >= 0;
+	     i = o->v[i].cnext)
 		if (!o->v[i].cls[0])
 			snprintf(o->v[i].cls, sizeof(o->v[i].cls), "%s", name);
 }
@@ -396,7 +400,8 @@ const char *objects__class_of(const struct objects *o, int pid, unsigned long lo
 	size_t s;
 	int i;
 
-	for (i = class_first(o, pid, start, klass, serial, &s); i >= 0; i = o->v[i].cnext)
+	for (i = class_first(o, itab_pid_hash(pid, start), pid, start, klass, serial, &s); i >= 0;
+	     i = o->v[i].cnext)
 		if (o->v[i].cls[0])
 			return o->v[i].cls;
 	return NULL;
@@ -408,7 +413,8 @@ const char *objects__name_of(const struct objects *o, int pid, unsigned long lon
 	size_t s;
 	int i;
 
-	for (i = type_first(o, pid, start, type, &s); i >= 0; i = o->v[i].tnext)
+	for (i = type_first(o, itab_pid_hash(pid, start), pid, start, type, &s); i >= 0;
+	     i = o->v[i].tnext)
 		if (o->v[i].name[0])
 			return o->v[i].name;
 	return NULL;
