@@ -487,13 +487,16 @@ static void test_objects_index(void **state)
 			int need = pid % 2 ? OBJECTS_NEED_TYPE : OBJECTS_NEED_CLASS;
 
 			assert_int_equal(ix_set(o, pid, j, OBJ_W_REFCNT, 1), need);
+			assert_int_equal(ix_set(o, pid, j, OBJ_W_GC, 1), need);
 			snprintf(name, sizeof(name), "n%d.%d", pid, j);
 			if (pid % 2)
 				objects__name(o, pid, 100ULL * (unsigned)pid, 0x1000 + (unsigned)j, name);
 			else
 				objects__name_class(o, pid, 100ULL * (unsigned)pid, 0x7000 + (unsigned)j,
 						    (unsigned)j + 1, name);
-			assert_int_equal(ix_set(o, pid, j, OBJ_W_GC, 1), 0); /* named by its peer */
+			/* both rows named, the second through the list */
+			assert_int_equal(ix_set(o, pid, j, OBJ_W_GC, 1), 0);
+			assert_int_equal(ix_set(o, pid, j, OBJ_W_REFCNT, 1), 0);
 		}
 	for (round = 0; round < 3; round++) {
 		objects__prune(o, keep_ix, &round);
