@@ -116,6 +116,14 @@ void itab__rebuild(struct itab *t, int *v, size_t n, itab_hash_fn hash, const vo
 		place(v, t->cap, hash(ctx, (int)i), (int)i);
 }
 
+/* Empty every slot. */
+void itab__clear(struct itab *t)
+{
+	if (t->cap)
+		memset(t->slot, 0xff, t->cap * sizeof(*t->slot));
+	t->n = 0;
+}
+
 /* Free the slots. */
 void itab__free(struct itab *t)
 {

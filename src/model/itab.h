@@ -50,6 +50,9 @@ void itab__del(struct itab *t, size_t k, itab_hash_fn hash, const void *ctx);
 /* Index elements 0..n-1 anew in slots v (t->cap of them, taken over: this
  * cannot fail once they are had). */
 void itab__rebuild(struct itab *t, int *v, size_t n, itab_hash_fn hash, const void *ctx);
+/* Take every element out, keeping the room (for indexing the owner's
+ * elements anew with itab__put after it moved them). */
+void itab__clear(struct itab *t);
 /* Free the slots; t is then empty, and can be used again. */
 void itab__free(struct itab *t);
 

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "itab.h"
 #include "objects.h"
 #include "runtime.h"
 
@@ -15,6 +16,12 @@ struct objects_ent {
 	char name[OBJECTS_NAME_MAX]; /* "" until named */
 	char cls[OBJECTS_NAME_MAX];  /* "" until named (has_class) */
 	char comm[OBJECTS_COMM_MAX]; /* its process's name, "" when not given */
+	/* The rows of one (pid, start, type), and of one (pid, start, klass,
+	 * serial) among has_class rows, are linked in array order; the first
+	 * of each list also knows its last. */
+	int tnext, cnext; /* the next row of its type, of its class; -1 none */
+	int tlast, clast; /* in the first row of a list: the last of it */
+	uint64_t ph;      /* itab_pid_hash(pid, start), kept for the hashes */
 };
 
 /* The pages of processes pruned, by (comm, runtime, type name, write). */
@@ -28,6 +35,9 @@ struct objects_fold {
 struct objects {
 	struct objects_ent *v;
 	size_t n, cap;
+	struct itab rtab;          /* every row, by its whole key */
+	struct itab ttab;          /* the first row of each type list */
+	struct itab ctab;          /* the first row of each class list */
 	bool keep_gone;            /* prune folds rows into folds instead of dropping them */
 	struct objects_fold *folds;
 	size_t nfolds, fcap;
@@ -110,24 +120,168 @@ void objects__free(struct objects *o)
 	if (!o)
 		return;
 	free(o->v);
+	itab__free(&o->rtab);
+	itab__free(&o->ttab);
+	itab__free(&o->ctab);
 	free(o->folds);
 	free(o);
 }
 
-/* The entry of k, or NULL. */
-static struct objects_ent *find(struct objects *o, const struct objects_key *k)
+/* The hash of a type list's key: its process's itab_pid_hash, the type. */
+static uint64_t type_hash(uint64_t ph, unsigned long long type)
 {
-	size_t i;
+	return itab_mix(ph ^ type);
+}
 
-	for (i = o->n; i-- > 0;) {
-		struct objects_ent *e = &o->v[i];
+/* The hash of a class list's key: its process's, the class word, its
+ * serial. */
+static uint64_t class_hash(uint64_t ph, unsigned long long klass, unsigned long long serial)
+{
+	return itab_mix(ph ^ klass ^ serial * 0x9e3779b97f4a7c15ULL);
+}
+
+/* The hash of a row's whole key. */
+static uint64_t key_hash(uint64_t ph, int runtime, unsigned long long type,
+			 unsigned long long klass, unsigned long long serial, int write)
+{
+	uint64_t w = (uint64_t)(unsigned)runtime << 32 | (unsigned)write;
+
+	return itab_mix(type_hash(ph, type) ^ klass ^ serial * 0x9e3779b97f4a7c15ULL ^
+			w * 0xc2b2ae3d27d4eb4fULL);
+}
+
+/* The itab hashes of row i, one per table (ctx: the table of rows). */
+static uint64_t row_at(const void *ctx, int i)
+{
+	const struct objects_ent *e = &((const struct objects *)ctx)->v[i];
+
+	return key_hash(e->ph, e->runtime, e->type, e->klass, e->serial, e->write);
+}
+
+static uint64_t type_at(const void *ctx, int i)
+{
+	const struct objects_ent *e = &((const struct objects *)ctx)->v[i];
+
+	return type_hash(e->ph, e->type);
+}
+
+static uint64_t class_at(const void *ctx, int i)
+{
+	const struct objects_ent *e = &((const struct objects *)ctx)->v[i];
+
+	return class_hash(e->ph, e->klass, e->serial);
+}
+
+/* The row of k, or -1; *slot: where it is, or the empty slot where it
+ * would go (when the table has room). */
+static int find(const struct objects *o, const struct objects_key *k, size_t *slot)
+{
+	const struct itab *t = &o->rtab;
+	size_t s;
+
+	if (!t->cap)
+		return -1;
+	for (s = itab__home(t, key_hash(itab_pid_hash(k->pid, k->start), k->runtime, k->type, k->klass,
+					k->klass_serial, k->write));
+	     t->slot[s] >= 0; s = itab__next(t, s)) {
+		const struct objects_ent *e = &o->v[t->slot[s]];
 
 		if (e->pid == k->pid && e->start == k->start && e->type == k->type &&
 		    e->write == k->write && e->runtime == k->runtime && e->klass == k->klass &&
 		    e->serial == k->klass_serial)
-			return e;
+			break;
 	}
-	return NULL;
+	*slot = s;
+	return t->slot[s];
+}
+
+/* The first row of (pid, start, type), or -1; *slot as find's; ph: the
+ * process's itab_pid_hash. */
+static int type_first(const struct objects *o, uint64_t ph, int pid, unsigned long long start,
+		      unsigned long long type, size_t *slot)
+{
+	const struct itab *t = &o->ttab;
+	size_t s;
+
+	if (!t->cap)
+		return -1;
+	for (s = itab__home(t, type_hash(ph, type)); t->slot[s] >= 0; s = itab__next(t, s)) {
+		const struct objects_ent *e = &o->v[t->slot[s]];
+
+		if (e->pid == pid && e->start == start && e->type == type)
+			break;
+	}
+	*slot = s;
+	return t->slot[s];
+}
+
+/* The first has_class row of (pid, start, klass, serial), or -1; *slot
+ * and ph as type_first's. */
+static int class_first(const struct objects *o, uint64_t ph, int pid, unsigned long long start,
+		       unsigned long long klass, unsigned long long serial, size_t *slot)
+{
+	const struct itab *t = &o->ctab;
+	size_t s;
+
+	if (!t->cap)
+		return -1;
+	for (s = itab__home(t, class_hash(ph, klass, serial)); t->slot[s] >= 0;
+	     s = itab__next(t, s)) {
+		const struct objects_ent *e = &o->v[t->slot[s]];
+
+		if (e->pid == pid && e->start == start && e->klass == klass && e->serial == serial)
+			break;
+	}
+	*slot = s;
+	return t->slot[s];
+}
+
+/* Index row i, the last of the array, in the three tables (each with room
+ * for one more): rslot is the empty slot find() ended on. */
+static void index_row(struct objects *o, int i, size_t rslot)
+{
+	struct objects_ent *e = &o->v[i];
+	size_t s;
+	int f;
+
+	itab__put(&o->rtab, rslot, i);
+	e->tnext = e->cnext = -1;
+	if ((f = type_first(o, e->ph, e->pid, e->start, e->type, &s)) < 0) {
+		itab__put(&o->ttab, s, i);
+		e->tlast = i;
+	} else {
+		o->v[o->v[f].tlast].tnext = i;
+		o->v[f].tlast = i;
+	}
+	if (!e->has_class)
+		return;
+	if ((f = class_first(o, e->ph, e->pid, e->start, e->klass, e->serial, &s)) < 0) {
+		itab__put(&o->ctab, s, i);
+		e->clast = i;
+	} else {
+		o->v[o->v[f].clast].cnext = i;
+		o->v[f].clast = i;
+	}
+}
+
+/* Index every row anew, in array order (after the array was compacted):
+ * the tables keep their room, enough for fewer rows. */
+static void reindex(struct objects *o)
+{
+	size_t i;
+
+	itab__clear(&o->rtab);
+	itab__clear(&o->ttab);
+	itab__clear(&o->ctab);
+	for (i = 0; i < o->n; i++) {
+		size_t s;
+
+		/* keys are unique: the first empty slot of the probe */
+		for (s = itab__home(&o->rtab, row_at(o, (int)i)); o->rtab.slot[s] >= 0;
+		     s = itab__next(&o->rtab, s))
+			;
+		index_row(o, (int)i, s);
+	}
 }
 
 /* What is still to be named of e (OBJECTS_NEED_*). */
@@ -137,35 +291,33 @@ static int need(const struct objects_ent *e)
 	       (e->has_class && !e->cls[0] ? OBJECTS_NEED_CLASS : 0);
 }
 
-/* Name e's type and class as another row of its process names them. */
-static void name_from_peers(struct objects *o, struct objects_ent *e)
+/* Name row i's type and class as an earlier row of its lists names them
+ * (the first named one, in array order). */
+static void name_from_peers(struct objects *o, int i)
 {
-	size_t i;
+	struct objects_ent *e = &o->v[i];
+	size_t s;
+	int j;
 
-	for (i = 0; i + 1 < o->n && need(e); i++) {
-		const struct objects_ent *x = &o->v[i];
-
-		if (x->pid != e->pid || x->start != e->start)
-			continue;
-		if (!e->name[0] && x->type == e->type && x->name[0])
-			memcpy(e->name, x->name, sizeof(e->name));
-		if (e->has_class && !e->cls[0] && x->has_class && x->klass == e->klass &&
-		    x->serial == e->serial && x->cls[0])
-			memcpy(e->cls, x->cls, sizeof(e->cls));
-	}
+	if (!e->name[0])
+		for (j = type_first(o, e->ph, e->pid, e->start, e->type, &s); j >= 0 && j != i;
+		     j = o->v[j].tnext)
+			if (o->v[j].name[0]) {
+				memcpy(e->name, o->v[j].name, sizeof(e->name));
+				break;
+			}
+	if (e->has_class && !e->cls[0])
+		for (j = class_first(o, e->ph, e->pid, e->start, e->klass, e->serial, &s); j >= 0 && j != i;
+		     j = o->v[j].cnext)
+			if (o->v[j].cls[0]) {
+				memcpy(e->cls, o->v[j].cls, sizeof(e->cls));
+				break;
+			}
 }
 
-int objects__set(struct objects *o, const struct objects_key *k, unsigned long long pages)
+/* Room for one more row, in the array and in each table: 0 or -ENOMEM. */
+static int reserve(struct objects *o)
 {
-	struct objects_ent *e = find(o, k);
-
-	if (e && k->comm && !e->comm[0])
-		snprintf(e->comm, sizeof(e->comm), "%s", k->comm);
-	if (e) {
-		if (pages > e->pages)
-			e->pages = pages;
-		return need(e);
-	}
 	if (o->n == o->cap) {
 		size_t cap = o->cap ? o->cap * 2 : 64;
 		void *v = realloc(o->v, cap * sizeof(*o->v));
@@ -175,11 +327,36 @@ int objects__set(struct objects *o, const struct objects_key *k, unsigned long l
 		o->v = v;
 		o->cap = cap;
 	}
-	e = &o->v[o->n++];
+	if (itab__reserve(&o->rtab, 1, row_at, o) || itab__reserve(&o->ttab, 1, type_at, o) ||
+	    itab__reserve(&o->ctab, 1, class_at, o))
+		return -ENOMEM;
+	return 0;
+}
+
+int objects__set(struct objects *o, const struct objects_key *k, unsigned long long pages)
+{
+	struct objects_ent *e;
+	size_t s;
+	int i = find(o, k, &s);
+
+	if (i >= 0) {
+		e = &o->v[i];
+		if (k->comm && !e->comm[0])
+			snprintf(e->comm, sizeof(e->comm), "%s", k->comm);
+		if (pages > e->pages)
+			e->pages = pages;
+		return need(e);
+	}
+	if (reserve(o))
+		return -ENOMEM;
+	find(o, k, &s); /* the slots moved if a table grew */
+	i = (int)o->n++;
+	e = &o->v[i];
 	*e = (struct objects_ent){ .pid = k->pid, .start = k->start, .runtime = k->runtime,
 				   .type = k->type, .klass = k->klass, .serial = k->klass_serial,
 				   .write = k->write, .pages = pages,
-				   .has_class = obj_has_class(k->runtime, k->type) };
+				   .has_class = obj_has_class(k->runtime, k->type),
+				   .ph = itab_pid_hash(k->pid, k->start) };
 	if (k->comm)
 		snprintf(e->comm, sizeof(e->comm), "%s", k->comm);
 	obj_type_static_name(k->runtime, k->type, e->name, sizeof(e->name));
@@ -187,41 +364,45 @@ int objects__set(struct objects *o, const struct objects_key *k, unsigned long l
 		snprintf(e->cls, sizeof(e->cls), "%s", OBJ_CLASS_NONE);
 	else if (e->has_class && e->klass == OBJ_RB_SINGLETON)
 		snprintf(e->cls, sizeof(e->cls), "%s", OBJ_CLASS_SINGLETON);
+	index_row(o, i, s);
 	/* Another write kind of the same type or class may be named already. */
-	name_from_peers(o, e);
+	name_from_peers(o, i);
 	return need(e);
 }
 
 void objects__name(struct objects *o, int pid, unsigned long long start, unsigned long long type,
 		   const char *name)
 {
-	size_t i;
+	size_t s;
+	int i;
 
-	for (i = 0; i < o->n; i++)
-		if (o->v[i].pid == pid && o->v[i].start == start && o->v[i].type == type &&
-		    !o->v[i].name[0])
+	for (i = type_first(o, itab_pid_hash(pid, start), pid, start, type, &s); i >= 0;
+	     i = o->v[i].tnext)
+		if (!o->v[i].name[0])
 			snprintf(o->v[i].name, sizeof(o->v[i].name), "%s", name);
 }
 
 void objects__name_class(struct objects *o, int pid, unsigned long long start,
 			 unsigned long long klass, unsigned long long serial, const char *name)
 {
-	size_t i;
+	size_t s;
+	int i;
 
-	for (i = 0; i < o->n; i++)
-		if (o->v[i].pid == pid && o->v[i].start == start && o->v[i].has_class &&
-		    o->v[i].klass == klass && o->v[i].serial == serial && !o->v[i].cls[0])
+	for (i = class_first(o, itab_pid_hash(pid, start), pid, start, klass, serial, &s); i >= 0;
+	     i = o->v[i].cnext)
+		if (!o->v[i].cls[0])
 			snprintf(o->v[i].cls, sizeof(o->v[i].cls), "%s", name);
 }
 
 const char *objects__class_of(const struct objects *o, int pid, unsigned long long start,
 			      unsigned long long klass, unsigned long long serial)
 {
-	size_t i;
+	size_t s;
+	int i;
 
-	for (i = 0; i < o->n; i++)
-		if (o->v[i].pid == pid && o->v[i].start == start && o->v[i].has_class &&
-		    o->v[i].klass == klass && o->v[i].serial == serial && o->v[i].cls[0])
+	for (i = class_first(o, itab_pid_hash(pid, start), pid, start, klass, serial, &s); i >= 0;
+	     i = o->v[i].cnext)
+		if (o->v[i].cls[0])
 			return o->v[i].cls;
 	return NULL;
 }
@@ -229,11 +410,12 @@ const char *objects__class_of(const struct objects *o, int pid, unsigned long lo
 const char *objects__name_of(const struct objects *o, int pid, unsigned long long start,
 			     unsigned long long type)
 {
-	size_t i;
+	size_t s;
+	int i;
 
-	for (i = 0; i < o->n; i++)
-		if (o->v[i].pid == pid && o->v[i].start == start && o->v[i].type == type &&
-		    o->v[i].name[0])
+	for (i = type_first(o, itab_pid_hash(pid, start), pid, start, type, &s); i >= 0;
+	     i = o->v[i].tnext)
+		if (o->v[i].name[0])
 			return o->v[i].name;
 	return NULL;
 }
@@ -292,7 +474,10 @@ void objects__prune(struct objects *o, bool (*keep)(int pid, unsigned long long 
 		if (keep(o->v[i].pid, o->v[i].start, ctx) ||
 		    (o->keep_gone && o->v[i].pages && fold(o, &o->v[i])))
 			o->v[k++] = o->v[i]; /* kept, or not folded for want of memory: next time */
+	if (k == o->n)
+		return;
 	o->n = k;
+	reindex(o);
 }
 
 void objects__keep_gone(struct objects *o, bool keep)

@@ -226,6 +226,34 @@ static void test_grow_rebuild(void **state)
 	free(o);
 }
 
+/* A clear empties every slot and keeps the room: the owner compacts its
+ * array and indexes what it kept anew with itab__put, no allocation. */
+static void test_clear(void **state)
+{
+	struct owner *o = fill(3000, 0);
+	size_t i, k = 0, cap = o->t.cap, s;
+
+	(void)state;
+	for (i = 0; i < o->n; i++)
+		if (i % 3 == 1)
+			o->v[k++] = o->v[i];
+	o->n = k;
+	itab__clear(&o->t);
+	assert_int_equal(o->t.n, 0);
+	assert_int_equal(o->t.cap, cap);
+	for (i = 0; i < o->t.cap; i++)
+		assert_int_equal(o->t.slot[i], -1);
+	for (i = 0; i < o->n; i++) {
+		for (s = itab__home(&o->t, at(o, (int)i)); o->t.slot[s] >= 0; s = itab__next(&o->t, s))
+			;
+		itab__put(&o->t, s, (int)i);
+	}
+	check_all(o);
+	assert_int_equal(find(o, 100, 17), -1); /* key 0 was not kept */
+	itab__free(&o->t);
+	free(o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -233,6 +261,7 @@ int main(void)
 		cmocka_unit_test(test_remove_any_order),
 		cmocka_unit_test(test_remove_wrapping_runs),
 		cmocka_unit_test(test_grow_rebuild),
+		cmocka_unit_test(test_clear),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

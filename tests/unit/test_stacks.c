@@ -421,6 +421,121 @@ static void test_folded_objects(void **state)
 	objects__free(o);
 }
 
+#define IX_PROCS 60 /* processes of test_objects_index */
+#define IX_TYPES 3  /* types (CPython) or classes (Ruby) of each */
+
+/* test_objects_index's row j of process pid, write w, at pages. */
+static int ix_set(struct objects *o, int pid, int j, int w, unsigned long long pages)
+{
+	struct objects_key k = { .pid = pid, .start = 100ULL * (unsigned)pid, .write = w };
+
+	if (pid % 2) {
+		k.runtime = OBJ_RT_PY311;
+		k.type = 0x1000 + (unsigned)j;
+	} else {
+		k.runtime = OBJ_RT_RUBY31;
+		k.type = 1; /* T_OBJECT, of class j */
+		k.klass = 0x7000 + (unsigned)j;
+		k.klass_serial = (unsigned)j + 1;
+	}
+	return objects__set(o, &k, pages);
+}
+
+/* The pruning order of test_objects_index: after round r, the processes
+ * that keep_ix() let go in rounds 0..r are gone. */
+static bool ix_kept(int pid, int round)
+{
+	return !((round >= 0 && pid % 3 == 0) || (round >= 1 && pid % 4 == 1) ||
+		 (round >= 2 && pid < 20));
+}
+
+static bool keep_ix(int pid, unsigned long long start, void *ctx)
+{
+	(void)start;
+	return ix_kept(pid, *(int *)ctx);
+}
+
+/* objects__each: count the rows and add up their pages. */
+static void count_row(const char *comm, const char *runtime, const char *type, int write,
+		      unsigned long long pages, void *ctx)
+{
+	unsigned long long *c = ctx;
+
+	(void)comm;
+	(void)runtime;
+	(void)type;
+	(void)write;
+	c[0]++;
+	c[1] += pages;
+}
+
+/* Rows stay found through prunes that compact the table in several orders:
+ * each remaining row is updated in place (no row twice), named rows keep
+ * their names, a new write kind of a named type or class takes its name
+ * from the rows before it, and a pruned process's names are gone. */
+static void test_objects_index(void **state)
+{
+	struct objects *o = objects__new();
+	unsigned long long c[2];
+	struct objects_snap *sn;
+	char name[32];
+	int pid, j, round, kept;
+
+	(void)state;
+	for (pid = 1; pid <= IX_PROCS; pid++)
+		for (j = 0; j < IX_TYPES; j++) {
+			int need = pid % 2 ? OBJECTS_NEED_TYPE : OBJECTS_NEED_CLASS;
+
+			assert_int_equal(ix_set(o, pid, j, OBJ_W_REFCNT, 1), need);
+			assert_int_equal(ix_set(o, pid, j, OBJ_W_GC, 1), need);
+			snprintf(name, sizeof(name), "n%d.%d", pid, j);
+			if (pid % 2)
+				objects__name(o, pid, 100ULL * (unsigned)pid, 0x1000 + (unsigned)j, name);
+			else
+				objects__name_class(o, pid, 100ULL * (unsigned)pid, 0x7000 + (unsigned)j,
+						    (unsigned)j + 1, name);
+			/* both rows named, the second through the list */
+			assert_int_equal(ix_set(o, pid, j, OBJ_W_GC, 1), 0);
+			assert_int_equal(ix_set(o, pid, j, OBJ_W_REFCNT, 1), 0);
+		}
+	for (round = 0; round < 3; round++) {
+		objects__prune(o, keep_ix, &round);
+		kept = 0;
+		for (pid = 1; pid <= IX_PROCS; pid++) {
+			const char *n, *cn;
+
+			n = objects__name_of(o, pid, 100ULL * (unsigned)pid, 0x1000);
+			cn = objects__class_of(o, pid, 100ULL * (unsigned)pid, 0x7000, 1);
+			if (!ix_kept(pid, round)) {
+				assert_null(n);
+				assert_null(cn);
+				continue;
+			}
+			kept++;
+			snprintf(name, sizeof(name), "n%d.0", pid);
+			assert_string_equal(pid % 2 ? n : cn, name);
+			for (j = 0; j < IX_TYPES; j++) {
+				assert_int_equal(ix_set(o, pid, j, OBJ_W_REFCNT, 2 + (unsigned)round), 0);
+				assert_int_equal(ix_set(o, pid, j, OBJ_W_GC, 2 + (unsigned)round), 0);
+				/* a new row each round: its name from its list */
+				assert_int_equal(ix_set(o, pid, j, OBJ_W_HEADER + round, 1), 0);
+			}
+		}
+		memset(c, 0, sizeof(c));
+		objects__each(o, count_row, c);
+		assert_int_equal(c[0], (unsigned long long)kept * IX_TYPES * (3 + (unsigned)round));
+		assert_int_equal(c[1], (unsigned long long)kept * IX_TYPES *
+					       (2 * (2 + (unsigned)round) + 1 + (unsigned)round));
+		sn = objects__snap(o);
+		assert_non_null(sn);
+		assert_int_equal(sn->nprocs, kept);
+		for (j = 0; j < kept; j++)
+			assert_int_equal(sn->procs[j].ntop, IX_TYPES * (3 + (unsigned)round));
+		objects_snap__free(sn);
+	}
+	objects__free(o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -433,6 +548,7 @@ int main(void)
 		cmocka_unit_test(test_names_index),
 		cmocka_unit_test(test_snap_holds),
 		cmocka_unit_test(test_folded_objects),
+		cmocka_unit_test(test_objects_index),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
