@@ -565,24 +565,24 @@ struct objects_snap *objects__snap(const struct objects *o)
 	const struct objects_ent **by = NULL;
 	struct objects_row *rows = NULL;
 	struct objects_proc *p = NULL;
-	size_t i, nrows = 0, k;
+	size_t i, nrows = 0, k, nprocs = 0;
 
 	if (!sn)
 		return NULL;
 	sn->every = o->every;
 	sn->us_per_sample = o->us;
 	sn->failed = o->failed;
-	if (o->n && (!(sn->procs = calloc(o->n, sizeof(*sn->procs))) || !(by = malloc(o->n * sizeof(*by))) ||
-		     !(rows = malloc(o->n * sizeof(*rows))))) {
-		free(sn->procs);
-		free(by);
-		free(sn);
-		return NULL;
-	}
+	if (o->n && (!(by = malloc(o->n * sizeof(*by))) || !(rows = malloc(o->n * sizeof(*rows)))))
+		goto fail;
 	for (i = 0; i < o->n; i++)
 		by[i] = &o->v[i];
 	if (o->n)
 		qsort(by, o->n, sizeof(*by), ent_cmp);
+	/* an entry a process (each is large), not one a row */
+	for (i = 0; i < o->n; i++)
+		nprocs += !i || by[i]->pid != by[i - 1]->pid || by[i]->start != by[i - 1]->start;
+	if (nprocs && !(sn->procs = calloc(nprocs, sizeof(*sn->procs))))
+		goto fail;
 	for (i = 0; i < o->n; i++) {
 		const struct objects_ent *e = by[i];
 
@@ -604,6 +604,11 @@ struct objects_snap *objects__snap(const struct objects *o)
 	free(rows);
 	free(by);
 	return sn;
+fail:
+	free(rows);
+	free(by);
+	free(sn);
+	return NULL;
 }
 
 void objects_snap__free(struct objects_snap *sn)
