@@ -56,25 +56,39 @@ stack_pages() {
 	site_pages "$1" "$2" siteload
 }
 
-# Check the child's sites in FRAMES against [LOW, HIGH] factors of the truth:
+# Pages the captures lost in FRAMES's run stood for, as the kernel counted
+# them (a capture stands for 1 copy in the sampling rate, a page each here):
+# a stack whose hash bucket another stack holds is lost whole, with a chance
+# of the stacks held then (tens of 8192), so a site may be short by them.
+lost_pages() {
+	jq -n '[inputs.stacks] | last | .failed * .sample' "$FRAMES"
+}
+
+# Check the child's sites in FRAMES against [LOW, HIGH] factors of the truth,
+# the low bounds less the pages of captures lost:
 # check_sites NAME LOW_HEAP HIGH_HEAP LOW_MMAP HIGH_MMAP.
 check_sites() {
-	local name=$1 child top heap mmap
+	local name=$1 child top heap mmap lost
 	child=$(child_of)
+	lost=$(lost_pages)
 	top=$(jq -n -r --argjson pid "$child" "$LAST_SEEN"' | .[] | select(.pid == $pid)
 		| .cow_stacks[0].frames[0]' "$FRAMES")
-	expect_eq "$name: top copy site of the child" "$top" "write_heap (siteload)"
+	if [ "$lost" -eq 0 ]; then
+		expect_eq "$name: top copy site of the child" "$top" "write_heap (siteload)"
+	else
+		echo "note: $name: $lost pages of captures lost: the top site ($top) not checked"
+	fi
 	heap=$(stack_pages "$child" write_heap)
 	mmap=$(stack_pages "$child" write_mmap)
-	check "$name: write_heap pages $heap in [$2, $3]" in_range "$heap" "$2" "$3"
-	check "$name: write_mmap pages $mmap in [$4, $5]" in_range "$mmap" "$4" "$5"
+	check "$name: write_heap pages $heap in [$2 - $lost, $3]" in_range "$heap" $(($2 - lost)) "$3"
+	check "$name: write_mmap pages $mmap in [$4 - $lost, $5]" in_range "$mmap" $(($4 - lost)) "$5"
 }
 
 # regionload: one writer function per region, each a site of the child
 # with the pages it wrote (regions slack: SLACK per region, as in the
 # regions test).
 check_region_sites() {
-	local report=$WORK/regions.report child fn n pages
+	local report=$WORK/regions.report child fn n pages lost
 	run_cowtop regions --stacks --sample-budget 0 -- "$REGIONLOAD" --report "$report" \
 		--heap 2000 --mmap 1500 --stack 64 --data 128 --file 300 --file-dir "$WORK" --linger 1.5
 	expect_eq "regions: exit status" "$RC" 0
@@ -83,12 +97,13 @@ check_region_sites() {
 		fail "regions: no child in the report"
 		return
 	}
+	lost=$(lost_pages)
 	for fn in write_heap:2000 write_mmap:1500 write_stack:64 write_data:128 write_file:300; do
 		n=${fn#*:}
 		fn=${fn%:*}
 		pages=$(site_pages "$child" "$fn" regionload)
-		check "regions: site $fn of the child: $pages pages in [$n, $((n + SLACK))]" \
-			in_range "$pages" "$n" $((n + SLACK))
+		check "regions: site $fn of the child: $pages pages in [$n - $lost lost, $((n + SLACK))]" \
+			in_range "$pages" $((n - lost)) $((n + SLACK))
 	done
 }
 
@@ -104,7 +119,7 @@ check "cmd: stacks status on, 1 in 1, cost measured" \
 	jq_true '[inputs] | last | .stacks | .on and .sample == 1 and .us_per_copy > 0'
 check_sites cmd $HEAP $((HEAP + SLACK)) $MMAP $((MMAP + SLACK))
 check "cmd: a stack unwinds past the writing function" \
-	jq_true "$LAST_SEEN"' | [.[].cow_stacks[] | select(.frames[0] | startswith("write_heap"))
+	jq_true "$LAST_SEEN"' | [.[].cow_stacks[] | select(.frames[0] | test("^write_(heap|mmap) "))
 		| .frames | length] | max >= 2'
 
 F=$WORK/cmd.folded
@@ -113,10 +128,11 @@ check "folded: one stack a line (comm;frames COUNT)" \
 	awk '!/^[^;\n]+(;[^;\n]+)+ [0-9]+$/ { bad = 1 } END { exit bad }' "$F"
 folded_sum=$(awk '{ s += $NF } END { print s + 0 }' "$F")
 cow_sum=$(jq -n "$LAST_SEEN"' | [.[].cow_pages] | add' "$FRAMES")
-check "folded: counts $folded_sum add up to the copies $cow_sum (within $SLACK)" \
-	in_range "$folded_sum" $((cow_sum - SLACK)) $((cow_sum + SLACK))
-check "folded: write_heap stack outermost first" \
-	grep -qE '^siteload;.*;write_heap \(siteload\) [0-9]+$' "$F"
+lost=$(lost_pages)
+check "folded: counts $folded_sum add up to the copies $cow_sum (within $SLACK, less $lost lost)" \
+	in_range "$folded_sum" $((cow_sum - SLACK - lost)) $((cow_sum + SLACK))
+check "folded: a writing function's stack outermost first" \
+	grep -qE '^siteload;.*;write_(heap|mmap) \(siteload\) [0-9]+$' "$F"
 
 # Through -p: the workload waits before it forks, cowtop attaches first.
 "$SITELOAD" $HEAP $MMAP 1500 $HOLD >"$WORK/pid.out" &
